@@ -1,0 +1,285 @@
+"""Decision trees over {0,1}^n: query nodes, stochastic nodes and leaves.
+
+A query node reads x_i and goes to ``child0`` or ``child1``; a stochastic node (Blanc–Lange–Tan
+ICALP 2021) goes to ``child1`` with probability ``branch_prob`` regardless of x; a leaf holds
+``value`` = Pr[label = 1] (0 or 1 for an ordinary leaf). Trees are grown in place by
+:meth:`DecisionTree.split`; every query and routing operation is vectorised over samples.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .validate import check_binary_matrix, check_int, check_real, check_rng
+from .cube import ProductDistribution, all_points, resolve_distribution
+
+LEAF = -1
+STOCHASTIC = -2
+
+
+class DecisionTree:
+    """A binary decision tree on n Boolean variables, node 0 being the root."""
+
+    def __init__(self, n: int, value: float = 0.0) -> None:
+        self.n = check_int("n", n, 1)
+        self.feature: list[int] = [LEAF]
+        self.child0: list[int] = [-1]
+        self.child1: list[int] = [-1]
+        self.value: list[float] = [check_real("value", value, 0.0, 1.0, low_open=False, high_open=False)]
+        self.branch_prob: list[float] = [0.0]
+        self.node_depth: list[int] = [0]
+        self._restriction: list[np.ndarray] = [np.full(self.n, -1, dtype=np.int8)]
+
+    # --- construction -------------------------------------------------------------------
+    def _check_leaf(self, node: int) -> int:
+        node = check_int("node", node, 0, len(self.feature) - 1)
+        if self.feature[node] != LEAF:
+            raise ValueError(f"node must be a leaf, node {node} is internal")
+        return node
+
+    def _add_child(self, parent: int, restriction: np.ndarray) -> int:
+        self.feature.append(LEAF)
+        self.child0.append(-1)
+        self.child1.append(-1)
+        self.value.append(self.value[parent])
+        self.branch_prob.append(0.0)
+        self.node_depth.append(self.node_depth[parent] + 1)
+        self._restriction.append(restriction)
+        return len(self.feature) - 1
+
+    def split(self, node: int, feature: int) -> tuple[int, int]:
+        """Replace leaf ``node`` by a query of x_feature; return the (x=0, x=1) child leaves."""
+        node = self._check_leaf(node)
+        feature = check_int("feature", feature, 0, self.n - 1)
+        parent_r = self._restriction[node]
+        if parent_r[feature] >= 0:
+            raise ValueError(f"feature x_{feature} is already queried on the path to node {node}")
+        r0, r1 = parent_r.copy(), parent_r.copy()
+        r0[feature], r1[feature] = 0, 1
+        c0, c1 = self._add_child(node, r0), self._add_child(node, r1)
+        self.feature[node], self.child0[node], self.child1[node] = feature, c0, c1
+        return c0, c1
+
+    def split_stochastic(self, node: int, branch_prob: float) -> tuple[int, int]:
+        """Replace leaf ``node`` by a coin: child1 with probability ``branch_prob``, else child0."""
+        node = self._check_leaf(node)
+        q = check_real("branch_prob", branch_prob, 0.0, 1.0, low_open=False, high_open=False)
+        r = self._restriction[node]
+        c0, c1 = self._add_child(node, r.copy()), self._add_child(node, r.copy())
+        self.feature[node], self.child0[node], self.child1[node] = STOCHASTIC, c0, c1
+        self.branch_prob[node] = q
+        return c0, c1
+
+    def set_value(self, node: int, value: float) -> None:
+        """Set a leaf's Pr[label = 1] (0/1 for a deterministic leaf)."""
+        node = self._check_leaf(node)
+        self.value[node] = check_real("value", value, 0.0, 1.0, low_open=False, high_open=False)
+
+    def copy(self) -> "DecisionTree":
+        """A deep copy."""
+        out = DecisionTree.__new__(DecisionTree)
+        out.n = self.n
+        for name in ("feature", "child0", "child1", "value", "branch_prob", "node_depth"):
+            setattr(out, name, list(getattr(self, name)))
+        out._restriction = [r.copy() for r in self._restriction]
+        return out
+
+    # --- structure ----------------------------------------------------------------------
+    @property
+    def node_count(self) -> int:
+        """Number of nodes of every kind."""
+        return len(self.feature)
+
+    @property
+    def has_stochastic_nodes(self) -> bool:
+        """True when some internal node is a coin flip."""
+        return STOCHASTIC in self.feature
+
+    @property
+    def is_deterministic(self) -> bool:
+        """No stochastic nodes and every leaf value 0 or 1."""
+        return not self.has_stochastic_nodes and all(
+            v in (0.0, 1.0) for f, v in zip(self.feature, self.value) if f == LEAF
+        )
+
+    def leaves(self) -> list[int]:
+        """Leaf node ids in creation order."""
+        return [i for i, f in enumerate(self.feature) if f == LEAF]
+
+    @property
+    def size(self) -> int:
+        """Number of leaves (the papers' size s)."""
+        return self.feature.count(LEAF)
+
+    @property
+    def depth(self) -> int:
+        """Length of the longest root-to-leaf path."""
+        return max(self.node_depth[i] for i in self.leaves())
+
+    def leaf_restrictions(self) -> np.ndarray:
+        """(L, n) int8: for each leaf, -1 for a free variable, 0/1 for one fixed on its path."""
+        return np.array([self._restriction[i] for i in self.leaves()], dtype=np.int8).reshape(-1, self.n)
+
+    def leaf_depths(self) -> np.ndarray:
+        """Depth of each leaf, in :meth:`leaves` order."""
+        return np.array([self.node_depth[i] for i in self.leaves()], dtype=np.int64)
+
+    def leaf_values(self) -> np.ndarray:
+        """Pr[label = 1] at each leaf, in :meth:`leaves` order."""
+        return np.array([self.value[i] for i in self.leaves()], dtype=np.float64)
+
+    def leaf_probabilities(self, dist: ProductDistribution | None = None) -> np.ndarray:
+        """Pr[x reaches leaf l] under ``dist`` (stochastic nodes contribute their coin)."""
+        dist = resolve_distribution(dist, self.n)
+        prob = np.zeros(self.node_count)
+        prob[0] = 1.0
+        for node in range(self.node_count):  # parents precede children
+            f = self.feature[node]
+            if f == LEAF:
+                continue
+            q = dist.p[f] if f >= 0 else self.branch_prob[node]
+            prob[self.child0[node]] = prob[node] * (1.0 - q)
+            prob[self.child1[node]] = prob[node] * q
+        return prob[self.leaves()]
+
+    def average_depth(self, dist: ProductDistribution | None = None) -> float:
+        """Delta(T) = E_x[depth of the leaf x reaches] (Moakhar et al. 2026, Sec. 2)."""
+        return float(self.leaf_probabilities(dist) @ self.leaf_depths())
+
+    # --- evaluation ---------------------------------------------------------------------
+    def _route(self, X: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+        """Leaf node reached by each row; stochastic nodes flip coins with ``rng``."""
+        feature = np.array(self.feature)
+        child0, child1 = np.array(self.child0), np.array(self.child1)
+        branch = np.array(self.branch_prob)
+        at = np.zeros(X.shape[0], dtype=np.int64)
+        active = np.flatnonzero(feature[at] != LEAF)
+        while active.size:  # one pass per tree level
+            nodes = at[active]
+            f = feature[nodes]
+            go_right = np.empty(active.size, dtype=bool)
+            query = f >= 0
+            go_right[query] = X[active[query], f[query]] == 1
+            if (~query).any():
+                go_right[~query] = rng.random(int((~query).sum())) < branch[nodes[~query]]
+            at[active] = np.where(go_right, child1[nodes], child0[nodes])
+            active = active[feature[at[active]] != LEAF]
+        return at
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf node id reached by each row of X (deterministic routing only)."""
+        X = check_binary_matrix("X", X, self.n)
+        if self.has_stochastic_nodes:
+            raise ValueError("apply needs a tree without stochastic nodes; use predict with an rng")
+        return self._route(X, None)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """mu_T(x) = Pr[T(x) = 1] for every row, exactly (averaging over coins and leaf values)."""
+        X = check_binary_matrix("X", X, self.n)
+        out = np.zeros(X.shape[0])
+        stack: list[tuple[int, np.ndarray, np.ndarray]] = [
+            (0, np.arange(X.shape[0]), np.ones(X.shape[0]))
+        ]
+        while stack:  # one NumPy step per node
+            node, rows, weight = stack.pop()
+            f = self.feature[node]
+            if f == LEAF:
+                out[rows] += weight * self.value[node]
+            elif f == STOCHASTIC:
+                q = self.branch_prob[node]
+                stack.append((self.child0[node], rows, weight * (1.0 - q)))
+                stack.append((self.child1[node], rows, weight * q))
+            else:
+                right = X[rows, f] == 1
+                stack.append((self.child0[node], rows[~right], weight[~right]))
+                stack.append((self.child1[node], rows[right], weight[right]))
+        return out
+
+    def predict(self, X: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Labels T(x) in {0,1}; a tree with coins or fractional leaves needs ``rng`` to draw them."""
+        X = check_binary_matrix("X", X, self.n)
+        if self.is_deterministic:
+            return np.array(self.value, dtype=np.uint8)[self._route(X, None)]
+        if rng is None:
+            raise ValueError("rng must be a numpy.random.Generator for a stochastic tree, got None")
+        rng = check_rng(rng)
+        leaf = self._route(X, rng)
+        return (rng.random(X.shape[0]) < np.array(self.value)[leaf]).astype(np.uint8)
+
+    def truth_table(self) -> np.ndarray:
+        """The 2^n truth table of a deterministic tree."""
+        if not self.is_deterministic:
+            raise ValueError("truth_table needs a deterministic tree; use predict_proba for mu_T")
+        return self.predict(all_points(self.n))
+
+    # --- rendering ----------------------------------------------------------------------
+    def to_text(self, feature_names: list[str] | None = None) -> str:
+        """An indented text rendering, one node per line."""
+        names = feature_names or [f"x{i}" for i in range(self.n)]
+        lines: list[str] = []
+
+        def walk(node: int, indent: str, edge: str) -> None:
+            f = self.feature[node]
+            if f == LEAF:
+                v = self.value[node]
+                label = f"{int(v)}" if v in (0.0, 1.0) else f"Pr[1]={v:.3g}"
+                lines.append(f"{indent}{edge}leaf: {label}")
+                return
+            head = f"{names[f]}?" if f >= 0 else f"coin(q={self.branch_prob[node]:.3g})?"
+            lines.append(f"{indent}{edge}{head}")
+            walk(self.child0[node], indent + "  ", "0 -> ")
+            walk(self.child1[node], indent + "  ", "1 -> ")
+
+        walk(0, "", "")
+        return "\n".join(lines)
+
+    def draw(self, ax: Any = None, feature_names: list[str] | None = None,
+             highlight: dict[int, str] | None = None, fontsize: float = 9) -> Any:
+        """Draw the tree with matplotlib: leaves spread left to right, depth downward.
+
+        ``highlight`` maps node ids to face colours (e.g. to show the order of splits).
+        """
+        import matplotlib.pyplot as plt
+
+        names = feature_names or [f"$x_{{{i}}}$" for i in range(self.n)]
+        if ax is None:
+            _, ax = plt.subplots(figsize=(max(4, 0.7 * self.size), 0.9 * (self.depth + 1) + 0.5))
+        xpos: dict[int, float] = {}
+        counter = iter(range(self.node_count))
+
+        def place(node: int) -> float:
+            if self.feature[node] == LEAF:
+                xpos[node] = float(next(counter))
+            else:
+                xpos[node] = 0.5 * (place(self.child0[node]) + place(self.child1[node]))
+            return xpos[node]
+
+        place(0)
+        highlight = highlight or {}
+        for node, f in enumerate(self.feature):
+            x, y = xpos[node], -self.node_depth[node]
+            if f != LEAF:
+                for child, lab in ((self.child0[node], "0"), (self.child1[node], "1")):
+                    cx, cy = xpos[child], -self.node_depth[child]
+                    ax.plot([x, cx], [y, cy], color="0.5", lw=1, zorder=1)
+                    ax.text((x + cx) / 2, (y + cy) / 2, lab, fontsize=fontsize - 2, color="0.35",
+                            ha="center", va="center", backgroundcolor="white", zorder=2)
+                text = names[f] if f >= 0 else f"coin {self.branch_prob[node]:.2g}"
+                face = highlight.get(node, "#dbe9f6")
+                box = "round,pad=0.3"
+            else:
+                v = self.value[node]
+                text = f"{int(v)}" if v in (0.0, 1.0) else f"{v:.2f}"
+                face = highlight.get(node, "#fde0c5" if v >= 0.5 else "#e8e8e8")
+                box = "square,pad=0.3"
+            ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, zorder=3,
+                    bbox={"boxstyle": box, "fc": face, "ec": "0.3"})
+        ax.set_xlim(-0.7, self.size - 0.3)
+        ax.set_ylim(-self.depth - 0.6, 0.6)
+        ax.axis("off")
+        return ax
+
+    def __repr__(self) -> str:
+        return f"DecisionTree(n={self.n}, size={self.size}, depth={self.depth})"

@@ -1,0 +1,74 @@
+"""Argument checks shared by every public function: one clear ``ValueError`` per bad input."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def check_int(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as int if it is an integer in ``[low, high]``; raise ``ValueError`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else str(low)
+        hi = "inf" if high is None else str(high)
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value}")
+    return value
+
+
+def check_real(
+    name: str,
+    value: object,
+    low: float,
+    high: float,
+    *,
+    low_open: bool = True,
+    high_open: bool = True,
+) -> float:
+    """Return ``value`` as float if it lies in the interval; raise ``ValueError`` naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    above = value > low if low_open else value >= low
+    below = value < high if high_open else value <= high
+    if not (above and below and np.isfinite(value)):
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return value
+
+
+def check_binary_matrix(name: str, X: object, n: int | None = None) -> np.ndarray:
+    """Return ``X`` as a ``(m, n)`` uint8 array of 0/1 values; raise ``ValueError`` otherwise."""
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array of shape (m, n), got shape {arr.shape}")
+    if n is not None and arr.shape[1] != n:
+        raise ValueError(f"{name} must have {n} columns, got {arr.shape[1]}")
+    if arr.dtype != np.uint8 and arr.dtype != np.bool_:
+        if not np.isin(arr, (0, 1)).all():
+            raise ValueError(f"{name} must hold only 0/1 values")
+    elif arr.dtype == np.uint8 and arr.size and arr.max() > 1:
+        raise ValueError(f"{name} must hold only 0/1 values, found {int(arr.max())}")
+    return arr.astype(np.uint8, copy=False)
+
+
+def check_labels(name: str, y: object, m: int | None = None) -> np.ndarray:
+    """Return ``y`` as a 1-D uint8 array of 0/1 labels (of length ``m`` if given)."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of 0/1 labels, got shape {arr.shape}")
+    if m is not None and arr.shape[0] != m:
+        raise ValueError(f"{name} must have length {m} (one label per sample), got {arr.shape[0]}")
+    if arr.size and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0/1 labels")
+    return arr.astype(np.uint8, copy=False)
+
+
+def check_rng(rng: object) -> np.random.Generator:
+    """Require an explicit ``numpy.random.Generator`` (no global seeding anywhere in dtcore)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng
