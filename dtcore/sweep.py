@@ -1,17 +1,19 @@
 """Run an experiment over a grid x repetitions in parallel, into a tidy DataFrame.
 
 Each task (one grid point, one repetition) gets its own ``numpy.random.Generator`` seeded from
-``SeedSequence(seed).spawn`` by its position in the task list, so results do not depend on the
-number of workers or on the backend. The backend is joblib (both cores by default); with a Dask
-scheduler address (argument ``scheduler`` or environment variable ``DTCORE_DASK_SCHEDULER``)
-the same tasks run on that Dask cluster through joblib's ``dask`` backend.
+``SeedSequence(seed).spawn`` by its position in the task list, and the rows come back in task
+order, so the result does not depend on the number of workers or on the backend: ``n_jobs=1``,
+``n_jobs=2`` and a Dask cluster give the same DataFrame bit for bit. The backend is joblib
+(both cores by default); with a Dask scheduler (argument ``scheduler``: an address such as
+``"tcp://10.0.0.5:8786"`` or a ``distributed.Client``; or the environment variable
+``DTCORE_DASK_SCHEDULER``) the same tasks are submitted to that cluster instead.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -20,6 +22,8 @@ import pandas as pd
 from .validate import check_int
 
 SCHEDULER_ENV = "DTCORE_DASK_SCHEDULER"
+
+Task = Callable[..., Mapping[str, Any] | Iterable[Mapping[str, Any]]]
 
 
 def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
@@ -32,7 +36,18 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
-def _run_task(task: Callable[..., Any], params: Mapping[str, Any], rep: int,
+def task_seeds(seed: int, count: int) -> list[np.random.SeedSequence]:
+    """The per-task seed sequences: ``SeedSequence(seed).spawn(count)``, task k gets the k-th.
+
+    A task's stream depends only on ``seed`` and its position in the task list (grid point
+    major, repetition minor), never on the worker that runs it.
+    """
+    seed = check_int("seed", seed, 0)
+    count = check_int("count", count, 0)
+    return np.random.SeedSequence(seed).spawn(count)
+
+
+def _run_task(task: Task, params: Mapping[str, Any], rep: int,
               seed_seq: np.random.SeedSequence) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed_seq)
     out = task(rng=rng, **params)
@@ -40,43 +55,85 @@ def _run_task(task: Callable[..., Any], params: Mapping[str, Any], rep: int,
     return [{**params, "rep": rep, **row} for row in rows]
 
 
+def _resolve_scheduler(scheduler: object) -> object:
+    if scheduler is None:
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    if scheduler is None or isinstance(scheduler, str):
+        if isinstance(scheduler, str) and not scheduler.strip():
+            raise ValueError("scheduler must be a Dask scheduler address or a distributed.Client, got ''")
+        return scheduler
+    if type(scheduler).__name__ == "Client" and hasattr(scheduler, "map"):
+        return scheduler
+    raise ValueError(
+        f"scheduler must be a Dask scheduler address (str) or a distributed.Client, got {scheduler!r}"
+    )
+
+
+def _progress(it: Iterable[Any], total: int, enabled: bool) -> Iterable[Any]:
+    if not enabled:
+        return it
+    from tqdm.auto import tqdm
+
+    return tqdm(it, total=total, desc="sweep")
+
+
+def _run_dask(scheduler: object, args: list[tuple[Any, ...]], progress: bool) -> list[Any]:
+    from dask.distributed import Client, as_completed
+
+    own = isinstance(scheduler, str)
+    client = Client(scheduler, set_as_default=False) if own else scheduler
+    try:
+        futures = client.map(_run_task, *zip(*args), pure=False)
+        for _ in _progress(as_completed(futures, loop=client.loop), len(futures), progress):
+            pass
+        return client.gather(futures)  # in task order, whatever the completion order
+    finally:
+        if own:
+            client.close()
+
+
 def sweep(
-    task: Callable[..., Mapping[str, Any] | Iterable[Mapping[str, Any]]],
+    task: Task,
     points: list[dict[str, Any]],
     repetitions: int = 1,
     seed: int = 0,
     n_jobs: int | None = None,
-    scheduler: str | None = None,
+    scheduler: object = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Call ``task(rng=..., **point)`` for every grid point and repetition; concatenate the rows.
 
     ``task`` returns a dict (one row) or an iterable of dicts. Rows carry the point's parameters
-    and ``rep``. ``n_jobs`` defaults to 2 (this project's machines have 2 cores); ``n_jobs=1``
-    runs in-process. ``scheduler`` (or $DTCORE_DASK_SCHEDULER) is a Dask scheduler address.
+    and ``rep``, in task order (point-major). Task k draws from
+    ``default_rng(SeedSequence(seed).spawn(K)[k])`` (:func:`task_seeds`), so the frame is the
+    same for any ``n_jobs`` and backend. ``n_jobs`` defaults to 2 (this project's machines have
+    2 cores); ``n_jobs=1`` runs in-process. ``scheduler`` (or $DTCORE_DASK_SCHEDULER) is a Dask
+    scheduler address or ``distributed.Client``: the tasks then run on that cluster
+    (``n_jobs`` is ignored). ``progress=True`` shows a tqdm bar of completed tasks.
     """
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed
 
+    if not callable(task):
+        raise ValueError(f"task must be callable, got {task!r}")
     repetitions = check_int("repetitions", repetitions, 1)
     seed = check_int("seed", seed, 0)
     n_jobs = 2 if n_jobs is None else check_int("n_jobs", n_jobs, 1)
-    if not points:
-        raise ValueError("points must list at least one grid point, got none")
+    if isinstance(points, Mapping) or not isinstance(points, (list, tuple)) or not points:
+        raise ValueError(f"points must be a non-empty list of dicts (see grid()), got {points!r}")
+    for p in points:
+        if not isinstance(p, Mapping):
+            raise ValueError(f"points must hold dicts of task parameters, got {p!r}")
+    progress = bool(progress)
     jobs = [(p, r) for p in points for r in range(repetitions)]
-    seeds = np.random.SeedSequence(seed).spawn(len(jobs))
-    calls = (delayed(_run_task)(task, p, r, s) for (p, r), s in zip(jobs, seeds))
-    if progress:
-        from tqdm.auto import tqdm
-
-        calls = tqdm(calls, total=len(jobs), desc="sweep")
-    address = scheduler or os.environ.get(SCHEDULER_ENV)
-    if address:
-        from dask.distributed import Client
-
-        with Client(address), parallel_config(backend="dask"):
-            results = Parallel()(calls)
+    args = [(task, p, r, s) for (p, r), s in zip(jobs, task_seeds(seed, len(jobs)))]
+    address = _resolve_scheduler(scheduler)
+    if address is not None:
+        results = _run_dask(address, args, progress)
     elif n_jobs == 1:
-        results = [c[0](*c[1], **c[2]) for c in calls]
+        results = [_run_task(*a) for a in _progress(args, len(args), progress)]
     else:
-        results = Parallel(n_jobs=n_jobs)(calls)
+        gen: Iterator[Any] = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_run_task)(*a) for a in args
+        )
+        results = list(_progress(gen, len(args), progress))
     return pd.DataFrame([row for rows in results for row in rows])
