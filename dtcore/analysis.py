@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .validate import check_int
 from .cube import ProductDistribution, check_table, resolve_distribution, table_variables
@@ -193,8 +194,8 @@ class ExactMeasure:
             diff[i] = words ^ (((words >> shift) & m) | ((words & m) << shift))
         for i in range(b, n):  # x_i lives in the word index: compare with the partner word
             diff[i] = words ^ words.reshape(-1, 2, 2 ** (i - b))[:, ::-1, :].reshape(-1)
-        self._words = as_tensor(words, n - b)
-        self._diff = as_tensor(diff, n - b, leading=1)
+        self._words = words  # flat: word w holds the points w * 2^b + j
+        self._diff = diff
         self._scale = 2.0**-n
 
     def _index(self, restriction: np.ndarray) -> tuple[object, ...]:
@@ -227,12 +228,28 @@ class ExactMeasure:
         for i in np.flatnonzero(restriction[:b] >= 0):
             zero = self._zero_masks[i]
             mask &= zero if restriction[i] == 0 else ~zero & self._full_mask
-        idx = self._index(restriction[b:])
-        words = self._words[idx]
-        diff = self._diff[(slice(None),) + idx].reshape(self.n, -1)
+        # The words of the subcube as a strided view, one axis per run of consecutive free
+        # word variables (few, long axes: no copy and fast ufunc loops).
+        offset, shape, strides = 0, [], []
+        start = None
+        word_restriction = [int(v) for v in restriction[b:]] + [0]
+        for j, v in enumerate(word_restriction):
+            if v < 0:
+                start = j if start is None else start
+                continue
+            if start is not None:
+                shape.append(2 ** (j - start))
+                strides.append(2**start * self._words.itemsize)
+                start = None
+            offset += v << j
+        shape, strides = shape[::-1], strides[::-1]  # descending strides: C order
+        words = as_strided(self._words[offset:], tuple(shape), tuple(strides))
+        diff = as_strided(self._diff[:, offset:], (self.n, *shape), (self._diff.strides[0], *strides))
+        if mask != self._full_mask:
+            words, diff = words & mask, diff & mask
         p_reach = 2.0 ** -int((restriction >= 0).sum())
-        mass_one = float(np.bitwise_count(words & mask).sum(dtype=np.int64)) * self._scale
-        counts = np.bitwise_count(diff & mask).sum(axis=1, dtype=np.int64)
+        mass_one = float(np.bitwise_count(words).sum(dtype=np.int64)) * self._scale
+        counts = np.bitwise_count(diff).reshape(self.n, -1).sum(axis=1, dtype=np.int64)
         return p_reach, mass_one, counts * self._scale * self._factor
 
 
