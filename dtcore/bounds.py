@@ -95,3 +95,152 @@ def paper_asymptotic_exponent(s: float, eps: float) -> float:
     return math.log2(s / eps) * math.log2(1 / eps)
 
 
+
+
+# --- Chapter 4: Moakhar–Ghahremani–Banihashem–Hajiaghayi 2026 (product spaces) --------------
+
+def _check_depths(depth: float, avg_depth: float) -> tuple[float, float]:
+    d = float(depth)
+    a = float(avg_depth)
+    if not d >= 1:
+        raise ValueError(f"depth must be >= 1, got {depth!r}")
+    if not (0 < a <= d * (1 + 1e-9)):  # float rounding of Delta = D for full trees
+        raise ValueError(f"avg_depth must be in (0, depth], got {avg_depth!r}")
+    return d, min(a, d)
+
+
+def product_log_size_bound(depth: float, avg_depth: float, eps: float, factor: float = 1.0) -> float:
+    """ln of max((e Delta / (eps D))^(c Delta D), e^(c Delta D)), c = ``factor``.
+
+    c = 1: Theorem 1.1 of Moakhar et al. 2026 (exact greedy); c = 4: Theorem 5.1 (any leaf whose
+    score is >= 1/4 of the best). D = depth, Delta = avg_depth of any tree computing f under mu.
+    """
+    d, a = _check_depths(depth, avg_depth)
+    eps = check_real("eps", eps, 0.0, 1.0)
+    factor = check_real("factor", factor, 0.0, math.inf)
+    k = factor * a * d
+    return max(k * math.log(math.e * a / (eps * d)), k)
+
+
+def theorem11_size_bound(depth: float, avg_depth: float, eps: float) -> float:
+    """Moakhar et al. 2026, Theorem 1.1: size <= max((e Delta/(eps D))^(Delta D), e^(Delta D)) (may be inf)."""
+    log_b = product_log_size_bound(depth, avg_depth, eps, 1.0)
+    return math.inf if log_b > 700 else math.exp(log_b)
+
+
+def theorem51_size_bound(depth: float, avg_depth: float, eps: float) -> float:
+    """Moakhar et al. 2026, Theorem 5.1 (1/4-approximate scores): exponent 4 Delta D (may be inf)."""
+    log_b = product_log_size_bound(depth, avg_depth, eps, 4.0)
+    return math.inf if log_b > 700 else math.exp(log_b)
+
+
+def max_influence_lower(variance: float, avg_depth: float, paper_form: bool = False) -> float:
+    """Lower bound on max_i Inf_i^mu(f) for f computed by a tree of average depth Delta under mu.
+
+    Correct form (OSSS 2005 for +-1 functions, whose influence E|f(x) - f(x^(i))| is twice the
+    re-randomised probability): Var(f) <= sum_i delta_i * 2 Inf_i^mu(f), hence
+    max_i Inf_i^mu >= Var / (2 Delta). ``paper_form=True`` gives Lemma C.1 of Moakhar et al. 2026
+    as printed, Var / Delta, which the dictator x_1 under p = 1/2 violates (1/2 < 1).
+    """
+    v = check_real("variance", variance, 0.0, 1.0, low_open=False, high_open=False)
+    a = float(avg_depth)
+    if not a > 0:
+        raise ValueError(f"avg_depth must be > 0, got {avg_depth!r}")
+    return v / a if paper_form else v / (2.0 * a)
+
+
+def lemma44_score_lower(eps: float, leaves: int | np.ndarray, avg_depth: float,
+                        paper_form: bool = False) -> np.ndarray | float:
+    """Score of the chosen leaf while error > eps, with j leaves (Moakhar et al. 2026, Lemma 4.4).
+
+    Paper: 2 eps / (j Delta_opt). With the corrected Lemma C.1 (factor 2) the same argument gives
+    eps / (j Delta_opt), which is also the form the paper's proof of Lemma 4.7 uses.
+    """
+    eps = check_real("eps", eps, 0.0, 1.0)
+    c = 2.0 if paper_form else 1.0
+    return c * eps / (np.asarray(leaves, dtype=np.float64) * float(avg_depth))
+
+
+def lemma45_score_lower(cost: float | np.ndarray, leaves: int | np.ndarray, depth: float,
+                        avg_depth: float, paper_form: bool = False) -> np.ndarray | float:
+    """Score of the chosen leaf >= cost / (j D Delta) (paper, Lemma 4.5); corrected: / (2 j D Delta)."""
+    c = 1.0 if paper_form else 0.5
+    return c * np.asarray(cost, dtype=np.float64) / (
+        np.asarray(leaves, dtype=np.float64) * float(depth) * float(avg_depth))
+
+
+def path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
+    """Delta of a path tree with k queries whose level-d exit is taken with probability q_d.
+
+    Delta = sum_{d<k} d q_d prod_{e<d}(1-q_e) + k prod_{e<k}(1-q_e) (Moakhar et al. 2026, App. E.2;
+    with every q_d = 1/2 this is sum_{d<k} d 2^-d + k 2^-(k-1) <= 2).
+    """
+    k = int(queries)
+    if k < 1:
+        raise ValueError(f"queries must be >= 1, got {queries!r}")
+    q = np.broadcast_to(np.asarray(exit_prob, dtype=np.float64), (k,))
+    if not ((q > 0) & (q < 1)).all():
+        raise ValueError(f"exit_prob must be in (0, 1), got {exit_prob!r}")
+    survive = np.concatenate([[1.0], np.cumprod(1.0 - q)])  # Pr[reach level d], d = 0..k
+    d = np.arange(1, k)
+    return float((d * q[:-1] * survive[:-1][: k - 1]).sum() + k * survive[k - 1])
+
+
+# --- Chapter 5: Brutzkus–Daniely–Malach, COLT 2020 (BDM) ------------------------------------
+# "m >~ ..." in BDM hides a universal constant; the sample-size functions take it as `constant`
+# (default 1, which is what the chapter plots, labelled as such).
+
+def lemma5_gain_upper(gamma: float, eps: float | np.ndarray) -> np.ndarray | float:
+    """BDM Lemma 5: an irrelevant feature's gain is < 2 gamma eps once |I(S_w, j)| < eps."""
+    return 2.0 * float(gamma) * np.asarray(eps, dtype=np.float64)
+
+
+def lemma6_gain_lower(beta: float, eps: float | np.ndarray) -> np.ndarray | float:
+    """BDM Lemma 6: a feature with |I(D_w, i)| >= eps has gain >= beta eps^2 / 8 (w.h.p.)."""
+    return float(beta) * np.asarray(eps, dtype=np.float64) ** 2 / 8.0
+
+
+def lemma9_covariance_lower(alpha: float, c: float, k: int) -> float:
+    """BDM Lemma 9: for a parity chi_J, |J| <= k, under an (alpha, c)-distribution,
+    |I(D_w, j)| > alpha^2 (2c)^(k-1) for every w and every free j in J."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    return alpha**2 * (2 * c) ** (int(k) - 1)
+
+
+def theorem7_sample_size(beta: float, gamma: float, eps: float, alpha: float, k: int, n: int,
+                         delta: float, constant: float = 1.0) -> float:
+    """BDM Theorem 7: m >~ beta^-2 gamma^2 eps^-4 alpha^-2k k log(n / delta) gives zero loss w.p. 1 - delta."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    return constant * gamma**2 / beta**2 * eps**-4 * alpha ** (-2 * k) * k * math.log(n / delta)
+
+
+def theorem10_sample_size(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                          delta: float, constant: float = 1.0, as_printed: bool = True) -> float:
+    """BDM Theorem 10 (parities): m >~ beta^-2 gamma^2 (2c)^(-4k-4) alpha^(-2k-8) k log(n/delta).
+
+    ``as_printed=False`` gives what Theorem 7 with Lemma 9's eps = alpha^2 (2c)^(k-1) yields,
+    exponent (2c)^(-4k+4): the printed -4k-4 is larger (looser) since 2c < 1.
+    """
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    e = (-4 * k - 4) if as_printed else (-4 * k + 4)
+    return constant * gamma**2 / beta**2 * (2 * c) ** e * alpha ** (-2 * k - 8) * k * math.log(n / delta)
+
+
+def lemma11_threshold(alpha: float, delta: float | np.ndarray, c: float, k: int) -> np.ndarray | float:
+    """BDM Lemma 11: w.p. >= 1 - delta over the smoothing, some free i has |I(D_w, i)| > 2 alpha^2 delta^2 (c/2)^(2k)."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    return 2 * alpha**2 * np.asarray(delta, dtype=np.float64) ** 2 * (c / 2) ** (2 * int(k))
+
+
+def theorem12_sample_size(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                          delta1: float, delta2: float, B: float = 1.0) -> float:
+    """BDM Theorem 12 (smoothed juntas): m >~ B^k beta^-2 gamma^2 c^-8k delta1^-8 alpha^(-2k-8) k log(n/delta2)."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    return (B**k * gamma**2 / beta**2 * c ** (-8 * k) * delta1**-8 * alpha ** (-2 * k - 8)
+            * k * math.log(n / delta2))

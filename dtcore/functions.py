@@ -105,3 +105,113 @@ def _label_siblings_apart(tree: DecisionTree, rng: np.random.Generator) -> None:
             labels[c1] = 1 - labels[c0]
     for leaf in leaves:
         tree.set_value(leaf, float(labels[leaf]))
+
+
+# --- Appendix D targets of Moakhar et al. 2026: balanced and path (chain) trees -------------
+
+def balanced_tree(n: int, depth: int, rng: np.random.Generator) -> DecisionTree:
+    """A full (balanced) tree of the given depth: 2^depth leaves (Moakhar et al. 2026, App. D/E.1).
+
+    Every internal node queries a random variable not yet on its path; sibling leaves get
+    different labels, the rest are random. D(T) = depth and Delta(T) = depth under every mu.
+    """
+    return random_tree_of_depth(n, depth, rng)
+
+
+def path_tree(n: int, leaves: int, rng: np.random.Generator,
+              exit_sides: Sequence[int] | None = None) -> DecisionTree:
+    """A path (chain, comb) tree with ``leaves`` leaves (Moakhar et al. 2026, App. D/E.2).
+
+    The root queries a random variable; one child is a leaf (the *exit*), the other continues
+    with a fresh variable, ``leaves - 1`` queries in all, the last one with two leaves. Exit
+    sides are random bits unless ``exit_sides`` (length ``leaves - 1``) gives them; labels
+    alternate along the chain, so every query matters. D(T) = leaves - 1, while Delta(T) stays
+    bounded when the exits are likely (Appendix E.2).
+    """
+    n = check_int("n", n, 1)
+    leaves = check_int("leaves", leaves, 2, n + 1)
+    rng = check_rng(rng)
+    k = leaves - 1
+    if exit_sides is None:
+        sides = rng.integers(0, 2, size=k)
+    else:
+        sides = np.asarray(exit_sides, dtype=np.int64).reshape(-1)
+        if sides.shape != (k,) or not np.isin(sides, (0, 1)).all():
+            raise ValueError(f"exit_sides must be {k} bits (one per query), got {list(sides)}")
+    variables = rng.permutation(n)[:k]
+    first = int(rng.integers(0, 2))
+    tree = DecisionTree(n)
+    node = 0
+    for d in range(k):  # one query per level of the chain
+        c0, c1 = tree.split(node, int(variables[d]))
+        exit_leaf, cont = (c0, c1) if sides[d] == 0 else (c1, c0)
+        tree.set_value(exit_leaf, float((first + d) % 2))
+        tree.set_value(cont, float((first + d + 1) % 2))
+        node = cont
+    return tree
+
+
+# --- juntas and k-parities (Brutzkus–Daniely–Malach, COLT 2020) -----------------------------
+
+def junta(X: np.ndarray, variables: Sequence[int], table: np.ndarray) -> np.ndarray:
+    """The k-junta f(x) = f~(x_J): ``table`` is f~'s truth table on the k = |J| chosen variables
+    (bit t of its index is x_{variables[t]}) (BDM 2020, Sec. 1.1)."""
+    X, v = _columns(X, variables)
+    t = np.asarray(table)
+    if t.shape != (2**v.size,) or not np.isin(t, (0, 1)).all():
+        raise ValueError(f"table must be a 0/1 array of length 2^k = {2**v.size}, got shape {t.shape}")
+    idx = X[:, v].astype(np.int64) @ (np.int64(1) << np.arange(v.size, dtype=np.int64))
+    return t.astype(np.uint8)[idx]
+
+
+def parity_table(k: int) -> np.ndarray:
+    """Truth table of chi_[k] on k variables (1 when an odd number of bits are 1)."""
+    k = check_int("k", k, 1, 26)
+    idx = np.arange(2**k, dtype=np.int64)
+    bits = (idx[:, None] >> np.arange(k)) & 1
+    return (bits.sum(axis=1) & 1).astype(np.uint8)
+
+
+def random_junta(n: int, k: int, rng: np.random.Generator,
+                 kind: str = "random") -> tuple[np.ndarray, np.ndarray]:
+    """A random k-junta on n variables: (J sorted, truth table of f~ on J) (BDM 2020).
+
+    J is a uniform k-subset of [n]. ``kind="random"``: f~ uniform among the functions on k bits
+    that depend on every one of them (rejection sampling; each try is one NumPy draw);
+    ``kind="parity"``: f~ = chi_J, the k-parity. Requires 1 <= k <= n.
+    """
+    n = check_int("n", n, 1)
+    k = check_int("k", k, 1, n)
+    rng = check_rng(rng)
+    if kind not in ("random", "parity"):
+        raise ValueError(f"kind must be 'random' or 'parity', got {kind!r}")
+    J = np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64)
+    if kind == "parity":
+        return J, parity_table(k)
+    idx = np.arange(2**k)
+    while True:  # a uniformly random table depends on all k bits with probability > 1/2
+        t = rng.integers(0, 2, size=2**k).astype(np.uint8)
+        if all((t != t[idx ^ (1 << i)]).any() for i in range(k)):
+            return J, t
+
+
+def junta_tree(n: int, variables: Sequence[int], table: np.ndarray) -> DecisionTree:
+    """The complete depth-k DecisionTree computing the junta (query J in order, leaves from table)."""
+    n = check_int("n", n, 1)
+    v = np.asarray(variables, dtype=np.int64).reshape(-1)
+    if v.size == 0 or v.min() < 0 or v.max() >= n or np.unique(v).size != v.size:
+        raise ValueError(f"variables must be distinct indices in [0, {n - 1}], got {list(v)}")
+    t = np.asarray(table)
+    if t.shape != (2**v.size,) or not np.isin(t, (0, 1)).all():
+        raise ValueError(f"table must be a 0/1 array of length 2^k = {2**v.size}, got shape {t.shape}")
+    tree = DecisionTree(n)
+    level = [(0, 0)]  # (node, index bits so far)
+    for depth, var in enumerate(v):  # one level per junta variable
+        nxt = []
+        for node, idx in level:
+            c0, c1 = tree.split(node, int(var))
+            nxt += [(c0, idx), (c1, idx | (1 << depth))]
+        level = nxt
+    for node, idx in level:
+        tree.set_value(node, float(t[idx]))
+    return tree

@@ -1,0 +1,366 @@
+"""Top-down learning under product distributions (Moakhar–Ghahremani–Banihashem–Hajiaghayi 2026).
+
+Two learners, both on the shared growth loop :func:`dtcore.grow.grow`:
+
+* the *robust* BuildTopDownDT of Theorem 5.1 — exact scores, but the split leaf may be any leaf
+  whose score is at least a quarter of the best one; :func:`select_quarter_adversarial` makes
+  the choice adversarially (the eligible leaf with the *smallest* score, which lowers the cost
+  potential the least and so grows the largest trees). Plug it into
+  ``build_top_down_dt(..., kind="rerandomised", select=select_quarter_adversarial)``;
+* Algorithm 2, PracticalBuildTopDownDT (:func:`practical_build_top_down_dt`): scores estimated
+  by the unbiased estimator of Equation (1) from sample pairs (x, x^(i)), leaf labels by majority
+  on a second sample, termination by the estimated error on a third, with the three sample
+  schedules M_S, M_LL, M_EE of Section 5 / Appendix B grown as the tree grows.
+
+Everything is vectorised over samples: a top-up draws one block of points, evaluates the label
+oracle on it once, and routes it through the tree with :meth:`DecisionTree.apply`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .cube import ProductDistribution
+from .grow import Frontier, Split, grow
+from .tree import DecisionTree
+from .validate import check_binary_matrix, check_int, check_real, check_rng
+
+Oracle = Callable[[np.ndarray], np.ndarray]
+"""A label oracle: ``f(X)`` for an ``(m, n)`` 0/1 array returns the m labels in {0,1}."""
+
+MAX_PRACTICAL_VARIABLES = 62
+"""Algorithm 2 stores each kept sample as one int64 bit code, so n <= 62."""
+
+_CHUNK_ROWS = 1 << 19  # rows drawn per block (fixed, so the random stream does not depend on sizes)
+
+
+# --- Theorem 5.1: the 1/4-approximate, adversarial leaf choice ------------------------------
+
+def select_quarter_adversarial(frontier: Frontier) -> int | None:
+    """Theorem 5.1's robust rule, played adversarially (Moakhar et al. 2026, Sec. 5.1).
+
+    Eligible leaves are those whose score is at least 1/4 of the best score; among them the one
+    with the *smallest* score is split (ties: the earliest leaf). Splitting a low-score leaf
+    lowers cost_f(T) by the least (Lemma 4.3), which is the worst case for the size bound.
+    Returns None when no leaf can be split.
+    """
+    scores = frontier.scores
+    if scores.size == 0 or not np.isfinite(scores).any():
+        return None
+    best = float(scores.max())
+    eligible = np.isfinite(scores) & (scores >= 0.25 * best)
+    masked = np.where(eligible, scores, np.inf)
+    return int(np.argmin(masked))
+
+
+# --- the sample schedules of Section 5 / Appendix B ------------------------------------------
+
+def _check_schedule(j: int, eps: float, delta: float) -> tuple[int, float, float]:
+    return (check_int("j", j, 1), check_real("eps", eps, 0.0, 1.0),
+            check_real("delta", delta, 0.0, 1.0))
+
+
+def m_score(j: int, delta: float, eps: float, n: int) -> float:
+    """M_S(j, delta, eps, n) = 12 (j+1) n / eps * ln(4 j^2 (j+1) n / delta): sample pairs per variable.
+
+    Moakhar et al. 2026, Sec. 5.2 (score estimation, multiplicative Chernoff + union bound).
+    """
+    j, eps, delta = _check_schedule(j, eps, delta)
+    n = check_int("n", n, 1)
+    return 12.0 * (j + 1) * n / eps * math.log(4.0 * j * j * (j + 1) * n / delta)
+
+
+def m_label(j: int, eps: float, delta: float) -> float:
+    """M_LL(j, eps, delta) = 128 ((j+1) ln 2 + ln(16 j^2 / delta)) / eps^2: leaf-labelling samples.
+
+    Moakhar et al. 2026, Sec. 5.3 (Lemma 5.3 with excess error eps/8).
+    """
+    j, eps, delta = _check_schedule(j, eps, delta)
+    return 128.0 * ((j + 1) * math.log(2.0) + math.log(16.0 * j * j / delta)) / eps**2
+
+
+def m_error(j: int, eps: float, delta: float) -> float:
+    """M_EE(j, eps, delta) = 32 / eps^2 * ln(16 j^2 / delta): error-estimation samples (Lemma 5.4)."""
+    j, eps, delta = _check_schedule(j, eps, delta)
+    return 32.0 / eps**2 * math.log(16.0 * j * j / delta)
+
+
+# --- drawing and routing ---------------------------------------------------------------------
+
+def _codes(X: np.ndarray) -> np.ndarray:
+    """One int64 bit code per row (bit i = x_i)."""
+    return X.astype(np.int64) @ (np.int64(1) << np.arange(X.shape[1], dtype=np.int64))
+
+
+def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_variable: int,
+                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+    """Draw ``pairs_per_variable`` pairs (x, x^(i)) for every variable i (Equation (1)).
+
+    x ~ mu and x^(i) is x with x_i redrawn from mu_i. Returns the points x and variables i of the
+    *sensitive* pairs (f(x) != f(x^(i))) — the only pairs with a non-zero term in Equation (1) —
+    and the number of label queries made. A pair whose redrawn bit equals the old one has
+    x^(i) = x and cannot be sensitive, so f is not queried on it.
+    """
+    n = dist.n
+    total = pairs_per_variable * n
+    kept_x, kept_var, queries = [], [], 0
+    for start in range(0, total, _CHUNK_ROWS):  # fixed-size blocks of rows, vectorised inside
+        rows = min(_CHUNK_ROWS, total - start)
+        var = (np.arange(start, start + rows) % n).astype(np.int64)
+        X = dist.sample(rows, rng)
+        fresh = (rng.random(rows) < dist.p[var]).astype(np.uint8)
+        moved = np.flatnonzero(fresh != X[np.arange(rows), var])
+        Xa = X[moved]
+        Xb = Xa.copy()
+        Xb[np.arange(moved.size), var[moved]] = fresh[moved]
+        ya, yb = np.asarray(oracle(Xa)), np.asarray(oracle(Xb))
+        queries += 2 * moved.size
+        sens = ya != yb
+        kept_x.append(Xa[sens])
+        kept_var.append(var[moved][sens])
+    X_out = np.concatenate(kept_x) if kept_x else np.zeros((0, n), np.uint8)
+    v_out = np.concatenate(kept_var) if kept_var else np.zeros(0, np.int64)
+    return X_out, v_out, queries
+
+
+def estimate_scores(tree: DecisionTree, oracle: Oracle, dist: ProductDistribution, m: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """The estimator of Equation (1) for every leaf and variable, from m pairs per variable.
+
+    Returns an ``(L, n)`` array (leaves in ``tree.leaves()`` order) of
+    (1/m) * #{pairs (x, x^(i)) with x and x^(i) both reaching l and f(x) != f(x^(i))}, an
+    unbiased estimate of Score(l, i) = Pr[x reaches l] * Inf_i^mu(f_l) (Moakhar et al. 2026,
+    Lemma 5.2). Both points reach l exactly when x does and i is not queried on l's path.
+    """
+    if not isinstance(tree, DecisionTree) or tree.has_stochastic_nodes:
+        raise ValueError("tree must be a DecisionTree without stochastic nodes")
+    if not isinstance(dist, ProductDistribution) or dist.n != tree.n:
+        raise ValueError(f"dist must be a ProductDistribution on n = {tree.n} coordinates")
+    m = check_int("m", m, 1)
+    rng = check_rng(rng)
+    X, var, _ = _draw_sensitive_pairs(dist, oracle, m, rng)
+    leaves = tree.leaves()
+    pos = np.full(tree.node_count, -1, dtype=np.int64)
+    pos[leaves] = np.arange(len(leaves))
+    at = pos[tree.apply(X)] if X.shape[0] else np.zeros(0, np.int64)
+    counts = np.bincount(at * tree.n + var, minlength=len(leaves) * tree.n).reshape(len(leaves), tree.n)
+    counts = counts.astype(np.float64) / m
+    counts[tree.leaf_restrictions() >= 0] = 0.0
+    return counts
+
+
+# --- Algorithm 2: PracticalBuildTopDownDT ----------------------------------------------------
+
+class _Pool:
+    """A growing set of kept samples: bit codes, the scorer's leaf id, and one small int column."""
+
+    def __init__(self) -> None:
+        self.code = np.zeros(0, np.int64)
+        self.leaf = np.zeros(0, np.int64)
+        self.col = np.zeros(0, np.int64)
+
+    def add(self, code: np.ndarray, leaf: np.ndarray, col: np.ndarray) -> None:
+        self.code = np.concatenate([self.code, code])
+        self.leaf = np.concatenate([self.leaf, leaf])
+        self.col = np.concatenate([self.col, col.astype(np.int64)])
+
+    def partition(self, leaf: int, feature: int, c0: int, c1: int) -> None:
+        """Algorithm 2 line 24: the samples at ``leaf`` go to the child their x_feature picks."""
+        at = np.flatnonzero(self.leaf == leaf)
+        bit = (self.code[at] >> np.int64(feature)) & 1
+        self.leaf[at] = np.where(bit == 1, c1, c0)
+
+
+class PracticalScorer:
+    """Algorithm 2 of Moakhar et al. 2026 as a scorer + stop rule for :func:`dtcore.grow.grow`.
+
+    A leaf's state is an integer id; the kept samples carry the id of the leaf they reach. The
+    stop rule is Algorithm 2's loop head: it first tops every sample set up to the schedule of
+    the current step j (= number of leaves; lines 2–6 and 26–32), re-estimates every leaf's best
+    split and label (lines 9–13), and then tests line 15,
+    sum_v mc_v <= (3 eps / 4) * |S^EE|.
+    """
+
+    def __init__(self, oracle: Oracle, dist: ProductDistribution, eps: float, delta: float,
+                 rng: np.random.Generator) -> None:
+        self.oracle = oracle
+        self.dist = dist
+        self.n = dist.n
+        self.eps = eps
+        self.delta = delta
+        self.rng = rng
+        self.pairs = _Pool()   # sensitive score pairs: col = variable i
+        self.ll = _Pool()      # leaf-labelling sample: col = f(x)
+        self.ee = _Pool()      # error-estimation sample: col = f(x)
+        self.pairs_per_variable = 0
+        self.label_queries = 0
+        self.next_id = 1
+        self.history: list[dict[str, float]] = []
+        self._scores = np.zeros((1, self.n))
+        self._ll_counts = np.zeros((1, 2))
+        self.estimated_error = math.nan
+
+    # Scorer protocol
+    def root(self) -> int:
+        return 0
+
+    def best_split(self, state: int) -> Split | None:
+        if state >= self._scores.shape[0]:
+            return None
+        row = self._scores[state]
+        i = int(np.argmax(row))
+        return Split(float(row[i]), i) if row[i] > 0 else None
+
+    def children(self, state: int, feature: int) -> tuple[int, int]:
+        c0, c1 = self.next_id, self.next_id + 1
+        self.next_id += 2
+        for pool in (self.pairs, self.ll, self.ee):
+            pool.partition(state, feature, c0, c1)
+        return c0, c1
+
+    def label(self, state: int) -> float:
+        if state >= self._ll_counts.shape[0]:
+            return 0.0
+        zeros, ones = self._ll_counts[state]
+        return 1.0 if ones >= zeros else 0.0
+
+    # sampling
+    def _route(self, tree: DecisionTree, lookup: np.ndarray, X: np.ndarray) -> np.ndarray:
+        return lookup[tree.apply(X)] if X.shape[0] else np.zeros(0, np.int64)
+
+    def _top_up_labelled(self, pool: _Pool, target: int, tree: DecisionTree, lookup: np.ndarray) -> None:
+        need = target - pool.code.size
+        if need <= 0:
+            return
+        X = self.dist.sample(need, self.rng)
+        y = np.asarray(self.oracle(X))
+        self.label_queries += need
+        pool.add(_codes(X), self._route(tree, lookup, X), y)
+
+    def top_up(self, frontier: Frontier) -> None:
+        """Draw new samples so that every set meets the schedule of step j = #leaves."""
+        j = len(frontier.nodes)
+        tree = frontier.tree
+        lookup = np.full(tree.node_count, -1, dtype=np.int64)
+        lookup[frontier.nodes] = frontier.states
+        need = math.ceil(m_score(j, self.delta, self.eps, self.n)) - self.pairs_per_variable
+        if need > 0:
+            X, var, q = _draw_sensitive_pairs(self.dist, self.oracle, need, self.rng)
+            self.label_queries += q
+            self.pairs_per_variable += need
+            self.pairs.add(_codes(X), self._route(tree, lookup, X), var)
+        self._top_up_labelled(self.ll, math.ceil(m_label(j, self.eps, self.delta)), tree, lookup)
+        self._top_up_labelled(self.ee, math.ceil(m_error(j, self.eps, self.delta)), tree, lookup)
+
+    def stop(self, frontier: Frontier) -> bool:
+        """Lines 9–16 of Algorithm 2 (after the top-up): re-estimate, relabel, test termination."""
+        self.top_up(frontier)
+        ids = self.next_id
+        n = self.n
+        counts = np.bincount(self.pairs.leaf * n + self.pairs.col, minlength=ids * n).reshape(ids, n)
+        self._scores = counts / float(self.pairs_per_variable)
+        restrictions = frontier.tree.leaf_restrictions()
+        order = {node: k for k, node in enumerate(frontier.tree.leaves())}
+        for k, (node, state) in enumerate(zip(frontier.nodes, frontier.states)):
+            self._scores[state, restrictions[order[node]] >= 0] = 0.0  # x, x^(i) cannot both reach
+        self._ll_counts = np.bincount(self.ll.leaf * 2 + self.ll.col, minlength=ids * 2).reshape(ids, 2)
+        ee_counts = np.bincount(self.ee.leaf * 2 + self.ee.col, minlength=ids * 2).reshape(ids, 2)
+        mistakes = 0
+        for k, (node, state) in enumerate(zip(frontier.nodes, frontier.states)):
+            frontier.splits[k] = self.best_split(state)
+            lab = self.label(state)
+            frontier.tree.set_value(node, lab)
+            mistakes += int(ee_counts[state, 0 if lab == 1.0 else 1])
+        self.estimated_error = mistakes / self.ee.code.size
+        done = mistakes <= 0.75 * self.eps * self.ee.code.size
+        self.history.append({
+            "j": len(frontier.nodes), "pairs_per_variable": self.pairs_per_variable,
+            "score_pairs": self.pairs_per_variable * n, "ll_samples": self.ll.code.size,
+            "ee_samples": self.ee.code.size, "label_queries": self.label_queries,
+            "estimated_error": self.estimated_error, "terminate": done,
+        })
+        return done
+
+
+@dataclass
+class PracticalResult:
+    """Output of :func:`practical_build_top_down_dt`: the labelled tree and what it cost.
+
+    ``trace`` has one row per step j: the split made and the sample sizes at that step.
+    ``samples`` = n * |E_i| score pairs + |S^LL| + |S^EE| (a pair counts once);
+    ``label_queries`` = evaluations of the oracle f. ``terminated`` is False when the run
+    stopped because no estimated score was positive or ``max_leaves`` was reached.
+    """
+
+    tree: DecisionTree
+    trace: pd.DataFrame
+    score_pairs: int
+    ll_samples: int
+    ee_samples: int
+    label_queries: int
+    estimated_error: float
+    terminated: bool
+
+    @property
+    def samples(self) -> int:
+        """All sample points drawn (each score pair counted once)."""
+        return self.score_pairs + self.ll_samples + self.ee_samples
+
+
+def practical_build_top_down_dt(
+    oracle: Oracle,
+    dist: ProductDistribution,
+    eps: float,
+    delta: float,
+    rng: np.random.Generator,
+    max_leaves: int | None = None,
+) -> PracticalResult:
+    """PracticalBuildTopDownDT (Moakhar et al. 2026, Algorithm 2, Appendix B), parameter-free.
+
+    Needs only a label oracle ``f`` and samples from the product distribution ``dist``; no
+    knowledge of the target's size or depth. At step j (j leaves) the score sets hold
+    ceil(M_S(j, delta, eps, n)) pairs per variable, the labelling set ceil(M_LL(j, eps, delta))
+    points and the error set ceil(M_EE(j, eps, delta)) points; the best (leaf, variable) pair by
+    the estimate of Equation (1) is split until the estimated error of the majority-labelled tree
+    is at most 3 eps / 4. With probability >= 1 - delta the returned tree has error <= eps
+    (Sec. 5.3). ``max_leaves`` is a safety cap (None: none).
+    """
+    if not isinstance(dist, ProductDistribution):
+        raise ValueError(f"dist must be a ProductDistribution, got {type(dist).__name__}")
+    check_int("n", dist.n, 1, MAX_PRACTICAL_VARIABLES)
+    eps = check_real("eps", eps, 0.0, 1.0)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    rng = check_rng(rng)
+    if not callable(oracle):
+        raise ValueError(f"oracle must be a callable f(X) -> labels, got {type(oracle).__name__}")
+    scorer = PracticalScorer(oracle, dist, eps, delta, rng)
+    result = grow(scorer, stop=scorer.stop, n=dist.n, max_leaves=max_leaves)
+    hist = pd.DataFrame(scorer.history)
+    trace = pd.concat([result.trace.reset_index(drop=True), hist], axis=1)
+    last = scorer.history[-1]
+    return PracticalResult(
+        tree=result.tree, trace=trace, score_pairs=int(last["score_pairs"]),
+        ll_samples=int(last["ll_samples"]), ee_samples=int(last["ee_samples"]),
+        label_queries=int(scorer.label_queries), estimated_error=float(scorer.estimated_error),
+        terminated=bool(last["terminate"]),
+    )
+
+
+def tree_oracle(tree: DecisionTree) -> Oracle:
+    """The label oracle x -> T(x) of a deterministic target tree (vectorised)."""
+    if not isinstance(tree, DecisionTree) or not tree.is_deterministic:
+        raise ValueError("tree must be a deterministic DecisionTree to serve as a label oracle")
+    return lambda X: tree.predict(check_binary_matrix("X", X, tree.n))
+
+
+def tree_error(hypothesis: DecisionTree, target: DecisionTree, dist: ProductDistribution) -> float:
+    """Pr_{x ~ dist}[h(x) != f(x)] exactly, for two deterministic trees on n <= 26 variables."""
+    if hypothesis.n != target.n or dist.n != target.n:
+        raise ValueError("hypothesis, target and dist must share n")
+    diff = hypothesis.truth_table() != target.truth_table()
+    return float(dist.point_weights() @ diff)
