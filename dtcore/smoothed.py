@@ -1,0 +1,216 @@
+"""(alpha, c)-distributions, smoothed product distributions and the covariance measure I(D_w, i).
+
+Brutzkus–Daniely–Malach (COLT 2020): a product distribution with Pr[x_i = 1] = p_i is an
+**(alpha, c)-distribution** when |p_i - 1/2| > c and p_i in (alpha, 1 - alpha) for every i (Sec.
+1.2); a **smoothed (alpha, c)-distribution** has p_i = p_hat_i + Delta_i with p_hat_i in
+(alpha + c, 1 - alpha - c) fixed and Delta_i ~ U[-c, c] i.i.d. The proofs (Sec. 2.1) track the
+covariance between a coordinate and the label under D conditioned on a path w in {*, 0, 1}^n:
+
+    I(D_w, i) = E_{D_w}[y x_i] - E_{D_w}[y] E_{D_w}[x_i] = p_i (1 - p_i) (F_w(x_i=1) - F_w(x_i=0)),
+
+where F_w(.) = Pr_{D_w}[y = 1 | .] is the multilinear extension of f evaluated at z (z_i = w_i on
+the path, p_i off it). It is 0 for coordinates on the path and for coordinates f ignores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cube import MAX_TABLE_VARIABLES, ProductDistribution, check_table, table_variables
+from .impurity import get_impurity
+from .validate import check_binary_matrix, check_int, check_labels, check_real, check_rng
+
+
+def _check_alpha(alpha: float) -> float:
+    return check_real("alpha", alpha, 0.0, 0.5)
+
+
+def _check_c(c: float, alpha: float, smoothed: bool) -> float:
+    c = check_real("c", c, 0.0, 0.5)
+    if c >= 0.5 - alpha:
+        what = "(alpha + c, 1 - alpha - c)" if smoothed else "the set |p - 1/2| > c, p in (alpha, 1 - alpha)"
+        raise ValueError(f"c must be in (0, 1/2 - alpha) = (0, {0.5 - alpha:g}) so that {what} "
+                         f"is non-empty, got {c!r}")
+    return c
+
+
+def alpha_c_distribution(n: int, alpha: float, c: float, rng: np.random.Generator) -> ProductDistribution:
+    """A random (alpha, c)-distribution (BDM 2020, Sec. 1.2): p_i = 1/2 +- d_i, d_i ~ U(c, 1/2 - alpha).
+
+    Signs are fair coins. Requires alpha in (0, 1/2) and c in (0, 1/2 - alpha).
+    """
+    n = check_int("n", n, 1)
+    alpha = _check_alpha(alpha)
+    c = _check_c(c, alpha, smoothed=False)
+    rng = check_rng(rng)
+    d = rng.uniform(np.nextafter(c, 1.0), 0.5 - alpha, size=n)  # in (c, 1/2 - alpha)
+    sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    return ProductDistribution(0.5 + sign * d)
+
+
+def is_alpha_c_distribution(dist: ProductDistribution, alpha: float, c: float) -> bool:
+    """Whether every p_i satisfies |p_i - 1/2| > c and alpha < p_i < 1 - alpha."""
+    alpha = _check_alpha(alpha)
+    c = check_real("c", c, 0.0, 0.5)
+    p = dist.p
+    return bool(np.all((np.abs(p - 0.5) > c) & (p > alpha) & (p < 1 - alpha)))
+
+
+def smoothed_distribution(p_hat: np.ndarray | float, alpha: float, c: float, rng: np.random.Generator,
+                          n: int | None = None) -> ProductDistribution:
+    """A smoothed (alpha, c)-distribution (BDM 2020, Sec. 1.2): p_i = p_hat_i + Delta_i, Delta_i ~ U[-c, c].
+
+    ``p_hat`` is an array, or a scalar repeated ``n`` times; every p_hat_i must lie in
+    (alpha + c, 1 - alpha - c), so that p_i lies in (alpha, 1 - alpha).
+    """
+    alpha = _check_alpha(alpha)
+    c = _check_c(c, alpha, smoothed=True)
+    rng = check_rng(rng)
+    ph = np.array(p_hat, dtype=np.float64, ndmin=1)
+    if ph.size == 1 and n is not None:
+        ph = np.full(check_int("n", n, 1), ph[0])
+    if ph.ndim != 1 or ph.size == 0:
+        raise ValueError(f"p_hat must be a scalar (with n) or a non-empty 1-D array, got shape {ph.shape}")
+    bad = ~((ph > alpha + c) & (ph < 1 - alpha - c))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"p_hat[{i}] must be in (alpha + c, 1 - alpha - c) = "
+                         f"({alpha + c:g}, {1 - alpha - c:g}), got {ph[i]!r}")
+    return ProductDistribution(ph + rng.uniform(-c, c, size=ph.size))
+
+
+def multilinear(table: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """F(z) = Pr_{x ~ prod Bernoulli(z_i)}[f(x) = 1] for every row z of Z (entries in [0, 1]).
+
+    The weights of all 2^k points are built coordinate by coordinate (one NumPy outer product
+    per coordinate, batched over the rows of Z), then contracted with the truth table.
+    """
+    table = check_table(table)
+    k = table_variables(table)
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[1] != k:
+        raise ValueError(f"Z must have shape (B, {k}) to match the table, got {Z.shape}")
+    if Z.size and (Z.min() < 0 or Z.max() > 1):
+        raise ValueError("Z must hold probabilities in [0, 1]")
+    out = np.empty(Z.shape[0])
+    step = max(1, 2**22 // 2**k)
+    f = table.astype(np.float64)
+    for s in range(0, Z.shape[0], step):  # chunks of rows; inner loop over coordinates
+        z = Z[s:s + step]
+        w = np.ones((z.shape[0], 1))
+        for i in range(k):
+            w = np.concatenate([w * (1.0 - z[:, i:i + 1]), w * z[:, i:i + 1]], axis=1)
+        out[s:s + step] = w @ f
+    return out
+
+
+def _points(restrictions: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return np.where(restrictions >= 0, restrictions, p[None, :]).astype(np.float64)
+
+
+def _check_restrictions(w: np.ndarray, k: int) -> np.ndarray:
+    w = np.asarray(w)
+    if w.ndim == 1:
+        w = w[None, :]
+    if w.ndim != 2 or w.shape[1] != k or (w.size and not np.isin(w, (-1, 0, 1)).all()):
+        raise ValueError(f"w must have {k} entries in {{-1 (free), 0, 1}} per row, got shape {w.shape}")
+    return w.astype(np.int8)
+
+
+def covariance_measure(table: np.ndarray, dist: ProductDistribution,
+                       w: np.ndarray | None = None) -> np.ndarray:
+    """Exact I(D_w, i) for every coordinate i (BDM 2020, Sec. 2.1), f given by its truth table.
+
+    ``w`` is one restriction (length k, −1 = free) or a (B, k) batch; the result has shape (k,)
+    or (B, k). Coordinates on the path get exactly 0.
+    """
+    table = check_table(table)
+    k = table_variables(table)
+    if not isinstance(dist, ProductDistribution) or dist.n != k:
+        raise ValueError(f"dist must be a ProductDistribution on k = {k} coordinates")
+    single = w is None or np.asarray(w).ndim == 1
+    W = _check_restrictions(np.full(k, -1) if w is None else w, k)
+    Z = _points(W, dist.p)
+    out = np.zeros(W.shape, dtype=np.float64)
+    for i in range(k):  # one batched multilinear evaluation per coordinate
+        free = W[:, i] < 0
+        if not free.any():
+            continue
+        z1, z0 = Z[free].copy(), Z[free].copy()
+        z1[:, i], z0[:, i] = 1.0, 0.0
+        p = dist.p[i]
+        out[free, i] = p * (1 - p) * (multilinear(table, z1) - multilinear(table, z0))
+    return out[0] if single else out
+
+
+def all_restrictions(k: int) -> np.ndarray:
+    """Every w in {*, 0, 1}^k as a (3^k, k) int8 array (−1 = *), the all-free row first."""
+    k = check_int("k", k, 0, 12)
+    digits = (np.arange(3**k)[:, None] // 3 ** np.arange(k)) % 3
+    return (digits - 1).astype(np.int8)
+
+
+def restriction_is_constant(table: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """For each restriction w (rows of W), whether f restricted to X_w is constant."""
+    table = check_table(table)
+    k = table_variables(table)
+    W = _check_restrictions(W, k)
+    bits = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(np.int8)
+    out = np.empty(W.shape[0], dtype=bool)
+    step = max(1, 2**22 // (2**k * max(k, 1)))
+    f = table.astype(bool)
+    for s in range(0, W.shape[0], step):
+        w = W[s:s + step]
+        consistent = ((w[:, None, :] < 0) | (w[:, None, :] == bits[None, :, :])).all(axis=2)
+        ones = (consistent & f[None, :]).any(axis=1)
+        zeros = (consistent & ~f[None, :]).any(axis=1)
+        out[s:s + step] = ~(ones & zeros)
+    return out
+
+
+def empirical_covariance(X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """I(S_w, i) = E_{S_w}[y x_i] - E_{S_w}[y] E_{S_w}[x_i] for every column (BDM 2020, Sec. 2.1).
+
+    S_w is the set of rows consistent with the restriction ``w`` (length n, −1 = free; None = all
+    rows). Vectorised over rows and columns. Raises ``ValueError`` when S_w is empty.
+    """
+    X = check_binary_matrix("X", X)
+    y = check_labels("y", y, X.shape[0])
+    if w is not None:
+        W = _check_restrictions(w, X.shape[1])[0]
+        fixed = np.flatnonzero(W >= 0)
+        keep = (X[:, fixed] == W[fixed]).all(axis=1)
+        X, y = X[keep], y[keep]
+    if X.shape[0] == 0:
+        raise ValueError("the sample S_w must be non-empty to define I(S_w, i), got 0 rows")
+    N = X.shape[0]
+    n1 = X.sum(axis=0, dtype=np.int64)
+    n11 = X[y == 1].sum(axis=0, dtype=np.int64)
+    return n11 / N - (np.count_nonzero(y) / N) * (n1 / N)
+
+
+def population_gain(table: np.ndarray, dist: ProductDistribution, w: np.ndarray | None = None,
+                    impurity: str = "gini") -> np.ndarray:
+    """Gain(D_w, i) for every coordinate: the population version of ID3's gain (BDM 2020, Sec. 1.1)."""
+    table = check_table(table)
+    k = table_variables(table)
+    if not isinstance(dist, ProductDistribution) or dist.n != k:
+        raise ValueError(f"dist must be a ProductDistribution on k = {k} coordinates")
+    C = get_impurity(impurity)
+    W = _check_restrictions(np.full(k, -1) if w is None else w, k)[0]
+    z = _points(W[None, :], dist.p)
+    F = multilinear(table, z)[0]
+    out = np.zeros(k)
+    for i in np.flatnonzero(W < 0):
+        z1, z0 = z.copy(), z.copy()
+        z1[0, i], z0[0, i] = 1.0, 0.0
+        F1, F0 = multilinear(table, z1)[0], multilinear(table, z0)[0]
+        out[i] = C(F) - dist.p[i] * C(F1) - (1 - dist.p[i]) * C(F0)
+    return out
+
+
+__all__ = [
+    "MAX_TABLE_VARIABLES", "alpha_c_distribution", "all_restrictions", "covariance_measure", "empirical_covariance",
+    "is_alpha_c_distribution", "multilinear", "population_gain", "restriction_is_constant",
+    "smoothed_distribution",
+]
