@@ -1,0 +1,160 @@
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtcore import analysis
+from dtcore.cube import ProductDistribution, all_points, truth_table
+from dtcore.functions import majority, parity, random_tree
+
+
+def brute_influence(table, p, kind):
+    """Inf_i by enumerating x and the redrawn coordinate (independent of dtcore's implementation)."""
+    n = len(p)
+    pts = all_points(n)
+    out = np.zeros(n)
+    for k, x in enumerate(pts):
+        wx = np.prod([p[j] if x[j] else 1 - p[j] for j in range(n)])
+        for i in range(n):
+            y = x.copy()
+            y[i] ^= 1
+            k2 = int(sum(int(v) << j for j, v in enumerate(y)))
+            differs = table[k] != table[k2]
+            if kind == "flip":
+                out[i] += wx * differs
+            else:  # redraw x_i: lands on the other value with probability p or 1 - p
+                out[i] += wx * differs * (p[i] if x[i] == 0 else 1 - p[i])
+    return out
+
+
+def test_parity_influences_are_one():
+    t = truth_table(lambda X: parity(X), 5)
+    assert np.allclose(analysis.influences(t), 1.0)
+    assert analysis.total_influence(t) == pytest.approx(5.0)
+    assert analysis.variance(t) == pytest.approx(1.0)
+
+
+def test_majority3_influences_are_half():
+    t = truth_table(lambda X: majority(X), 3)
+    assert np.allclose(analysis.influences(t), 0.5)
+    assert analysis.constant_error(t) == pytest.approx(0.5)
+
+
+def test_dictator_rerandomised_influence_is_2p_1_minus_p():
+    t = truth_table(lambda X: X[:, 1], 3)
+    d = ProductDistribution([0.5, 0.3, 0.9])
+    inf = analysis.influences(t, d, kind="rerandomised")
+    assert np.allclose(inf, [0.0, 2 * 0.3 * 0.7, 0.0])
+    assert analysis.variance(t, d) == pytest.approx(4 * 0.3 * 0.7)
+
+
+@pytest.mark.parametrize("kind", ["flip", "rerandomised"])
+def test_influences_against_brute_force(kind):
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        p = rng.uniform(0.05, 0.95, size=4)
+        t = (rng.random(16) < 0.5).astype(np.uint8)
+        assert np.allclose(analysis.influences(t, ProductDistribution(p), kind), brute_influence(t, p, kind))
+
+
+def test_bad_kind():
+    with pytest.raises(ValueError, match="kind must be"):
+        analysis.influences(np.array([0, 1]), kind="resample")
+
+
+def test_restrict_and_flipped():
+    t = truth_table(lambda X: X[:, 0] & ~X[:, 2] & 1, 3)
+    sub, free = analysis.restrict(t, {2: 0})
+    assert free == [0, 1]
+    assert sub.tolist() == [0, 1, 0, 1]
+    assert analysis.flipped(np.array([0, 1, 1, 1], dtype=np.uint8), 0).tolist() == [1, 0, 1, 1]
+    with pytest.raises(ValueError, match="restriction value"):
+        analysis.restrict(t, {0: 2})
+
+
+def test_walsh_hadamard_against_definition():
+    rng = np.random.default_rng(1)
+    g = rng.normal(size=8)
+    pts = all_points(3)
+    coef = analysis.walsh_hadamard(g)
+    for S in range(8):
+        chi = (-1.0) ** ((pts @ [(S >> i) & 1 for i in range(3)]) % 2)
+        assert coef[S] == pytest.approx(np.mean(g * chi))
+
+
+@pytest.mark.parametrize("p", [None, [0.3, 0.6, 0.5, 0.8, 0.1]])
+def test_exact_measure_region_against_restrict(p):
+    rng = np.random.default_rng(2)
+    n = 5
+    dist = None if p is None else ProductDistribution(p)
+    for _ in range(20):
+        t = (rng.random(2**n) < 0.4).astype(np.uint8)
+        m = analysis.ExactMeasure(t, dist)
+        r = rng.integers(-1, 2, size=n).astype(np.int8)
+        p_reach, one, winf = m.region(r)
+        fixed = {i: int(v) for i, v in enumerate(r) if v >= 0}
+        sub, free = analysis.restrict(t, fixed)
+        pp = np.full(n, 0.5) if p is None else np.asarray(p)
+        expected_reach = np.prod([pp[i] if v else 1 - pp[i] for i, v in fixed.items()])
+        assert p_reach == pytest.approx(expected_reach)
+        sub_dist = ProductDistribution(pp[free]) if free else None
+        if free:
+            assert one == pytest.approx(expected_reach * analysis.mean(sub, sub_dist))
+            sub_inf = analysis.influences(sub, sub_dist)
+            assert np.allclose(winf[free], expected_reach * sub_inf)
+        assert np.all(winf[r >= 0] == 0)
+
+
+def random_function_and_tree(seed, n):
+    rng = np.random.default_rng(seed)
+    f = (rng.random(2**n) < rng.uniform(0.1, 0.9)).astype(np.uint8)
+    bare = random_tree(n, int(rng.integers(1, 2 ** min(n, 4) + 1)), rng)
+    return rng, f, bare
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 7))
+def test_lemma51_error_at_most_cost(seed, n):
+    _, f, bare = random_function_and_tree(seed, n)
+    assert analysis.completion_error(bare, f) <= analysis.cost(bare, f) + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 7), product=st.booleans())
+def test_lemma51_split_lowers_cost_by_exactly_the_score(seed, n, product):
+    rng, f, bare = random_function_and_tree(seed, n)
+    dist = ProductDistribution(rng.uniform(0.1, 0.9, size=n)) if product else None
+    kind = "rerandomised" if product else "flip"
+    stats = analysis.leaf_statistics(bare, f, dist, kind)
+    pos = int(rng.integers(bare.size))
+    free = np.flatnonzero(bare.leaf_restrictions()[pos] < 0)
+    if free.size == 0:
+        return
+    i = int(rng.choice(free))
+    bare.split(int(stats["node"][pos]), i)
+    after = analysis.cost(bare, f, dist, kind)
+    assert stats["cost"].sum() - after == pytest.approx(stats["weighted_influence"][pos, i], abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), s=st.integers(2, 24))
+def test_osss_and_inf_at_most_depth_times_variance(seed, n, s):
+    rng = np.random.default_rng(seed)
+    tree = random_tree(n, min(s, 2**n), rng)
+    f = tree.truth_table()
+    inf = analysis.influences(f)
+    var = analysis.variance(f)
+    assert inf.max() >= var / np.log2(tree.size) - 1e-12          # OSSS
+    assert inf.sum() <= tree.depth * var + 1e-12                  # Inf <= D * Var
+    assert inf.sum() <= tree.average_depth() + 1e-12              # Inf <= Delta
+
+
+def test_complete_labels_by_majority():
+    t = truth_table(lambda X: majority(X), 3)
+    bare = random_tree(3, 1, np.random.default_rng(0))
+    done = analysis.complete(bare, t)
+    assert done.leaf_values().tolist() == [1.0]  # tie at 1/2 goes to 1
+    full = random_tree(3, 8, np.random.default_rng(0))
+    assert np.array_equal(analysis.complete(full, t).truth_table(), t)

@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+
+from dtcore.cube import all_points
+from dtcore.functions import address, majority, parity, random_tree, random_tree_of_depth, threshold, tribes
+
+
+def test_known_values():
+    X = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1]], dtype=np.uint8)
+    assert majority(X).tolist() == [0, 1, 1]
+    assert majority(X, [0, 1, 2]).tolist() == [1, 1, 1]
+    assert parity(X).tolist() == [0, 1, 1]
+    assert tribes(X, 2).tolist() == [1, 1, 1]
+    assert tribes(np.array([[1, 0, 0, 1]], dtype=np.uint8), 2).tolist() == [0]
+    assert threshold(X, [1, 2, 0, 0], 3).tolist() == [1, 1, 0]
+
+
+def test_address_reads_the_pointed_bit():
+    X = all_points(6)
+    a = X[:, 0] + 2 * X[:, 1]
+    assert np.array_equal(address(X, 2), X[np.arange(64), 2 + a])
+    with pytest.raises(ValueError, match="needs n >= 6"):
+        address(X[:, :5], 2)
+
+
+def test_bad_variables():
+    with pytest.raises(ValueError, match="distinct indices"):
+        parity(np.zeros((2, 3), dtype=np.uint8), [0, 0])
+
+
+def test_random_trees_have_the_requested_shape():
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 7, 32):
+        t = random_tree(8, size, rng)
+        assert t.size == size and t.is_deterministic
+    d = random_tree_of_depth(6, 3, rng)
+    assert d.size == 8 and d.depth == 3 and set(d.leaf_depths()) == {3}
+    with pytest.raises(ValueError, match="size must be an integer in"):
+        random_tree(3, 9, rng)
+
+
+def test_random_tree_is_seeded():
+    a = random_tree(10, 20, np.random.default_rng(5)).truth_table()
+    b = random_tree(10, 20, np.random.default_rng(5)).truth_table()
+    assert np.array_equal(a, b)
