@@ -1,0 +1,331 @@
+"""TopDown_G and MiniBatchTopDown_G (Blanc–Gupta–Lange–Tan, NeurIPS 2020) as scorers on ``grow``.
+
+Both learners split, best-first, the leaf and variable of largest *purity gain*
+
+    PurityGain(l, i) = w(l) * [ G(E[y | l]) - ( w0 * G(E[y | l, x_i = 0]) + w1 * G(E[y | l, x_i = 1]) ) ]
+
+with one of the paper's two weightings:
+
+* ``"empirical"`` (Section 1.1): w(l) = Pr_S[x reaches l], (w0, w1) = Pr_S[x_i = 0 | l], Pr_S[x_i = 1 | l].
+  This is best-first CART/ID3 and builds the same tree as scikit-learn's
+  ``DecisionTreeClassifier(max_leaf_nodes=t)`` (tests/test_topdown.py checks it).
+* ``"uniform"`` (Appendix A and Figure 1): w(l) = 2^-|l|, (w0, w1) = (1/2, 1/2).
+
+A split must leave data on both sides (a variable whose sample at the leaf is constant, for
+instance one already queried on the path, is not a candidate), and a leaf whose sample is pure
+is never split (the purity gain of every split is 0 there). Among variables, ties go to the
+lowest index. Leaves are completed with round(E[y | l]) = 1[E[y | l] >= 1/2].
+
+TopDown_G keeps the sample partitioned by leaf (each leaf a contiguous block of a reordered
+copy), counts the smaller child of every split with one BLAS product and gets the larger child
+by subtraction from the parent's counts, so each level of the tree costs about one pass over
+half the data.
+
+MiniBatchTopDown_G scores a leaf on the minibatch Batch_b(S, l): the first b points of a fixed
+random order of S that are consistent with l. For each leaf this is b points drawn uniformly
+without replacement from those consistent with it (all of them if fewer), as Definition 1 asks;
+fixing one order for the whole run is the shared randomness of Footnote 2, which makes the
+learners of :mod:`dtcore.local` reproduce exactly the tree built here. Leaves deeper than
+D = floor(log2 t + log2 log2 t) are never split.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from .grow import Frontier, GrowthResult, Split, grow, select_best
+from .impurity import get_impurity
+from .validate import check_binary_matrix, check_int, check_labels, check_rng
+
+Weighting = Literal["empirical", "uniform"]
+WEIGHTINGS = ("empirical", "uniform")
+
+
+def _check_weighting(weighting: str) -> str:
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    return weighting
+
+
+def depth_cap(t: int) -> int:
+    """D = floor(log2 t + log2 log2 t) of MiniBatchTopDown_G (BGLT 2020, Fig. 1 and eq. (5)); 0 for t = 1."""
+    t = check_int("t", t, 1)
+    if t == 1:
+        return 0
+    return int(math.floor(math.log2(t) + math.log2(math.log2(t)) + 1e-12))
+
+
+def local_gains(G: Callable[[np.ndarray], np.ndarray], n: float, pos: float, n1: np.ndarray,
+                p1: np.ndarray, weighting: str) -> np.ndarray:
+    """LocalGain_G(l, i) for every variable i from the counts of a leaf's sample.
+
+    ``n`` points reach the leaf, ``pos`` of them labelled 1; ``n1[i]`` have x_i = 1, ``p1[i]`` of
+    those labelled 1. Variables with an empty side get -inf (not a candidate split).
+    BGLT 2020, Sec. 1.1 (``"empirical"``) and Appendix A / Fig. 1 (``"uniform"``).
+    """
+    n1 = np.asarray(n1, dtype=np.float64)
+    p1 = np.asarray(p1, dtype=np.float64)
+    n0, p0 = n - n1, pos - p1
+    valid = (n1 > 0) & (n0 > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu1 = np.where(valid, p1 / np.where(valid, n1, 1.0), 0.0)
+        mu0 = np.where(valid, p0 / np.where(valid, n0, 1.0), 0.0)
+    if weighting == "empirical":
+        # n G(mu) - n1 G(mu1) - n0 G(mu0), divided by n: the same formula as CART's improvement
+        gain = (n * G(pos / n) - n1 * G(mu1) - n0 * G(mu0)) / n
+    else:
+        gain = G(pos / n) - 0.5 * G(mu1) - 0.5 * G(mu0)
+    return np.where(valid, gain, -np.inf)
+
+
+def _best(gains: np.ndarray, weight: float) -> Split | None:
+    i = int(np.argmax(gains))
+    if not np.isfinite(gains[i]):
+        return None
+    return Split(float(weight * gains[i]), i)
+
+
+# --- TopDown_G on a full labelled sample -------------------------------------------------------
+
+@dataclass
+class SampleLeaf:
+    """A leaf of TopDown_G: its block [start, end) of the partitioned sample and its counts."""
+
+    start: int
+    end: int
+    depth: int
+    n1: np.ndarray  # (d,) points with x_i = 1
+    p1: np.ndarray  # (d,) points with x_i = 1 and y = 1
+    pos: float      # points with y = 1
+
+    @property
+    def n(self) -> int:
+        return self.end - self.start
+
+
+class TopDownScorer:
+    """Purity-gain scorer of TopDown_G on a labelled sample (BGLT 2020, Sec. 1.1 and Appendix A).
+
+    The scorer owns a copy of the sample reordered so that every leaf is a contiguous block.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, impurity: str = "gini",
+                 weighting: Weighting = "empirical") -> None:
+        X = check_binary_matrix("X", X)
+        self.m, self.n = X.shape
+        if self.m < 1:
+            raise ValueError("X must have at least one row, got 0")
+        y = check_labels("y", y, self.m)
+        self.G = get_impurity(impurity)
+        self.weighting = _check_weighting(weighting)
+        # float32 counts are exact below 2^24 rows; BLAS then does the counting
+        self._dtype = np.float32 if self.m < 2**24 else np.float64
+        self.X = np.ascontiguousarray(X, dtype=np.uint8).copy()
+        self.y = y.astype(np.uint8).copy()
+        self.index = np.arange(self.m)  # original row of each position
+
+    def _counts(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray, float]:
+        block = self.X[start:end].astype(self._dtype)
+        w = np.empty((end - start, 2), dtype=self._dtype)
+        w[:, 0] = 1.0
+        w[:, 1] = self.y[start:end]
+        c = (block.T @ w).astype(np.float64)  # one BLAS product: (d, 2) counts
+        return c[:, 0], c[:, 1], float(w[:, 1].sum(dtype=np.float64))
+
+    def root(self) -> SampleLeaf:
+        n1, p1, pos = self._counts(0, self.m)
+        return SampleLeaf(0, self.m, 0, n1, p1, pos)
+
+    def best_split(self, state: SampleLeaf) -> Split | None:
+        if state.pos == 0 or state.pos == state.n:
+            return None  # pure: no split has positive gain
+        gains = local_gains(self.G, state.n, state.pos, state.n1, state.p1, self.weighting)
+        weight = state.n / self.m if self.weighting == "empirical" else 2.0 ** -state.depth
+        return _best(gains, weight)
+
+    def children(self, state: SampleLeaf, feature: int) -> tuple[SampleLeaf, SampleLeaf]:
+        a, b = state.start, state.end
+        col = self.X[a:b, feature]
+        ones = np.flatnonzero(col)
+        zeros = np.flatnonzero(col == 0)
+        order = np.concatenate([zeros, ones])
+        self.X[a:b] = self.X[a:b][order]
+        self.y[a:b] = self.y[a:b][order]
+        self.index[a:b] = self.index[a:b][order]
+        mid = a + zeros.size
+        if zeros.size <= ones.size:  # count the smaller child, subtract for the larger
+            n1, p1, pos = self._counts(a, mid)
+            c0 = SampleLeaf(a, mid, state.depth + 1, n1, p1, pos)
+            c1 = SampleLeaf(mid, b, state.depth + 1, state.n1 - n1, state.p1 - p1, state.pos - pos)
+        else:
+            n1, p1, pos = self._counts(mid, b)
+            c1 = SampleLeaf(mid, b, state.depth + 1, n1, p1, pos)
+            c0 = SampleLeaf(a, mid, state.depth + 1, state.n1 - n1, state.p1 - p1, state.pos - pos)
+        return c0, c1
+
+    def label(self, state: SampleLeaf) -> float:
+        return 1.0 if 2 * state.pos >= state.n else 0.0
+
+
+def top_down(X: np.ndarray, y: np.ndarray, t: int, impurity: str = "gini",
+             weighting: Weighting = "empirical") -> GrowthResult:
+    """TopDown_G(t, S) (BGLT 2020, Sec. 1.1; pseudocode in Appendix A): a size-t tree, best-first.
+
+    Splits the (leaf, variable) of largest purity gain until the tree has ``t`` leaves (or no
+    leaf can be split: every leaf pure or constant on the sample), then completes the leaves by
+    majority label. ``weighting="empirical"`` is best-first CART (``impurity="gini"``) / ID3
+    (``"entropy"``); ``"uniform"`` is the 2^-|l|, 1/2-1/2 form of Appendix A. The trace has the
+    score (purity gain) of every split.
+    """
+    t = check_int("t", t, 1)
+    scorer = TopDownScorer(X, y, impurity, weighting)
+    return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t)
+
+
+# --- MiniBatchTopDown_G -----------------------------------------------------------------------
+
+@dataclass
+class BatchLeaf:
+    """A leaf of the minibatch learners: its restriction, depth and consistent points.
+
+    ``idx`` holds the positions (in the shared random order) of the points of S consistent with
+    the leaf, ascending, so ``idx[:b]`` is Batch_b(S, l). ``strands``/``queries`` are the rows of
+    the strand and query sets that reach the leaf (used by :mod:`dtcore.local`).
+    """
+
+    restriction: np.ndarray
+    depth: int
+    idx: np.ndarray
+    strands: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    queries: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stats: tuple[float, float, np.ndarray, np.ndarray] | None = None  # n, pos, n1, p1 of the batch
+
+    @property
+    def key(self) -> bytes:
+        """An intrinsic key of the leaf (its restriction), used to break ties between leaves."""
+        return (self.restriction + 1).astype(np.uint8).tobytes()
+
+
+def select_by_path(frontier: Frontier) -> int | None:
+    """Leaf of highest score; ties go to the leaf with the smallest restriction (lexicographic).
+
+    Unlike creation order, the restriction is a property of the leaf itself, so a learner that
+    grows only some of the leaves (LocalLearner) breaks ties exactly as the full tree does.
+    """
+    scores = frontier.scores
+    if scores.size == 0 or not np.isfinite(scores).any():
+        return None
+    top = np.flatnonzero(scores == scores.max())
+    if top.size == 1:
+        return int(top[0])
+    return int(min(top, key=lambda k: frontier.states[k].key))
+
+
+class MiniBatchScorer:
+    """Purity gains and completions from minibatches (BGLT 2020, Fig. 1, Definitions 1–2).
+
+    ``label_of(rows)`` returns the labels of original rows of S (a :class:`~dtcore.local.LabelOracle`
+    counts them). ``order`` is the shared random order of S (Footnote 2). Leaves deeper than
+    ``max_depth`` are not scored, hence never split.
+    """
+
+    def __init__(self, X: np.ndarray, label_of: Callable[[np.ndarray], np.ndarray], b: int,
+                 order: np.ndarray, impurity: str = "gini", weighting: Weighting = "uniform",
+                 max_depth: int | None = None) -> None:
+        X = check_binary_matrix("X", X)
+        self.N, self.n = X.shape
+        self.b = check_int("b", b, 1)
+        order = np.asarray(order)
+        if order.shape != (self.N,) or not np.array_equal(np.sort(order), np.arange(self.N)):
+            raise ValueError(f"order must be a permutation of range({self.N}), got shape {order.shape}")
+        self.order = order
+        self.Xp = np.ascontiguousarray(X[order])  # rows in priority order
+        self.XpT = np.ascontiguousarray(self.Xp.T)  # columns, for routing
+        self.label_of = label_of
+        self.G = get_impurity(impurity)
+        self.weighting = _check_weighting(weighting)
+        self.max_depth = max_depth
+
+    def root(self) -> BatchLeaf:
+        return BatchLeaf(np.full(self.n, -1, dtype=np.int8), 0, np.arange(self.N))
+
+    def batch(self, state: BatchLeaf) -> np.ndarray:
+        """Batch_b(S, l) as original row indices of S."""
+        return self.order[state.idx[: self.b]]
+
+    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
+        if state.stats is None:
+            pos_idx = state.idx[: self.b]
+            yb = np.asarray(self.label_of(self.order[pos_idx]), dtype=np.float64)
+            Xb = self.Xp[pos_idx].astype(np.float64)
+            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
+        return state.stats
+
+    def scored(self, state: BatchLeaf) -> bool:
+        """Whether the learner scores this leaf (depth at most D)."""
+        return self.max_depth is None or state.depth <= self.max_depth
+
+    def best_split(self, state: BatchLeaf) -> Split | None:
+        if not self.scored(state) or state.idx.size == 0:
+            return None
+        n, pos, n1, p1 = self._stats(state)
+        if pos == 0 or pos == n:
+            return None
+        gains = local_gains(self.G, n, pos, n1, p1, self.weighting)
+        weight = state.idx.size / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
+        return _best(gains, weight)
+
+    def _child(self, state: BatchLeaf, feature: int, value: int) -> BatchLeaf:
+        r = state.restriction.copy()
+        r[feature] = value
+        keep = self.XpT[feature, state.idx] == value
+        return BatchLeaf(r, state.depth + 1, state.idx[keep])
+
+    def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
+        return self._child(state, feature, 0), self._child(state, feature, 1)
+
+    def label(self, state: BatchLeaf) -> float:
+        """round(mean label of Batch_b(S, l)) (Definition 2); 0 for a leaf no point of S reaches."""
+        if state.idx.size == 0:
+            return 0.0
+        n, pos, _, _ = self._stats(state)
+        return 1.0 if 2 * pos >= n else 0.0
+
+
+def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random order of the N points of S: the shared minibatch randomness (Footnote 2)."""
+    return check_rng(rng).permutation(check_int("N", N, 1))
+
+
+def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.ndarray], t: int,
+                       b: int, impurity: str = "gini", rng: np.random.Generator | None = None,
+                       order: np.ndarray | None = None, weighting: Weighting = "uniform",
+                       max_depth: int | None = None) -> GrowthResult:
+    """MiniBatchTopDown_G(t, b, S) (BGLT 2020, Figure 1; Theorem 1).
+
+    Grows best-first to ``t`` leaves, scoring each leaf of depth at most D = :func:`depth_cap`
+    (or ``max_depth``) on its minibatch of ``b`` points, and completes every leaf by the majority
+    label of its minibatch. ``y`` is the label array of S or a label oracle ``rows -> labels``.
+    The minibatches come from ``order`` (a permutation of S's rows) or, if None, one drawn from
+    ``rng``. Ties between leaves go to the smallest restriction (:func:`select_by_path`).
+    """
+    t = check_int("t", t, 1)
+    b = check_int("b", b, 1)
+    X = check_binary_matrix("X", X)
+    if order is None:
+        if rng is None:
+            raise ValueError("rng must be a numpy.random.Generator when order is None, got None")
+        order = random_order(X.shape[0], rng)
+    if callable(y):
+        label_of = y
+    else:
+        labels = check_labels("y", y, X.shape[0])
+        label_of = labels.__getitem__
+    D = depth_cap(t) if max_depth is None else check_int("max_depth", max_depth, 0)
+    scorer = MiniBatchScorer(X, label_of, b, order, impurity, weighting, D)
+    return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t, select=select_by_path)
