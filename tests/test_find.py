@@ -1,0 +1,136 @@
+"""FIND (Blanc–Lange–Tan 2021, Fig. 2): optimality against brute force and against pystreed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dtcore.cube import all_points
+from dtcore.find import (all_tree_tables, brute_force_min_errors, count_trees, find,
+                         population_find, training_errors)
+from dtcore.tree import DecisionTree
+
+
+def _data(rng, m, n, noise=0.3):
+    X = (rng.random((m, n)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] & X[:, 1 % n]) ^ (rng.random(m) < noise)).astype(np.uint8)
+    return X, y
+
+
+def test_depth_zero_is_majority_constant():
+    X = np.zeros((5, 3), np.uint8)
+    y = np.array([1, 1, 0, 1, 0], np.uint8)
+    r = find(X, y, 0)
+    assert r.tree.size == 1 and r.tree.predict(X).tolist() == [1] * 5 and r.errors == 2
+
+
+def test_finds_a_planted_depth2_tree_exactly():
+    X = all_points(5)
+    y = np.where(X[:, 2] == 1, X[:, 4], 1 - X[:, 0]).astype(np.uint8)
+    r = find(X, y, 2)
+    assert r.errors == 0 and r.tree.depth == 2 and r.tree.feature[0] == 2
+    r3 = find(X, y, 3)
+    assert r3.errors == 0 and r3.tree.depth == 2  # ties go to the smaller tree
+
+
+def test_parity_needs_full_depth():
+    X = all_points(3)
+    y = (X.sum(axis=1) % 2).astype(np.uint8)
+    assert find(X, y, 2).errors == 4 and find(X, y, 3).errors == 0
+
+
+def test_depth3_and_recursive_path_agree_with_brute_force():
+    rng = np.random.default_rng(3)
+    for _ in range(15):
+        X, y = _data(rng, 40, 4)
+        for d in (3, 4):
+            r = find(X, y, d)
+            assert r.errors == brute_force_min_errors(X, y, d)
+            assert r.errors == training_errors(r.tree, X, y)
+            assert r.tree.depth <= d
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 40), st.integers(0, 3), st.integers(0, 2**31 - 1))
+def test_find_is_optimal_against_every_tree(n, m, d, seed):
+    """FIND's training error <= that of every depth-<=d tree (exhaustive enumeration)."""
+    if n == 4 and d == 3:
+        d = 2
+    rng = np.random.default_rng(seed)
+    X, y = _data(rng, m, n)
+    r = find(X, y, d)
+    assert r.tree.depth <= d
+    assert r.errors == training_errors(r.tree, X, y)
+    assert r.errors == (brute_force_min_errors(X, y, d) if m else 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 60), st.integers(0, 2**31 - 1))
+def test_more_depth_never_hurts(n, m, seed):
+    X, y = _data(np.random.default_rng(seed), m, n)
+    errs = [find(X, y, d).errors for d in range(4)]
+    assert all(a >= b for a, b in zip(errs, errs[1:]))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_matches_pystreed(d):
+    """Cross-check: pystreed's STreeDClassifier(max_depth=d) minimises misclassifications too."""
+    from pystreed import STreeDClassifier
+
+    rng = np.random.default_rng(10 + d)
+    for n, m in ((8, 500), (12, 1500)):
+        X, y = _data(rng, m, n, noise=0.35)
+        clf = STreeDClassifier(max_depth=d)
+        clf.fit(X, y)
+        streed = int((clf.predict(X) != y).sum())
+        r = find(X, y, d)
+        assert r.errors == streed
+        assert training_errors(r.tree, X, y) == streed
+
+
+def test_sample_weight_equals_duplication():
+    rng = np.random.default_rng(5)
+    X, y = _data(rng, 30, 4)
+    w = rng.integers(0, 4, size=30)
+    dup = find(np.repeat(X, w, axis=0), np.repeat(y, w), 2).errors
+    assert find(X, y, 2, sample_weight=w).errors == dup
+
+
+def test_population_find_matches_brute_force_on_cube():
+    rng = np.random.default_rng(2)
+    mu = rng.random(16)
+    r = population_find(mu, 2)
+    tabs = all_tree_tables(4, 2)
+    errs = (tabs * (1 - mu) + (1 - tabs) * mu).mean(axis=1)
+    assert r.error == pytest.approx(errs.min(), abs=1e-12)
+
+
+def test_all_tree_tables_and_count():
+    tabs = all_tree_tables(2, 2)
+    assert tabs.shape == (16, 4)  # every function of 2 variables is a depth-2 tree
+    assert all_tree_tables(3, 1).shape[0] == 2 + 3 * 2  # constants + x_i, not x_i
+    assert count_trees(2, 1) == 2 + 2 * 4
+    assert count_trees(3, 2) == 2 + 3 * (2 + 2 * 4) ** 2
+
+
+def test_returned_tree_is_valid():
+    rng = np.random.default_rng(8)
+    X, y = _data(rng, 400, 7)
+    t = find(X, y, 4).tree
+    assert isinstance(t, DecisionTree) and t.is_deterministic and t.depth <= 4
+
+
+@pytest.mark.parametrize("bad", [{"depth": -1}, {"depth": 1.5}])
+def test_bad_depth(bad):
+    with pytest.raises(ValueError, match="depth"):
+        find(np.zeros((3, 2), np.uint8), np.zeros(3, np.uint8), **bad)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="y"):
+        find(np.zeros((3, 2), np.uint8), np.zeros(4, np.uint8), 1)
+    with pytest.raises(ValueError, match="X"):
+        find(np.full((3, 2), 2), np.zeros(3, np.uint8), 1)
+    with pytest.raises(ValueError, match="sample_weight"):
+        find(np.zeros((3, 2), np.uint8), np.zeros(3, np.uint8), 1, sample_weight=[1, -1, 1])
