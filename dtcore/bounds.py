@@ -244,3 +244,58 @@ def theorem12_sample_size(beta: float, gamma: float, alpha: float, c: float, k: 
     c = check_real("c", c, 0.0, 0.5)
     return (B**k * gamma**2 / beta**2 * c ** (-8 * k) * delta1**-8 * alpha ** (-2 * k - 8)
             * k * math.log(n / delta2))
+
+
+# --- Chapter 2: Blanc–Gupta–Lange–Tan, NeurIPS 2020 (BGLT) -------------------------------------
+
+def _depth_cap(t: int) -> int:
+    from .topdown import depth_cap
+
+    return depth_cap(t)
+
+
+def bglt_lemma_b3_batch(C: float, alpha: float, Delta: float, t: int, d: int, delta: float) -> float:
+    """BGLT Lemma B.3: b >= max(8, 2 (2C/Delta)^(2/alpha)) ln(9 t d / delta) gives every local gain
+    of MiniBatchTopDown_G within Delta of the truth, w.p. >= 1 - delta."""
+    Delta = check_real("Delta", Delta, 0.0, math.inf)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    return max(8.0, 2.0 * (2.0 * C / Delta) ** (2.0 / alpha)) * math.log(9.0 * t * d / delta)
+
+
+def bglt_theorem4_batch(C: float, alpha: float, kappa: float, s: float, eps: float, t: int, d: int,
+                        delta: float) -> float:
+    """BGLT Theorem 4 (formal Theorem 1) via Lemma B.5: Lemma B.3's b with Delta = kappa eps^2 / (320 log2^2 s)."""
+    eps = check_real("eps", eps, 0.0, 0.5)
+    Delta = kappa / 320.0 * (eps / math.log2(_check_size(s))) ** 2
+    return bglt_lemma_b3_batch(C, alpha, Delta, t, d, delta)
+
+
+def bglt_size_estimator_deviation(m: int, depth: int, delta: float) -> float:
+    """BGLT Lemma C.1: with m uniform strands and tree depth ``depth``, |e - s| < Delta w.p. >= 1 - delta,
+    Delta = 2^depth sqrt(ln(2/delta) / (2m)) (Hoeffding, each term in [0, 2^depth])."""
+    delta = check_real("delta", delta, 0.0, 1.0)
+    if int(m) < 1 or int(depth) < 0:
+        raise ValueError(f"m must be >= 1 and depth >= 0, got m={m!r}, depth={depth!r}")
+    return 2.0 ** int(depth) * math.sqrt(math.log(2.0 / delta) / (2.0 * int(m)))
+
+
+def bglt_theorem5_strands(t: int, eta: float, delta: float) -> float:
+    """BGLT Theorem 5 (proof): m >= 4^D ln(2 t (1 + eta) / delta) / (2 (eta t)^2) strands, D = floor(log t + log log t),
+    make every size estimate e_j, j <= t(1 + eta), accurate to eta t, hence t' in t(1 +- eta), w.p. >= 1 - delta."""
+    eta = check_real("eta", eta, 0.0, 0.5)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    D = _depth_cap(t)
+    return 4.0**D * math.log(2.0 * t * (1.0 + eta) / delta) / (2.0 * (eta * t) ** 2)
+
+
+def bglt_local_labels(b: int, t: int, n_strands: int, n_queries: int = 1) -> int:
+    """BGLT Lemma D.1 / Theorem 6, explicit: LocalLearner_G / Est_G label at most b ((m + k)(D + 1) + k) points.
+
+    Each of the m strands and k queries meets at most D + 1 scored leaves (depths 0..D), one
+    minibatch of <= b points each, and each query's final leaf may need one more minibatch:
+    q = O(b^2 log t) for k = 1, m = b, and O(|S_test| b log t + b^2 log t) for Est.
+    """
+    if int(b) < 1 or int(n_strands) < 1 or int(n_queries) < 0:
+        raise ValueError(f"b and n_strands must be >= 1 and n_queries >= 0, got {b}, {n_strands}, {n_queries}")
+    D = _depth_cap(t)
+    return int(b) * ((int(n_strands) + int(n_queries)) * (D + 1) + int(n_queries))

@@ -215,3 +215,52 @@ def junta_tree(n: int, variables: Sequence[int], table: np.ndarray) -> DecisionT
     for node, idx in level:
         tree.set_value(node, float(t[idx]))
     return tree
+
+
+def random_monotone_tree(n: int, size: int, rng: np.random.Generator,
+                         max_depth: int | None = None) -> DecisionTree:
+    """A random decision tree of at most ``size`` leaves computing a monotone (non-decreasing) function.
+
+    The shape and variables are those of :func:`random_tree`. The labels make the function
+    monotone: leaf l precedes leaf l' when some x reaching l with x_i = 0 reaches l' once x_i is
+    set to 1 (restrictions compatible off i, rho_i != 1, rho'_i != 0). Each leaf gets a random
+    weight; a leaf is labelled 1 when the total weight of the leaves below it in the transitive
+    closure of this order reaches the weighted median, so labels only increase along the order
+    and f(x) <= f(x + e_i). Used as a monotone target family in chapter 2 (Blanc–Gupta–Lange–Tan
+    2020 assume monotone targets); opt_s = 0 for it.
+    """
+    tree = random_tree(n, size, rng, max_depth)
+    R = tree.leaf_restrictions().astype(np.int64)  # (L, n)
+    L = R.shape[0]
+    a, b = R[:, None, :], R[None, :, :]
+    conflict = ((a == 0) & (b == 1)) | ((a == 1) & (b == 0))  # (L, L, n)
+    n_conflicts = conflict.sum(axis=2)
+    # edge l -> l' via variable i: the only conflict (if any) is at i, with rho_i = 0 or free on l
+    # and rho'_i = 1 or free on l'
+    up_ok = (a != 1) & (b != 0)  # (L, L, n)
+    other_conflicts = n_conflicts[:, :, None] - conflict
+    edge = (up_ok & (other_conflicts == 0)).any(axis=2)
+    closure = edge | np.eye(L, dtype=bool)
+    for _ in range(max(1, int(np.ceil(np.log2(max(L, 2)))) + 1)):  # repeated squaring
+        closure = closure | ((closure.astype(np.int64) @ closure.astype(np.int64)) > 0)
+    weight = rng.random(L)
+    below = closure.T.astype(np.float64) @ weight  # total weight of leaves preceding each leaf
+    prob = 2.0 ** -tree.leaf_depths().astype(np.float64)
+    order = np.argsort(below, kind="stable")
+    cum = np.cumsum(prob[order])
+    theta = below[order][min(int(np.searchsorted(cum, 0.5)), L - 1)]
+    for leaf, v in zip(tree.leaves(), below >= theta):
+        tree.set_value(leaf, float(v))
+    return tree
+
+
+def is_monotone(table: np.ndarray) -> bool:
+    """Whether a truth table is non-decreasing in every variable (f(x) <= f(x with x_i = 1))."""
+    t = np.asarray(table)
+    n = t.size.bit_length() - 1
+    k = np.arange(t.size)
+    for i in range(n):  # one vectorised comparison per variable
+        low = k[(k >> i) & 1 == 0]
+        if (t[low] > t[low | (1 << i)]).any():
+            return False
+    return True
