@@ -1,0 +1,221 @@
+"""Nasty noise (Blanc–Lange–Tan 2021, Definition 2; Bshouty–Eiron–Kushilevitz 2002).
+
+An eta-adversary sees the whole clean sample S° = (X, y) and may replace any floor(eta m) of its
+examples, both x and label, by anything it likes; the learner sees the result S. Each adversary
+here returns a :class:`Corruption` holding S and the mask of replaced rows, and never replaces
+more than floor(eta m) rows (that is checked on the way out, so a bug cannot hide).
+
+* :func:`random_label_flips` — a baseline: flip the labels of floor(eta m) uniformly chosen rows.
+* :func:`find_adversary` — targets FIND: on the leaves of the clean depth-d optimum it flips the
+  majority labels of the cheapest leaves until their empirical majority turns, so that FIND on S
+  labels those regions wrongly (each flip buys about 2/m of true error, the source of the 2 eta).
+* :func:`moving_adversary` — moves examples: takes rows from the largest leaves of the clean
+  optimum and re-plants them, with the wrong label, inside the cheapest leaves (x changes).
+* :func:`equalizing_adversary` with :func:`indistinguishable_pair` — the information-theoretic
+  construction: two targets that differ only on a region R, mu = 1/2 + t and 1/2 - t there, with
+  t Pr[R] = eta. The adversary flips labels inside R until half of them are 1, so the corrupted
+  samples of the two targets have the same distribution. Whatever h a learner outputs,
+  (error_+(h) - opt_+) + (error_-(h) - opt_-) = 2 t Pr[R] = 2 eta: one of the two targets suffers
+  excess error >= eta, and 2 eta when h is constant on R (e.g. R is a leaf of a proper learner).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .tree import DecisionTree
+from .validate import check_binary_matrix, check_int, check_labels, check_real, check_rng
+
+
+@dataclass
+class Corruption:
+    """An eta-corrupted sample: the rows the learner sees and which of them the adversary replaced."""
+
+    X: np.ndarray
+    y: np.ndarray
+    changed: np.ndarray   # bool (m,): row replaced (x and/or label differ from the clean row)
+    budget: int           # floor(eta m)
+
+    @property
+    def n_changed(self) -> int:
+        """Number of rows that differ from the clean sample."""
+        return int(self.changed.sum())
+
+
+def check_eta(eta: object) -> float:
+    """eta must lie in [0, 1/2) (Definition 2; at 1/2 the adversary can erase the signal)."""
+    return check_real("eta", eta, 0.0, 0.5, low_open=False, high_open=True)
+
+
+def budget(eta: float, m: int) -> int:
+    """floor(eta m): the number of examples an eta-adversary may replace."""
+    return int(math.floor(check_eta(eta) * check_int("m", m, 0) + 1e-12))
+
+
+def _prepare(X: object, y: object, eta: object) -> tuple[np.ndarray, np.ndarray, float, int]:
+    X = check_binary_matrix("X", X)
+    y = check_labels("y", y, X.shape[0])
+    eta = check_eta(eta)
+    return X, y, eta, budget(eta, X.shape[0])
+
+
+def _finish(X: np.ndarray, y: np.ndarray, X2: np.ndarray, y2: np.ndarray, k: int) -> Corruption:
+    changed = (X2 != X).any(axis=1) | (y2 != y)
+    if changed.sum() > k:  # a guard, not a clip: an adversary over budget is a bug
+        raise RuntimeError(f"adversary changed {int(changed.sum())} rows, budget floor(eta m) = {k}")
+    return Corruption(X=X2, y=y2, changed=changed, budget=k)
+
+
+def random_label_flips(X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.Generator) -> Corruption:
+    """Flip the labels of floor(eta m) uniformly random rows (random classification noise, fixed count)."""
+    X, y, eta, k = _prepare(X, y, eta)
+    rng = check_rng(rng)
+    rows = rng.choice(X.shape[0], size=k, replace=False)
+    y2 = y.copy()
+    y2[rows] ^= 1
+    return _finish(X, y, X.copy(), y2, k)
+
+
+def _leaf_plan(X: np.ndarray, y: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, DecisionTree]:
+    """Leaves of the clean FIND tree: leaf of each row, cost to turn each leaf's majority, and label."""
+    from .find import find
+
+    tree = find(X, y, depth).tree
+    leaf_ids = tree.apply(X)
+    leaves = np.array(tree.leaves())
+    pos = np.searchsorted(leaves, leaf_ids)
+    n1 = np.bincount(pos, weights=y, minlength=leaves.size)
+    n0 = np.bincount(pos, minlength=leaves.size) - n1
+    majority = (n1 > n0).astype(np.uint8)
+    cost = np.abs(n1 - n0).astype(np.int64) + 1  # flips of majority labels that turn the majority
+    return pos, cost, majority, tree
+
+
+def find_adversary(X: np.ndarray, y: np.ndarray, eta: float, depth: int,
+                   rng: np.random.Generator) -> Corruption:
+    """Flip labels where that moves FIND's empirical optimum most (targets FIND).
+
+    On the leaves of the clean depth-``depth`` optimum, ordered by the number of flips needed to
+    turn their empirical majority (cheapest first), flip ceil((margin + 1) / 2) majority labels of
+    each leaf while the budget lasts; leftover budget flips majority labels of the next leaf.
+    """
+    X, y, eta, k = _prepare(X, y, eta)
+    depth = check_int("depth", depth, 0)
+    rng = check_rng(rng)
+    pos, cost, majority, _ = _leaf_plan(X, y, depth)
+    y2 = y.copy()
+    left = k
+    for leaf in np.argsort(cost, kind="stable"):  # loop over leaves
+        if left == 0:
+            break
+        need = int(math.ceil(cost[leaf] / 2))
+        rows = np.flatnonzero((pos == leaf) & (y == majority[leaf]))
+        take = rng.permutation(rows)[: min(need, left, rows.size)]
+        y2[take] ^= 1
+        left -= take.size
+    return _finish(X, y, X.copy(), y2, k)
+
+
+def moving_adversary(X: np.ndarray, y: np.ndarray, eta: float, depth: int,
+                     rng: np.random.Generator) -> Corruption:
+    """Move examples: re-plant rows, with the minority label, inside the cheapest leaves.
+
+    The moved rows are taken from the most populous leaves of the clean depth-``depth`` optimum
+    (where losing a few barely matters) and get a new x drawn uniformly inside a target leaf
+    region plus the label opposite to that leaf's majority. Changes x, not only y.
+    """
+    X, y, eta, k = _prepare(X, y, eta)
+    depth = check_int("depth", depth, 0)
+    rng = check_rng(rng)
+    pos, cost, majority, tree = _leaf_plan(X, y, depth)
+    restrictions = tree.leaf_restrictions()
+    counts = np.bincount(pos, minlength=cost.size)
+    # donors: rows of the most populous leaves first
+    donor_order = np.argsort(-counts[pos], kind="stable")
+    X2, y2 = X.copy(), y.copy()
+    used = 0
+    for leaf in np.argsort(cost, kind="stable"):  # loop over leaves
+        if used == k:
+            break
+        need = min(int(cost[leaf]), k - used)
+        donors = donor_order[used: used + need]
+        donors = donors[pos[donors] != leaf]
+        r = restrictions[leaf]
+        fresh = rng.integers(0, 2, size=(donors.size, X.shape[1])).astype(np.uint8)
+        fresh[:, r >= 0] = r[r >= 0]
+        X2[donors] = fresh
+        y2[donors] = 1 - majority[leaf]
+        used += need
+    return _finish(X, y, X2, y2, k)
+
+
+def indistinguishable_pair(n: int, eta: float, region_codim: int) -> tuple[DecisionTree, DecisionTree, np.ndarray, float]:
+    """Two stochastic trees an eta-adversary can make indistinguishable (the 2 eta lower bound).
+
+    Both query x_0, ..., x_{c-1} (c = ``region_codim``) on one path down to the region
+    R = {x_0 = ... = x_{c-1} = 1} of mass 2^-c; off that path leaves alternate 0/1 (shared).
+    On R, T_+ has a stochastic leaf with mu = 1/2 + t and T_- one with mu = 1/2 - t, where
+    t = eta 2^c (must be <= 1/2). Returns (T_+, T_-, region restriction, t).
+    """
+    n = check_int("n", n, 1)
+    eta = check_eta(eta)
+    c = check_int("region_codim", region_codim, 1, n)
+    t = eta * 2**c
+    if t > 0.5:
+        raise ValueError(f"eta must be at most 2^-(region_codim+1) = {2.0**-(c + 1):g} for region_codim = {c}, got {eta}")
+    trees = []
+    for sign in (+1, -1):
+        tree = DecisionTree(n)
+        node = 0
+        for i in range(c):
+            c0, c1 = tree.split(node, i)
+            tree.set_value(c0, float(i % 2))
+            node = c1
+        tree.set_value(node, 0.5 + sign * t)
+        trees.append(tree)
+    region = np.full(n, -1, dtype=np.int8)
+    region[:c] = 1
+    return trees[0], trees[1], region, t
+
+
+def equalizing_adversary(X: np.ndarray, y: np.ndarray, eta: float, region: np.ndarray) -> Corruption:
+    """Flip labels inside the region (a restriction: -1 free, 0/1 fixed) until half are 1.
+
+    Deterministic: flips the lowest-index rows of the majority label; stops at the budget.
+    """
+    X, y, eta, k = _prepare(X, y, eta)
+    region = np.asarray(region)
+    if region.shape != (X.shape[1],) or not np.isin(region, (-1, 0, 1)).all():
+        raise ValueError(f"region must be a length-{X.shape[1]} array of -1/0/1, got {region!r}")
+    fixed = region >= 0
+    inside = np.flatnonzero((X[:, fixed] == region[fixed]).all(axis=1))
+    ones = int(y[inside].sum())
+    excess = ones - (inside.size - ones)          # (#1 - #0) inside the region
+    need = min(abs(excess) // 2, k)
+    majority = 1 if excess > 0 else 0
+    rows = inside[y[inside] == majority][:need]
+    y2 = y.copy()
+    y2[rows] ^= 1
+    return _finish(X, y, X.copy(), y2, k)
+
+
+ADVERSARIES = ("random", "find", "moving")
+
+
+def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.Generator,
+            depth: int = 2) -> Corruption:
+    """Dispatch to an adversary by name: 'random', 'find' or 'moving'."""
+    if kind == "random":
+        return random_label_flips(X, y, eta, rng)
+    if kind == "find":
+        return find_adversary(X, y, eta, depth, rng)
+    if kind == "moving":
+        return moving_adversary(X, y, eta, depth, rng)
+    raise ValueError(f"kind must be one of {ADVERSARIES}, got {kind!r}")
+
+
+__all__ = ["Corruption", "check_eta", "budget", "random_label_flips", "find_adversary",
+           "moving_adversary", "indistinguishable_pair", "equalizing_adversary", "corrupt", "ADVERSARIES"]

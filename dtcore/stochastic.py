@@ -1,0 +1,225 @@
+"""Stochastic decision trees (Blanc–Lange–Tan, ICALP 2021): sampling, mu_T, Bayes optimum, Lemma 2.1.
+
+A stochastic tree (:class:`~dtcore.tree.DecisionTree` with ``split_stochastic`` nodes) labels x by
+a random T(x); its *mean function* is mu_T(x) = Pr[T(x) = 1]. The Bayes-optimal classifier is
+round(mu_T) with round(t) = 1[t >= 1/2], and opt_T = E_x[min(mu_T, 1 - mu_T)] is its error
+(Fact 1.1: no hypothesis does better). Everything here is exact on the cube (n <= 20 or so),
+except :func:`sample`, which draws labelled examples.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .cube import ProductDistribution, all_points, table_variables
+from .tree import LEAF, STOCHASTIC, DecisionTree
+from .validate import check_int, check_real, check_rng
+
+
+def _check_tree(tree: object) -> DecisionTree:
+    if not isinstance(tree, DecisionTree):
+        raise ValueError(f"tree must be a DecisionTree, got {type(tree).__name__}")
+    return tree
+
+
+def random_stochastic_tree(n: int, size: int, n_stochastic: int, rng: np.random.Generator,
+                           max_depth: int | None = None, q_low: float = 0.1) -> DecisionTree:
+    """A random stochastic tree with ``size`` leaves, ``n_stochastic`` of its internal nodes coins.
+
+    Blanc–Lange–Tan 2021, Sec. 1 (Figure 1 shows one). The tree grows by splitting a uniformly
+    chosen open leaf; the splits that are coins are a uniform ``n_stochastic``-subset of the
+    ``size - 1`` splits and branch with q ~ Uniform[q_low, 1 - q_low]; the others query a uniform
+    variable not on the path. ``max_depth`` caps the number of *queries* on a path. Leaf labels
+    are random 0/1 with the two leaves below one node always different (no node is redundant).
+    """
+    n = check_int("n", n, 1)
+    max_depth = n if max_depth is None else check_int("max_depth", max_depth, 1, n)
+    size = check_int("size", size, 1)
+    n_stochastic = check_int("n_stochastic", n_stochastic, 0, size - 1)
+    q_low = check_real("q_low", q_low, 0.0, 0.5, low_open=False)
+    rng = check_rng(rng)
+    coin_steps = set(rng.choice(size - 1, size=n_stochastic, replace=False).tolist()) if size > 1 else set()
+    if size - n_stochastic > 2**max_depth:
+        raise ValueError(f"size - n_stochastic must be at most 2^max_depth = {2**max_depth}, "
+                         f"got {size - n_stochastic}")
+    tree = DecisionTree(n)
+    open_leaves = [0]
+    for step in range(size - 1):  # loop over splits (tree nodes), not samples
+        if step in coin_steps:
+            candidates = open_leaves
+        else:
+            candidates = [v for v in open_leaves if (tree._restriction[v] >= 0).sum() < max_depth]
+            if not candidates:
+                raise ValueError(f"max_depth = {max_depth} leaves no room for {size} leaves")
+        leaf = candidates[int(rng.integers(len(candidates)))]
+        open_leaves.remove(leaf)
+        if step in coin_steps:
+            c0, c1 = tree.split_stochastic(leaf, float(rng.uniform(q_low, 1.0 - q_low)))
+        else:
+            free = np.flatnonzero(tree._restriction[leaf] < 0)
+            c0, c1 = tree.split(leaf, int(rng.choice(free)))
+        open_leaves += [c0, c1]
+    labels = rng.integers(0, 2, size=tree.node_count)
+    for node, f in enumerate(tree.feature):  # sibling leaves get different labels
+        c0, c1 = tree.child0[node], tree.child1[node]
+        if f != LEAF and tree.feature[c0] == LEAF and tree.feature[c1] == LEAF:
+            labels[c1] = 1 - labels[c0]
+    for leaf in tree.leaves():
+        tree.set_value(leaf, float(labels[leaf]))
+    return tree
+
+
+def mean_table(tree: DecisionTree) -> np.ndarray:
+    """mu_T on every point of the cube (truth-table order), exactly: Pr[T(x) = 1]."""
+    tree = _check_tree(tree)
+    return tree.predict_proba(all_points(tree.n))
+
+
+def sample(tree: DecisionTree, m: int, rng: np.random.Generator,
+           dist: ProductDistribution | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """m labelled examples (x, T(x)) with x uniform (or from ``dist``) and the coins of T fresh."""
+    tree = _check_tree(tree)
+    m = check_int("m", m, 0)
+    rng = check_rng(rng)
+    dist = ProductDistribution.uniform(tree.n) if dist is None else dist
+    X = dist.sample(m, rng)
+    return X, tree.predict(X, rng=rng)
+
+
+def bayes_optimal(mu: np.ndarray) -> np.ndarray:
+    """round(mu) with round(t) = 1[t >= 1/2]: the Bayes-optimal classifier (Sec. 1.3)."""
+    mu = np.asarray(mu, dtype=np.float64)
+    if mu.size and (np.isnan(mu).any() or (mu < 0).any() or (mu > 1).any()):
+        raise ValueError("mu must take values in [0, 1]")
+    return (mu >= 0.5).astype(np.uint8)
+
+
+def error(mu: np.ndarray, h: np.ndarray) -> float:
+    """error_T(h) = E_x[Pr[h(x) != T(x)]] under the uniform measure, exactly.
+
+    ``mu`` is mu_T on the cube; ``h`` is a hypothesis on the cube, either 0/1 or a stochastic one
+    given by Pr[h(x) = 1] in [0, 1] (coins of h independent of T).
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    h = np.asarray(h, dtype=np.float64)
+    table_variables(mu, "mu")
+    if h.shape != mu.shape:
+        raise ValueError(f"h must have shape {mu.shape} like mu, got {h.shape}")
+    if (h < 0).any() or (h > 1).any():
+        raise ValueError("h must take values in [0, 1]")
+    return float(np.mean(mu * (1.0 - h) + (1.0 - mu) * h))
+
+
+def opt(mu: np.ndarray) -> float:
+    """opt_T = error_T(round(mu_T)) = E_x[min(mu_T, 1 - mu_T)] (Fact 1.1)."""
+    mu = np.asarray(mu, dtype=np.float64)
+    return error(mu, bayes_optimal(mu))
+
+
+def fix_coins(tree: DecisionTree, rng: np.random.Generator) -> DecisionTree:
+    """T(., r): the deterministic tree obtained by drawing every coin of T once (Lemma 2.1's r).
+
+    Fractional leaf values are drawn too, so the result is an ordinary 0/1 tree of size <= size(T).
+    """
+    tree = _check_tree(tree)
+    rng = check_rng(rng)
+    bits = rng.random(tree.node_count)
+    out = DecisionTree(tree.n)
+    stack = [(0, 0)]
+    while stack:  # loop over nodes
+        src, dst = stack.pop()
+        while tree.feature[src] == STOCHASTIC:
+            src = tree.child1[src] if bits[src] < tree.branch_prob[src] else tree.child0[src]
+        f = tree.feature[src]
+        if f == LEAF:
+            out.set_value(dst, float(bits[src] < tree.value[src]))
+        else:
+            c0, c1 = out.split(dst, f)
+            stack += [(tree.child0[src], c0), (tree.child1[src], c1)]
+    return out
+
+
+def stack_trees(copies: list[DecisionTree]) -> DecisionTree:
+    """The stochastic-leaf tree of Lemma 2.1: stack c deterministic trees, leaves get p_l = mean.
+
+    Each leaf of copy i is replaced by copy i + 1, restricted to the path so far (a variable
+    already fixed on the path is not queried again: its branch is followed). A final leaf l
+    holds p_l = average over the copies of their labels at l, i.e. a stochastic leaf (written as
+    a leaf with Pr[label = 1] = p_l, equivalent to a coin node above a 1-leaf and a 0-leaf).
+    Its size is at most prod_i size(copy_i) <= s^c.
+    """
+    if not copies:
+        raise ValueError("copies must hold at least one tree, got none")
+    n = copies[0].n
+    for t in copies:
+        if _check_tree(t).n != n or not t.is_deterministic:
+            raise ValueError("copies must be deterministic DecisionTrees on the same n variables")
+    out = DecisionTree(n)
+    c = len(copies)
+    # work items: (node in out, copy index, node in that copy, sum of labels of finished copies)
+    stack = [(0, 0, 0, 0.0)]
+    while stack:  # loop over nodes of the stacked tree
+        dst, i, src, total = stack.pop()
+        t = copies[i]
+        restriction = out._restriction[dst]
+        while t.feature[src] != LEAF and restriction[t.feature[src]] >= 0:
+            src = t.child1[src] if restriction[t.feature[src]] == 1 else t.child0[src]
+        if t.feature[src] == LEAF:
+            total += t.value[src]
+            if i + 1 == c:
+                out.set_value(dst, total / c)
+            else:
+                stack.append((dst, i + 1, 0, total))
+        else:
+            c0, c1 = out.split(dst, t.feature[src])
+            stack += [(c0, i, t.child0[src], total), (c1, i, t.child1[src], total)]
+    return out
+
+
+def stochastic_leaf_approximation(tree: DecisionTree, c: int, rng: np.random.Generator,
+                                  ) -> tuple[DecisionTree, list[DecisionTree]]:
+    """Lemma 2.1: draw c copies T(., r_i) and stack them into a stochastic-leaf tree.
+
+    Blanc–Lange–Tan 2021, Lemma 2.1 (c = 1/eps^2 gives E_r E_x|est - mu_T| <= eps / 2, so some
+    draw achieves it). Returns (stacked tree, the c copies); mu of the stacked tree equals
+    the average of the copies' truth tables.
+    """
+    tree = _check_tree(tree)
+    c = check_int("c", c, 1)
+    rng = check_rng(rng)
+    copies = [fix_coins(tree, rng) for _ in range(c)]
+    return stack_trees(copies), copies
+
+
+def approximation_bound(c: int) -> float:
+    """E_r E_x |est(x) - mu_T(x)| <= sqrt(E Var/c) <= 1 / (2 sqrt(c)) (proof of Lemma 2.1)."""
+    c = check_int("c", c, 1)
+    return 0.5 / math.sqrt(c)
+
+
+def deterministic_depths(tree: DecisionTree) -> np.ndarray:
+    """Number of variable queries (not coins) on the path to each leaf, in ``leaves()`` order."""
+    tree = _check_tree(tree)
+    return (tree.leaf_restrictions() >= 0).sum(axis=1)
+
+
+def truncate_deterministic_depth(tree: DecisionTree, k: int) -> DecisionTree:
+    """T': T with every leaf of deterministic depth > k relabelled 0 (proof of Proposition 5.1).
+
+    mu_{T'} is a polynomial of degree <= k with values in [0, 1] that differs from mu_T only on
+    inputs that can reach a deep leaf (fraction <= s 2^-k).
+    """
+    tree = _check_tree(tree)
+    k = check_int("k", k, 0)
+    out = tree.copy()
+    for leaf, depth in zip(out.leaves(), deterministic_depths(out)):
+        if depth > k:
+            out.set_value(leaf, 0.0)
+    return out
+
+
+__all__ = ["random_stochastic_tree", "mean_table", "sample", "bayes_optimal", "error", "opt",
+           "fix_coins", "stack_trees", "stochastic_leaf_approximation", "approximation_bound",
+           "deterministic_depths", "truncate_deterministic_depth"]
