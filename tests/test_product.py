@@ -1,0 +1,247 @@
+"""Chapter 4 (Moakhar et al. 2026): product-space lemmas, the robust selector, Algorithm 2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtcore import analysis, bounds, functions
+from dtcore.cube import ProductDistribution, truth_table
+from dtcore.grow import build_top_down_dt, select_best
+from dtcore.product import (
+    estimate_scores,
+    m_error,
+    m_label,
+    m_score,
+    practical_build_top_down_dt,
+    select_quarter_adversarial,
+    tree_error,
+    tree_oracle,
+)
+
+from .notebook_runner import expect_parameter_error, run_chapter
+
+CHAPTER = "04_product_spaces.ipynb"
+
+
+def _random_setting(seed: int, n: int, size: int):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.05, 0.95, size=n)
+    dist = ProductDistribution(p)
+    tree = functions.random_tree(n, size, rng)
+    return tree, tree.truth_table(), dist, rng
+
+
+# --- schedules and bounds: known values --------------------------------------------------------
+
+def test_schedules_match_formulas():
+    j, d, e, n = 3, 0.1, 0.2, 5
+    assert m_score(j, d, e, n) == pytest.approx(12 * 4 * 5 / 0.2 * math.log(4 * 9 * 4 * 5 / 0.1))
+    assert m_label(j, e, d) == pytest.approx(128 * (4 * math.log(2) + math.log(16 * 9 / 0.1)) / 0.04)
+    assert m_error(j, e, d) == pytest.approx(32 / 0.04 * math.log(16 * 9 / 0.1))
+    assert m_score(j + 1, d, e, n) > m_score(j, d, e, n)
+
+
+def test_bounds_known_values():
+    # balanced: D = Delta = k gives (e/eps)^(k^2) (Appendix E.1)
+    assert bounds.theorem11_size_bound(3, 3, 0.5) == pytest.approx((math.e / 0.5) ** 9)
+    assert bounds.product_log_size_bound(3, 3, 0.5, 4.0) == pytest.approx(36 * math.log(2 * math.e))
+    # small eps-independent regime: e^(Delta D) wins when e Delta/(eps D) < e
+    assert bounds.theorem11_size_bound(10, 1, 0.5) == pytest.approx(math.exp(10))
+    assert bounds.max_influence_lower(1.0, 1.0) == 0.5
+    assert bounds.max_influence_lower(1.0, 1.0, paper_form=True) == 1.0
+    assert bounds.lemma44_score_lower(0.1, 2, 2.0) == pytest.approx(0.025)
+    assert bounds.lemma44_score_lower(0.1, 2, 2.0, paper_form=True) == pytest.approx(0.05)
+    assert bounds.path_average_depth(30, 0.5) == pytest.approx(2.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("q", [0.5, 0.3, 0.9])
+def test_path_tree_average_depth_closed_form(q):
+    k = 6
+    tree = functions.path_tree(8, k + 1, np.random.default_rng(0), exit_sides=[1] * k)
+    dist = ProductDistribution(np.full(8, q))  # exit on x = 1: probability q per level
+    assert tree.depth == k and tree.size == k + 1
+    assert tree.average_depth(dist) == pytest.approx(bounds.path_average_depth(k, q))
+
+
+def test_balanced_tree_shape():
+    tree = functions.balanced_tree(7, 3, np.random.default_rng(1))
+    assert tree.size == 8 and tree.depth == 3
+    assert tree.average_depth(ProductDistribution(np.full(7, 0.1))) == pytest.approx(3.0)
+
+
+def test_path_tree_every_query_matters():
+    rng = np.random.default_rng(3)
+    tree = functions.path_tree(6, 5, rng)
+    inf = analysis.influences(tree.truth_table(), ProductDistribution(np.full(6, 0.3)), "rerandomised")
+    assert (inf > 0).sum() == 4
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: functions.path_tree(4, 6, np.random.default_rng(0)),
+    lambda: functions.path_tree(4, 3, np.random.default_rng(0), exit_sides=[0, 2]),
+    lambda: bounds.theorem11_size_bound(2, 3, 0.1),
+    lambda: bounds.theorem11_size_bound(3, 3, 1.5),
+    lambda: m_score(1, 0.1, 0.0, 3),
+    lambda: m_label(0, 0.1, 0.1),
+    lambda: m_error(1, 0.1, 1.0),
+])
+def test_bad_arguments(bad):
+    with pytest.raises(ValueError):
+        bad()
+
+
+# --- exact lemmas under random product measures (hypothesis) -----------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 7), size=st.integers(2, 12))
+def test_exact_lemmas_random_mu(seed, n, size):
+    size = min(size, 2**n)
+    target, table, dist, _ = _random_setting(seed, n, size)
+    inf = analysis.influences(table, dist, "rerandomised")
+    var = analysis.variance(table, dist)
+    err = analysis.constant_error(table, dist)
+    delta = target.average_depth(dist)
+    # Lemma C.2: Inf_i <= 2 error <= Var
+    assert inf.max() <= 2 * err + 1e-12 and 2 * err <= var + 1e-12
+    # Lemma 4.2: Inf <= D Var and Inf <= Delta (in fact <= Delta / 2)
+    assert inf.sum() <= target.depth * var + 1e-12
+    assert inf.sum() <= delta / 2 + 1e-12
+    # Lemma C.1, corrected form (OSSS): max_i Inf_i >= Var / (2 Delta)
+    assert inf.max() >= bounds.max_influence_lower(var, delta) - 1e-12
+    # Lemma 4.1 (error <= cost) and Lemma 4.3 (cost drops by the score) along a run
+    res = build_top_down_dt(table, 0.01, dist, kind="rerandomised")
+    tr = res.trace
+    assert (tr["error"] <= tr["cost"] + 1e-12).all()
+    drops = tr["cost"].to_numpy()[:-1] - tr["cost"].to_numpy()[1:]
+    np.testing.assert_allclose(drops, tr["score"].to_numpy()[:-1], atol=1e-12)
+
+
+def test_lemma_c1_paper_form_fails_on_dictator():
+    table = truth_table(lambda X: X[:, 0], 3)
+    dist = ProductDistribution.uniform(3)
+    inf = analysis.influences(table, dist, "rerandomised")
+    var = analysis.variance(table, dist)
+    assert inf.max() == pytest.approx(0.5) and var == pytest.approx(1.0)
+    assert inf.max() < bounds.max_influence_lower(var, 1.0, paper_form=True)
+    assert inf.max() == pytest.approx(bounds.max_influence_lower(var, 1.0))  # tight
+
+
+# --- Theorem 5.1 selector --------------------------------------------------------------------
+
+def test_quarter_selector_choice():
+    from dtcore.grow import Frontier, Split
+    from dtcore.tree import DecisionTree
+
+    fr = Frontier(DecisionTree(3), [0, 1, 2, 3], [None] * 4,
+                  [Split(0.8, 0), Split(0.1, 1), Split(0.25, 2), None])
+    assert select_best(fr) == 0
+    assert select_quarter_adversarial(fr) == 2  # smallest score >= 0.2
+    assert select_quarter_adversarial(Frontier(DecisionTree(3), [0], [None], [None])) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(3, 7))
+def test_quarter_adversarial_within_theorem51(seed, n):
+    target, table, dist, _ = _random_setting(seed, n, min(8, 2**n))
+    eps = 0.05
+    res = build_top_down_dt(table, eps, dist, kind="rerandomised", select=select_quarter_adversarial)
+    tr = res.trace
+    assert tr["error"].iloc[-1] <= eps
+    splits = tr[tr["feature"] >= 0]
+    assert (tr["error"] <= tr["cost"] + 1e-12).all()
+    assert len(splits) + 1 == res.tree.size
+    bound = bounds.theorem51_size_bound(target.depth, target.average_depth(dist), eps)
+    assert res.tree.size <= bound
+
+
+# --- Lemma 5.2: the estimator's mean converges to the exact score ------------------------------
+
+def test_estimator_unbiased():
+    rng = np.random.default_rng(5)
+    n = 6
+    target, table, dist, _ = _random_setting(11, n, 8)
+    hyp = build_top_down_dt(table, 0.01, dist, kind="rerandomised", max_leaves=3).tree
+    exact = analysis.leaf_statistics(hyp, table, dist, "rerandomised")["weighted_influence"]
+    oracle = tree_oracle(target)
+    reps = [estimate_scores(hyp, oracle, dist, 4000, rng) for _ in range(40)]
+    mean = np.mean(reps, axis=0)
+    se = np.std(reps, axis=0, ddof=1) / np.sqrt(len(reps))
+    assert np.all(np.abs(mean - exact) <= 5 * se + 1e-4)
+    # each entry is a mean of 4000 Bernoullis with success probability = exact score
+    np.testing.assert_allclose(np.var(reps, axis=0, ddof=1), exact * (1 - exact) / 4000, rtol=0.6, atol=1e-7)
+
+
+def test_estimator_zero_on_queried_variable():
+    rng = np.random.default_rng(0)
+    target = functions.balanced_tree(4, 2, rng)
+    dist = ProductDistribution(np.full(4, 0.3))
+    est = estimate_scores(target, tree_oracle(target), dist, 2000, rng)
+    assert np.all(est[target.leaf_restrictions() >= 0] == 0)
+    assert np.all(est == 0)  # on the target's own leaves f is constant
+
+
+# --- Algorithm 2 ------------------------------------------------------------------------------
+
+def test_algorithm2_deterministic_and_counts():
+    target = functions.balanced_tree(6, 2, np.random.default_rng(0))
+    dist = ProductDistribution(np.full(6, 0.3))
+    a = practical_build_top_down_dt(tree_oracle(target), dist, 0.2, 0.1, np.random.default_rng(4))
+    b = practical_build_top_down_dt(tree_oracle(target), dist, 0.2, 0.1, np.random.default_rng(4))
+    assert a.tree.to_text() == b.tree.to_text() and a.label_queries == b.label_queries
+    j = a.tree.size
+    assert a.trace["pairs_per_variable"].iloc[-1] == math.ceil(m_score(j, 0.1, 0.2, 6))
+    assert a.ll_samples == math.ceil(m_label(j, 0.2, 0.1))
+    assert a.ee_samples == math.ceil(m_error(j, 0.2, 0.1))
+    assert a.terminated
+    assert a.label_queries <= 2 * a.score_pairs + a.ll_samples + a.ee_samples
+    assert list(a.trace["j"]) == list(range(1, j + 1))
+
+
+def test_algorithm2_error_at_most_eps_most_runs():
+    """Sec. 5.3: error <= eps with probability >= 1 - delta; we require >= 18 of 20 runs (delta = 0.1)."""
+    eps, delta, n = 0.15, 0.1, 8
+    good = 0
+    for r in range(20):
+        rng = np.random.default_rng(100 + r)
+        p = [0.5, 0.3, 0.1][r % 3]
+        target = functions.balanced_tree(n, 3, rng) if r % 2 else functions.path_tree(n, 8, rng)
+        dist = ProductDistribution(np.full(n, p))
+        res = practical_build_top_down_dt(tree_oracle(target), dist, eps, delta, rng)
+        good += tree_error(res.tree, target, dist) <= eps
+    assert good >= 18
+
+
+@pytest.mark.parametrize("kw, name", [
+    ({"eps": 0.0}, "eps"), ({"eps": 1.0}, "eps"), ({"delta": 0.0}, "delta"),
+    ({"delta": 1.5}, "delta"),
+])
+def test_algorithm2_bad_parameters(kw, name):
+    target = functions.balanced_tree(3, 2, np.random.default_rng(0))
+    args = {"eps": 0.2, "delta": 0.1, **kw}
+    with pytest.raises(ValueError, match=name):
+        practical_build_top_down_dt(tree_oracle(target), ProductDistribution.uniform(3),
+                                    rng=np.random.default_rng(0), **args)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, -0.2, 1.3])
+def test_bad_bias(p):
+    with pytest.raises(ValueError, match="p"):
+        ProductDistribution(np.full(4, p))
+
+
+# --- the chapter -------------------------------------------------------------------------------
+
+def test_chapter_tiny_non_default(tmp_path):
+    run_chapter(CHAPTER, tmp_path, seed=3, n_exact=5, n_functions=12, biases=[0.5, 0.2],
+                fig2_n=8, fig2_eps=[0.3], fig2_dims=[3], reps=1)
+
+
+@pytest.mark.parametrize("param, value", [("biases", [0.5, 1.0]), ("fig2_eps", [0.1, 1.2]),
+                                          ("delta", 0.0), ("biases", [0.0])])
+def test_chapter_bad_parameters(tmp_path, param, value):
+    expect_parameter_error(CHAPTER, tmp_path, param, **{param: value})
