@@ -1,0 +1,227 @@
+"""Tests for dtcore.id3 (Brutzkus–Daniely–Malach 2020, Algorithm 1) and dtcore.impurity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.tree import DecisionTreeClassifier
+
+from dtcore.cube import ProductDistribution
+from dtcore.functions import junta, junta_tree, parity, random_junta
+from dtcore.id3 import gains, id3, paths_reuse_no_feature, tree_disagreement
+from dtcore.impurity import entropy, gini, kearns_mansour, lipschitz_constant, strong_concavity
+from dtcore.smoothed import alpha_c_distribution, empirical_covariance
+from dtcore.tree import DecisionTree
+
+from .notebook_runner import expect_parameter_error, run_chapter
+
+CHAPTER = "05_id3_smoothed.ipynb"
+
+
+# --- impurities --------------------------------------------------------------------------
+def test_impurity_values():
+    assert gini(0.5) == 1.0 and entropy(0.5) == 1.0 and kearns_mansour(0.5) == 1.0
+    for C in (gini, entropy, kearns_mansour):
+        assert C(0.0) == 0.0 and C(1.0) == 0.0
+        assert np.isclose(C(0.2), C(0.8))
+    assert np.isclose(gini(0.25), 0.75)
+    assert np.isclose(entropy(0.25), 0.25 * 2 + 0.75 * np.log2(4 / 3))
+
+
+@pytest.mark.parametrize("name,C", [("gini", gini), ("entropy", entropy), ("kearns_mansour", kearns_mansour)])
+def test_strong_concavity_constant(name, C):
+    beta = strong_concavity(name)
+    rng = np.random.default_rng(1)
+    a, b, t = rng.random((3, 20000))
+    lhs = C(t * a + (1 - t) * b)
+    rhs = t * C(a) + (1 - t) * C(b) + beta / 2 * t * (1 - t) * (a - b) ** 2
+    assert np.all(lhs >= rhs - 1e-12)
+    # beta is tight: a larger constant fails near p = 1/2
+    a, b, t = 0.49, 0.51, 0.5
+    assert C(0.5) < t * C(a) + (1 - t) * C(b) + 1.05 * beta / 2 * 0.25 * (a - b) ** 2
+
+
+def test_lipschitz_constants_and_entropy_caveat():
+    assert lipschitz_constant("gini") == 4.0
+    assert lipschitz_constant("entropy") == np.inf and lipschitz_constant("kearns_mansour") == np.inf
+    for name, C in (("gini", gini), ("entropy", entropy), ("kearns_mansour", kearns_mansour)):
+        eta = 0.05
+        g = lipschitz_constant(name, eta)
+        x = np.linspace(eta, 1 - eta, 2001)
+        slopes = np.abs(np.diff(C(x)) / np.diff(x))
+        assert slopes.max() <= g + 1e-9
+        assert slopes.max() >= 0.95 * g  # and it is nearly attained
+    with pytest.raises(ValueError, match="eta"):
+        lipschitz_constant("entropy", 0.6)
+    with pytest.raises(ValueError, match="impurity"):
+        strong_concavity("misclassification")
+
+
+# --- gains and the deterministic cores of Lemmas 5 and 6 -----------------------------------
+def test_gain_known_values():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=np.uint8)
+    y = np.array([0, 0, 1, 1], dtype=np.uint8)
+    g = gains(X, y, "gini")
+    assert g[0] == pytest.approx(1.0) and g[1] == pytest.approx(0.0)
+    y = np.array([0, 1, 1, 0], dtype=np.uint8)  # XOR: Kearns' observation in miniature
+    assert np.allclose(gains(X, y, "entropy"), 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["gini", "entropy"]))
+def test_gain_sandwiched_by_covariance(seed, name):
+    """On any sample: (beta/2) I(S,i)^2 / (p(1-p)) <= Gain(S,i) (Lemma 6 core) and, for Gini,
+    Gain(S,i) <= 2 gamma |I(S,i)| (Lemma 5 core)."""
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(2, 60)), int(rng.integers(1, 6))
+    X = (rng.random((m, n)) < rng.random(n)).astype(np.uint8)
+    y = (rng.random(m) < 0.5).astype(np.uint8)
+    g = gains(X, y, name)
+    I = empirical_covariance(X, y)
+    pbar = X.mean(axis=0)
+    inner = (pbar > 0) & (pbar < 1)
+    lower = strong_concavity(name) / 2 * I[inner] ** 2 / (pbar[inner] * (1 - pbar[inner]))
+    assert np.all(g[inner] >= lower - 1e-12)
+    if name == "gini":
+        assert np.all(g <= 2 * lipschitz_constant("gini") * np.abs(I) + 1e-12)
+
+
+# --- ID3 ---------------------------------------------------------------------------------
+def test_id3_learns_and_function_small():
+    X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], dtype=np.uint8)
+    y = (X[:, 0] & X[:, 2]).astype(np.uint8)
+    res = id3(X, y, "gini", trace=True)
+    assert res.tree.feature[0] in (0, 2)
+    assert res.tree.size == 3 and set(res.tree.feature) - {-1} == {0, 2}
+    assert np.array_equal(res.tree.predict(X), y)
+    assert len(res.trace) == 2 and res.trace[0].size == 8
+
+
+def test_id3_pure_sample_is_leaf_and_rules():
+    X = np.array([[0, 1], [1, 1]], dtype=np.uint8)
+    assert id3(X, np.array([1, 1], dtype=np.uint8)).tree.size == 1
+    assert id3(X, np.array([1, 1], dtype=np.uint8)).tree.value[0] == 1.0
+    # exhausted features: two identical points with different labels -> majority leaf (tie -> 1)
+    Xd = np.array([[0], [0], [1]], dtype=np.uint8)
+    res = id3(Xd, np.array([0, 1, 0], dtype=np.uint8))
+    assert res.exhausted_leaves == 1 and res.tree.size == 2
+    assert res.tree.predict(np.array([[0]], dtype=np.uint8))[0] == 1
+    # empty branch: feature 1 is constant, chosen when every gain is 0; empty child gets parent majority
+    Xe = np.array([[0, 1], [0, 1], [0, 1]], dtype=np.uint8)
+    res = id3(Xe, np.array([0, 1, 1], dtype=np.uint8))
+    assert res.empty_leaves >= 1 and res.exhausted_leaves >= 1
+    assert paths_reuse_no_feature(res.tree)
+
+
+def test_id3_feature_subset_and_bad_inputs():
+    X = np.array([[0, 0], [1, 1], [0, 1], [1, 0]], dtype=np.uint8)
+    y = X[:, 0].copy()
+    res = id3(X, y, features=[1])
+    assert set(res.tree.feature) - {-1} == {1}
+    with pytest.raises(ValueError, match="features"):
+        id3(X, y, features=[2])
+    with pytest.raises(ValueError, match="y"):
+        id3(X, y[:3])
+    with pytest.raises(ValueError, match="X"):
+        id3(np.zeros((0, 2), dtype=np.uint8), np.zeros(0, dtype=np.uint8))
+    with pytest.raises(ValueError, match="impurity"):
+        id3(X, y, impurity="misclassification")
+    with pytest.raises(ValueError, match="X"):
+        id3(X * 2, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["gini", "entropy", "kearns_mansour"]))
+def test_id3_fits_functional_labels_and_never_reuses(seed, name):
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 80)), int(rng.integers(1, 8))
+    X = (rng.random((m, n)) < 0.5).astype(np.uint8)
+    table = rng.integers(0, 2, size=2**n).astype(np.uint8)
+    y = junta(X, np.arange(n), table)  # labels a function of the features
+    res = id3(X, y, name)
+    assert np.array_equal(res.tree.predict(X), y)
+    assert res.exhausted_leaves == 0
+    assert paths_reuse_no_feature(res.tree)
+
+
+def test_paths_reuse_detector_detects():
+    t = DecisionTree(3)
+    c0, _ = t.split(0, 1)
+    t.split(c0, 2)
+    assert paths_reuse_no_feature(t)
+    t.feature[c0] = 1  # corrupt: x1 twice on a path
+    assert not paths_reuse_no_feature(t)
+
+
+def test_id3_deterministic():
+    rng = np.random.default_rng(3)
+    X = (rng.random((500, 12)) < 0.4).astype(np.uint8)
+    y = parity(X, [1, 4, 7])
+    a, b = id3(X, y).tree, id3(X, y).tree
+    assert a.feature == b.feature and a.value == b.value
+
+
+# --- exact error -------------------------------------------------------------------------
+def test_tree_disagreement_exact_against_enumeration():
+    from dtcore.cube import all_points
+    rng = np.random.default_rng(5)
+    n = 6
+    dist = ProductDistribution(rng.uniform(0.1, 0.9, n))
+    J, t = random_junta(n, 3, rng)
+    X = dist.sample(40, rng)
+    tree = id3(X, junta(X, J, t)).tree
+    P = all_points(n)
+    w = dist.point_weights()
+    brute = float(w @ (tree.predict(P) != junta(P, J, t)))
+    assert tree_disagreement(tree, junta_tree(n, J, t), dist) == pytest.approx(brute, abs=1e-12)
+    assert tree_disagreement(junta_tree(n, J, t), junta_tree(n, J, t), dist) == 0.0
+
+
+# --- cross-check against scikit-learn ---------------------------------------------------
+@pytest.mark.parametrize("name,criterion", [("gini", "gini"), ("entropy", "entropy")])
+def test_root_split_matches_sklearn(name, criterion):
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(40):
+        n = int(rng.integers(3, 12))
+        dist = ProductDistribution(rng.uniform(0.15, 0.85, n))
+        X = dist.sample(int(rng.integers(50, 400)), rng)
+        y = (rng.random(X.shape[0]) < 0.2 + 0.6 * X[:, rng.integers(n)]).astype(np.uint8)
+        g = np.sort(gains(X, y, name))
+        if g[-1] - g[-2] < 1e-9:  # tie-free data only
+            continue
+        ours = id3(X, y, name).tree.feature[0]
+        sk = DecisionTreeClassifier(criterion=criterion, max_depth=1, random_state=0).fit(X, y)
+        assert ours == sk.tree_.feature[0]
+        checked += 1
+    assert checked >= 30
+
+
+def test_parity_success_and_failure_agree_with_sklearn():
+    rng = np.random.default_rng(2)
+    n, k, m = 16, 3, 4000
+    J, t = random_junta(n, k, rng, kind="parity")
+    target = junta_tree(n, J, t)
+    for dist, should_learn in ((alpha_c_distribution(n, 0.1, 0.15, rng), True),
+                               (ProductDistribution.uniform(n), False)):
+        X = dist.sample(m, rng)
+        y = junta(X, J, t)
+        ours = tree_disagreement(id3(X, y, "entropy").tree, target, dist)
+        Xt = dist.sample(20000, rng)
+        sk = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
+        sk_err = float(np.mean(sk.predict(Xt) != junta(Xt, J, t)))
+        assert (ours == 0.0) == should_learn
+        assert (sk_err < 0.01) == should_learn
+
+
+# --- the chapter ---------------------------------------------------------------------------
+def test_chapter_runs_tiny(tmp_path):
+    nb = run_chapter(CHAPTER, tmp_path, seed=3, n=10, ks=[2, 3], reps=4, m_grid=[200, 800],
+                     n_speed=20, m_speed=2000)
+    assert nb is not None
+
+
+@pytest.mark.parametrize("param,value", [("c", 0.0), ("alpha", 0.6), ("ks", [2, 40]), ("c", -0.1)])
+def test_chapter_rejects_bad_parameters(tmp_path, param, value):
+    expect_parameter_error(CHAPTER, tmp_path, param, **{param: value})
