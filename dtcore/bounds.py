@@ -299,3 +299,50 @@ def bglt_local_labels(b: int, t: int, n_strands: int, n_queries: int = 1) -> int
         raise ValueError(f"b and n_strands must be >= 1 and n_queries >= 0, got {b}, {n_strands}, {n_queries}")
     D = _depth_cap(t)
     return int(b) * ((int(n_strands) + int(n_queries)) * (D + 1) + int(n_queries))
+
+
+# --- Chapter 3: Blanc–Lange–Tan, ICALP 2021 (stochastic trees under nasty noise) -------------------------
+def blt21_find_error_bound(opt: float, eta: float, eps: float) -> float:
+    """BLT 2021 Theorems 1 and 3: FIND's tree has error <= opt + 2 eta + eps (eta = 0: Theorem 1)."""
+    return float(opt) + 2.0 * check_real("eta", eta, 0.0, 0.5, low_open=False) + float(eps)
+
+
+def blt21_low_degree_error_bound(opt: float, eta: float, eps2: float) -> float:
+    """BLT 2021 Theorem 4 / Lemma 5.3 with the proof's constants: error <= opt + 2 sqrt(2 eta + eps2).
+
+    Fact 1.2 and Cauchy-Schwarz give error <= opt + 2 sqrt(E(trunc p* - mu_T)^2), and the Fact 4.3
+    chain bounds that mean square by 2 eta + eps2 (eps2: approximation + generalisation terms).
+    So the O(sqrt(eta)) term is 2 sqrt(2) sqrt(eta).
+    """
+    eta = check_real("eta", eta, 0.0, 0.5, low_open=False)
+    if float(eps2) < 0:
+        raise ValueError(f"eps2 must be >= 0, got {eps2!r}")
+    return float(opt) + 2.0 * math.sqrt(2.0 * eta + float(eps2))
+
+
+def blt21_l1_error_bound(opt: float, eta: float, eps: float) -> float:
+    """BLT 2021 Theorem 4 / Lemma 5.5: L1 regression's stochastic hypothesis has error <= 2 opt + 2 eta + eps."""
+    return 2.0 * float(opt) + 2.0 * check_real("eta", eta, 0.0, 0.5, low_open=False) + float(eps)
+
+
+def blt21_lower_bound_excess(eta: float) -> float:
+    """The information-theoretic minimum (BLT 2021 Sec. 1.1, after BEK 2002): some target in the
+    indistinguishable pair suffers excess error >= eta for every hypothesis, >= 2 eta for one
+    constant on the disputed region; the sum over the pair is >= 2 eta."""
+    return check_real("eta", eta, 0.0, 0.5, low_open=False)
+
+
+def hoeffding_union_eps(n_hypotheses: float, m: int, delta: float) -> float:
+    """sqrt(ln(2 N / delta) / (2 m)): every one of N fixed hypotheses has empirical error within
+    this of its true error, simultaneously, w.p. >= 1 - delta (Hoeffding + union bound; MR02 / Lemma 4.2)."""
+    delta = check_real("delta", delta, 0.0, 1.0)
+    if n_hypotheses < 1 or int(m) < 1:
+        raise ValueError(f"n_hypotheses and m must be >= 1, got {n_hypotheses!r}, {m!r}")
+    return math.sqrt((math.log(2.0) + math.log(n_hypotheses) - math.log(delta)) / (2.0 * int(m)))
+
+
+def blt21_lemma21_expected_l1(c: int) -> float:
+    """BLT 2021 Lemma 2.1 (proof): E_r E_x |mean of c copies - mu_T| <= 1 / (2 sqrt c) (c = 1/eps^2 gives eps/2)."""
+    if int(c) < 1:
+        raise ValueError(f"c must be an integer >= 1, got {c!r}")
+    return 0.5 / math.sqrt(int(c))

@@ -146,3 +146,18 @@ def test_error_validation():
         stochastic_leaf_approximation(_figure1_like(), 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="rng"):
         sample(_figure1_like(), 3, 0)
+
+
+def test_chapter3_bounds():
+    from dtcore import bounds
+
+    assert bounds.blt21_find_error_bound(0.1, 0.05, 0.02) == pytest.approx(0.22)
+    assert bounds.blt21_l1_error_bound(0.1, 0.05, 0.02) == pytest.approx(0.32)
+    assert bounds.blt21_low_degree_error_bound(0.1, 0.02, 0.0) == pytest.approx(0.1 + 2 * 0.2)
+    assert bounds.blt21_lower_bound_excess(0.1) == 0.1
+    assert bounds.blt21_lemma21_expected_l1(4) == 0.25
+    assert bounds.hoeffding_union_eps(1, 2, 0.5) == pytest.approx((2 * np.log(2) / 4) ** 0.5)
+    with pytest.raises(ValueError, match="eta"):
+        bounds.blt21_find_error_bound(0.1, 0.5, 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        bounds.hoeffding_union_eps(10, 10, 0.0)

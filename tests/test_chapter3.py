@@ -1,0 +1,27 @@
+"""Chapter 3 runs with tiny non-default parameters and rejects bad ones with a clear error."""
+
+import json
+
+import pytest
+
+from tests.notebook_runner import expect_parameter_error, run_chapter
+
+CHAPTER = "03_stochastic_trees.ipynb"
+
+
+def test_runs_with_non_default_parameters(tmp_path):
+    nb = run_chapter(CHAPTER, tmp_path, seed=4, n=6, size=4, n_stochastic=1, target_depth=2, m=300, depth=2,
+                     degree=1, eta_grid=[0.0, 0.1], repetitions=1, c_grid=[1, 3], lemma_draws=2,
+                     benchmark_m=300)
+    text = json.dumps(nb["cells"][-1]["outputs"])
+    assert "checks hold" in text
+
+
+@pytest.mark.parametrize("bad, name", [
+    ({"eta": 0.5}, "eta"), ({"eta": -0.1}, "eta"), ({"eta_grid": [0.0, 0.7]}, "eta_grid[1]"),
+    ({"depth": -1}, "depth"), ({"degree": -1}, "degree"), ({"scale": "huge"}, "scale"),
+    ({"n_stochastic": 8}, "n_stochastic"), ({"c_grid": [0]}, "c_grid[0]"),
+])
+def test_rejects_bad_parameters(tmp_path, bad, name):
+    message = expect_parameter_error(CHAPTER, tmp_path, name, **bad)
+    assert "must be" in message
