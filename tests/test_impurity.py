@@ -58,8 +58,10 @@ def test_constants_hold_on_grid_and_are_tight(name):
 @settings(max_examples=200, deadline=None)
 @given(a=unit, b=unit)
 def test_definitions_hold(name, a, b):
-    assert strong_concavity_gap(name, a, b) >= -1e-12
-    assert holder_slack(name, a, b) >= -1e-12
+    # tolerance 1e-7: rounding (a+b)/2 moves p by ~1e-16, which moves sqrt-type G (entropy, KM)
+    # near 0 or 1 by ~1e-8
+    assert strong_concavity_gap(name, a, b) >= -1e-7
+    assert holder_slack(name, a, b) >= -1e-7
 
 
 def test_bad_name():
