@@ -264,3 +264,30 @@ def is_monotone(table: np.ndarray) -> bool:
         if (t[low] > t[low | (1 << i)]).any():
             return False
     return True
+
+
+def gated_majority_tree(k: int, n: int | None = None) -> DecisionTree:
+    """x_0 = 0 -> 0; x_0 = 1 -> Maj(x_1..x_k), read in order until decided (k odd).
+
+    Under a product measure with Pr[x_0 = 1] = q small the tree has small average depth
+    (Delta = 1 + q * Delta(Maj tree)), while the subfunction at the leaf x_0 = 1 is a majority
+    with average depth about k. Used in chapter 4 as a counterexample to Lemma 4.4 of
+    Moakhar et al. 2026, whose proof assumes Delta(f_leaf) <= Delta_opt.
+    """
+    k = check_int("k", k, 1)
+    if k % 2 == 0:
+        raise ValueError(f"k must be odd (a majority without ties), got {k}")
+    n = k + 1 if n is None else check_int("n", n, k + 1)
+    tree = DecisionTree(n)
+    c0, c1 = tree.split(0, 0)
+    tree.set_value(c0, 0.0)
+    need = k // 2 + 1
+    stack = [(c1, 1, 0, 0)]  # node, next variable, ones seen, zeros seen
+    while stack:  # one node per iteration (at most 2^k nodes)
+        node, v, ones, zeros = stack.pop()
+        if ones >= need or zeros >= need:
+            tree.set_value(node, float(ones >= need))
+            continue
+        a, b = tree.split(node, v)
+        stack += [(a, v + 1, ones, zeros + 1), (b, v + 1, ones + 1, zeros)]
+    return tree

@@ -245,3 +245,23 @@ def test_chapter_tiny_non_default(tmp_path):
                                           ("delta", 0.0), ("biases", [0.0])])
 def test_chapter_bad_parameters(tmp_path, param, value):
     expect_parameter_error(CHAPTER, tmp_path, param, **{param: value})
+
+
+def test_gated_majority_refutes_lemma44_delta_form():
+    """f = x0 and Maj_9 under Pr[x0 = 1] = 0.02: Delta(f_leaf) > Delta_opt breaks Lemma 4.4's Delta form."""
+    k, q = 9, 0.02
+    tree = functions.gated_majority_tree(k)
+    X = np.array([[1] + [1] * 5 + [0] * 4, [0] + [1] * 9, [1] + [0] * 5 + [1] * 4], dtype=np.uint8)
+    np.testing.assert_array_equal(tree.predict(X), [1, 0, 0])
+    dist = ProductDistribution([q] + [0.5] * k)
+    f = tree.truth_table()
+    eps = 0.9 * analysis.constant_error(f, dist)
+    D, avg = tree.depth, tree.average_depth(dist)
+    assert D == k + 1 and avg < 1.2
+    steps = build_top_down_dt(f, eps, dist, kind="rerandomised").trace.query("feature >= 0")
+    j = steps["leaves"].to_numpy()
+    assert (steps["score"] / bounds.lemma44_score_lower(eps, j, avg)).min() < 0.75  # Delta-form fails
+    assert (steps["score"] / bounds.lemma44_score_lower(eps, j, D)).min() >= 1      # D-form holds
+    assert (steps["score"] / bounds.lemma45_score_lower(steps["cost"], j, D, D)).min() >= 1
+    with pytest.raises(ValueError, match="k"):
+        functions.gated_majority_tree(4)
