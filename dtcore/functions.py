@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .validate import check_binary_matrix, check_int, check_rng
+from .cube import truth_table
 from .tree import DecisionTree
 
 
@@ -166,10 +167,7 @@ def junta(X: np.ndarray, variables: Sequence[int], table: np.ndarray) -> np.ndar
 
 def parity_table(k: int) -> np.ndarray:
     """Truth table of chi_[k] on k variables (1 when an odd number of bits are 1)."""
-    k = check_int("k", k, 1, 26)
-    idx = np.arange(2**k, dtype=np.int64)
-    bits = (idx[:, None] >> np.arange(k)) & 1
-    return (bits.sum(axis=1) & 1).astype(np.uint8)
+    return truth_table(parity, check_int("k", k, 1, 26))
 
 
 def random_junta(n: int, k: int, rng: np.random.Generator,

@@ -157,40 +157,6 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
     return result
 
 
-def tree_disagreement(tree: DecisionTree, target: DecisionTree,
-                      dist: ProductDistribution | None = None) -> float:
-    """Pr_{x ~ dist}[tree(x) != target(x)] exactly, for two deterministic trees.
-
-    Two leaves' regions intersect unless some coordinate is fixed differently; the intersection's
-    mass is the product of Pr[x_i = b] over coordinates fixed by either leaf. Both the conflict
-    test and the log-mass are matrix products of the leaves' 0/1 restriction indicators, so the
-    cost is (#leaves of tree) x (#leaves of target) x n in BLAS, with no loop over points.
-    Used as L_D(T) of BDM 2020 (zero loss = 0.0 up to rounding).
-    """
-    if not isinstance(tree, DecisionTree) or not isinstance(target, DecisionTree):
-        raise ValueError("tree and target must be DecisionTree objects")
-    if tree.n != target.n:
-        raise ValueError(f"target must have n = {tree.n} variables like tree, got {target.n}")
-    if not (tree.is_deterministic and target.is_deterministic):
-        raise ValueError("tree and target must be deterministic trees")
-    dist = resolve_distribution(dist, tree.n)
-    lp1, lp0 = np.log(dist.p), np.log1p(-dist.p)
-    Ra, Rb = tree.leaf_restrictions(), target.leaf_restrictions()
-    va, vb = tree.leaf_values(), target.leaf_values()
-    B1, B0 = (Rb == 1).astype(np.float64), (Rb == 0).astype(np.float64)
-    total = 0.0
-    step = max(1, 2**22 // max(1, Rb.shape[0]))
-    for s in range(0, Ra.shape[0], step):  # chunks of leaves, each a few matrix products
-        A1 = (Ra[s:s + step] == 1).astype(np.float64)
-        A0 = (Ra[s:s + step] == 0).astype(np.float64)
-        conflict = A1 @ B0.T + A0 @ B1.T
-        logmass = ((A1 @ lp1 + A0 @ lp0)[:, None] + (B1 @ lp1 + B0 @ lp0)[None, :]
-                   - (A1 * lp1) @ B1.T - (A0 * lp0) @ B0.T)
-        differ = va[s:s + step, None] != vb[None, :]
-        total += float(np.exp(logmass)[(conflict == 0) & differ].sum())
-    return total
-
-
 def paths_reuse_no_feature(tree: DecisionTree) -> bool:
     """True when no root-to-leaf path of ``tree`` queries a feature twice (checked from scratch)."""
     ok = True

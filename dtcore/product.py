@@ -356,11 +356,3 @@ def tree_oracle(tree: DecisionTree) -> Oracle:
     if not isinstance(tree, DecisionTree) or not tree.is_deterministic:
         raise ValueError("tree must be a deterministic DecisionTree to serve as a label oracle")
     return lambda X: tree.predict(check_binary_matrix("X", X, tree.n))
-
-
-def tree_error(hypothesis: DecisionTree, target: DecisionTree, dist: ProductDistribution) -> float:
-    """Pr_{x ~ dist}[h(x) != f(x)] exactly, for two deterministic trees on n <= 26 variables."""
-    if hypothesis.n != target.n or dist.n != target.n:
-        raise ValueError("hypothesis, target and dist must share n")
-    diff = hypothesis.truth_table() != target.truth_table()
-    return float(dist.point_weights() @ diff)

@@ -9,7 +9,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dtcore.cube import ProductDistribution
 from dtcore.functions import junta, junta_tree, parity, random_junta
-from dtcore.id3 import gains, id3, paths_reuse_no_feature, tree_disagreement
+from dtcore.id3 import gains, id3, paths_reuse_no_feature
+from dtcore.tree import tree_disagreement
 from dtcore.impurity import entropy, gini, kearns_mansour, lipschitz_constant, strong_concavity
 from dtcore.smoothed import alpha_c_distribution, empirical_covariance
 from dtcore.tree import DecisionTree
