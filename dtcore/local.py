@@ -19,18 +19,30 @@ All three learners are the scorer :class:`StrandScorer` on :func:`dtcore.grow.gr
 rule e >= t. Because minibatches and strands are fixed by :class:`SharedDraws` and ties between
 leaves are broken by the leaf's restriction, LocalLearner makes, among the leaves it grows, exactly
 the splits that TopDownSizeEstimate makes, in the same order (Appendix D's comparison).
+
+Cost. S° is put in the shared order and bit-packed once per (:class:`SharedDraws`, S°) pair and
+reused by every later call with the same draws and the same array (a call checks that the array
+still equals the prepared copy, one memcmp-speed pass). A leaf's minibatch is then found lazily:
+its candidates are its parent's minibatch (every parent-consistent point up to where the parent's
+scan stopped) and the scan continues down the shared order in growing chunks, with one vectorised
+mask test per chunk, until b consistent points are found; a leaf that is never scored (off the
+strands, or deeper than D) is never scanned. A query then costs about sum over grown leaves of
+b 2^depth mask tests plus b n for the counts, independent of |S°| once b 2^D < |S°|. With the
+``"empirical"`` weighting the gain's weight |S° ∩ l| / |S°| needs every consistent point, so there
+each leaf keeps all of them (as :class:`~dtcore.topdown.MiniBatchScorer` does).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .cube import ProductDistribution
 from .grow import GrowthResult, Split, grow
-from .topdown import BatchLeaf, MiniBatchScorer, Weighting, depth_cap, select_by_path
+from .impurity import get_impurity
+from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, Weighting, depth_cap, select_by_path
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 
@@ -98,16 +110,89 @@ class LabelOracle:
         return self._cache >= 0
 
 
+def _pack(X: np.ndarray) -> np.ndarray:
+    """Rows of a 0/1 matrix as bit codes: (m, W) uint64, bit i of row r = X[r, i] (W = ceil(n/64))."""
+    m, n = X.shape
+    W = max(1, -(-n // 64))
+    packed = np.zeros((m, 8 * W), dtype=np.uint8)
+    packed[:, : -(-n // 8)] = np.packbits(X, axis=1, bitorder="little")
+    return packed.view("<u8").astype(np.uint64, copy=False)
+
+
+class PreparedSample:
+    """S° in the shared order of Footnote 2, prepared once and reused by every query.
+
+    ``X`` is a validated read-only copy of S° (original row order), ``order`` the shared order and
+    ``codes[k]`` the bit code of point ``order[k]`` (:func:`_pack`); the point at position k of the
+    order is consistent with a restriction of bit mask M and values V iff codes[k] & M == V.
+    """
+
+    def __init__(self, X: np.ndarray, order: np.ndarray) -> None:
+        self.X = np.array(X, dtype=np.uint8, order="C")
+        self.X.setflags(write=False)
+        self.N, self.n = self.X.shape
+        self.order = order
+        self.codes = np.ascontiguousarray(_pack(self.X)[order])
+        self.words = self.codes.shape[1]
+        self.codes1 = self.codes[:, 0] if self.words == 1 else None  # 1-D fast path, n <= 64
+
+    def equals(self, X: np.ndarray) -> bool:
+        """Whether ``X`` still holds exactly the prepared points (a byte comparison)."""
+        if X.shape != self.X.shape:
+            return False
+        if X.dtype == np.uint8 and X.flags.c_contiguous and X.nbytes % 8 == 0:
+            return bool(np.array_equal(X.reshape(-1).view(np.uint64), self.X.reshape(-1).view(np.uint64)))
+        return bool(np.array_equal(X, self.X))
+
+    def masks(self, restriction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bit mask of the fixed variables of ``restriction`` and the bits they are fixed to."""
+        r = np.asarray(restriction)[None, :]
+        return _pack((r >= 0).astype(np.uint8))[0], _pack((r == 1).astype(np.uint8))[0]
+
+    def consistent(self, positions: np.ndarray | slice, mask: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """Boolean: which points at ``positions`` of the shared order are consistent with (mask, value)."""
+        if self.codes1 is not None:
+            return (self.codes1[positions] & mask[0]) == value[0]
+        words = np.flatnonzero(mask)
+        c = self.codes[positions][:, words]
+        return ((c & mask[words]) == value[words]).all(axis=1)
+
+
 @dataclass(frozen=True)
 class SharedDraws:
     """The shared randomness of Footnote 2 (BGLT 2020): one random order of S° and the strands.
 
     Batch_b(S°, l) is the first b points of ``order`` consistent with l, for every leaf and in
-    every run; ``strands`` (m x n) are the uniform points B°_strands of the size estimator.
+    every run; ``strands`` (m x n) are the uniform points B°_strands of the size estimator. Both
+    are stored as read-only copies. The learners prepare S° in this order once
+    (:meth:`prepared`) and reuse it for every later call with the same array; the draws then hold
+    a copy of S° and its bit codes (at most two prepared arrays, about |S°| (n + 8 ceil(n/64)) bytes
+    each) for as long as they live.
     """
 
     order: np.ndarray
     strands: np.ndarray
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        order = np.array(self.order)
+        if (order.ndim != 1 or order.size == 0 or not np.issubdtype(order.dtype, np.integer)
+                or not np.array_equal(np.sort(order), np.arange(order.size))):
+            raise ValueError(f"order must be a permutation of range(N) with N >= 1, got shape {order.shape}")
+        strands = check_binary_matrix("strands", self.strands).copy()
+        if strands.shape[0] == 0:
+            raise ValueError("strands must have at least one row, got 0")
+        order = order.astype(np.int64, copy=False)
+        order.setflags(write=False)
+        strands.setflags(write=False)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "strands", strands)
+
+    def __getstate__(self) -> dict:
+        # pickled (e.g. to a worker process) without the cached preparations of S°
+        state = self.__dict__.copy()
+        state["_cache"] = {}
+        return state
 
     @classmethod
     def draw(cls, size: int, n: int, n_strands: int, rng: np.random.Generator) -> "SharedDraws":
@@ -120,8 +205,47 @@ class SharedDraws:
         strands = ProductDistribution.uniform(n).sample(n_strands, rng)
         return cls(order, strands)
 
+    def prepared(self, X: np.ndarray) -> PreparedSample:
+        """S° = ``X`` put in this order and bit-packed, computed once per array and then reused.
+
+        A cached preparation is reused only for the same array object whose content still equals
+        the prepared copy; otherwise ``X`` is validated and prepared again.
+        """
+        entry = self._cache.get(id(X))
+        if entry is not None and entry[0] is X:
+            arr = np.asarray(X)
+            if entry[1].equals(arr):
+                return entry[1]
+        Xv = check_binary_matrix("X", X)
+        if Xv.shape[0] != self.order.size:
+            raise ValueError(f"X must have {self.order.size} rows (the size of the shared order), "
+                             f"got {Xv.shape[0]}")
+        sample = PreparedSample(Xv, self.order)
+        if len(self._cache) >= 2:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[id(X)] = (X, sample)
+        return sample
+
 
 # --- the strand-aware scorer -------------------------------------------------------------------
+
+@dataclass
+class LazyLeaf(BatchLeaf):
+    """A minibatch leaf whose consistent points are found only when it is first scored.
+
+    Until then ``idx`` is None and the leaf keeps its parent's ``idx`` (``seed``) and scan end
+    (``start``). Afterwards ``idx`` holds every position < ``scanned`` of the shared order that is
+    consistent with the leaf, ascending, and either ``idx.size == b`` (the scan stopped at the b-th
+    point) or ``scanned == N``; so ``idx[:b]`` is Batch_b(S°, l) and ``idx.size == 0`` iff no point
+    of S° reaches the leaf.
+    """
+
+    scanned: int = 0
+    seed: np.ndarray | None = None
+    start: int = 0
+    mask: np.ndarray | None = None   # bit mask of the fixed variables (PreparedSample.masks)
+    value: np.ndarray | None = None  # the bits they are fixed to
+
 
 class StrandScorer(MiniBatchScorer):
     """MiniBatchTopDown_G's scorer that also follows strands and query points (BGLT 2020, App. D).
@@ -130,12 +254,27 @@ class StrandScorer(MiniBatchScorer):
     (LocalLearner) only leaves reached by a strand or a query are scored, and no leaf is labelled
     during growth (the query leaves are labelled at the end); otherwise (TopDownSizeEstimate)
     every leaf is scored and completed, as MiniBatchTopDown_G does.
+
+    The gains and completions are :class:`~dtcore.topdown.MiniBatchScorer`'s, on the same
+    minibatches; only the way a leaf's minibatch is found differs (lazily, on the prepared
+    ``sample``: see the module docstring), so the trees and the labels asked for are the same.
     """
 
-    def __init__(self, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], b: int,
+    def __init__(self, sample: PreparedSample, oracle: Callable[[np.ndarray], np.ndarray], b: int,
                  draws: SharedDraws, queries: np.ndarray | None, impurity: str, weighting: Weighting,
                  max_depth: int, local: bool) -> None:
-        super().__init__(X, oracle, b, draws.order, impurity, weighting, max_depth)
+        # MiniBatchScorer.__init__ would reorder S° on every call; the prepared sample has done it
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+        self.sample = sample
+        self.N, self.n = sample.N, sample.n
+        self.b = check_int("b", b, 1)
+        self.order = sample.order
+        self.label_of = oracle
+        self.G = get_impurity(impurity)
+        self.weighting = weighting
+        self.max_depth = max_depth
+        self.complete = weighting == "empirical"  # w(l) = |S° ∩ l| / |S°| needs every point of l
         self.strand_points = check_binary_matrix("strands", draws.strands, self.n)
         self.query_points = (np.zeros((0, self.n), dtype=np.uint8) if queries is None
                              else check_binary_matrix("queries", queries, self.n))
@@ -148,25 +287,77 @@ class StrandScorer(MiniBatchScorer):
         """The strand size estimate of the current tree (Lemma C.1)."""
         return self._sum / self.strand_points.shape[0]
 
-    def root(self) -> BatchLeaf:
-        leaf = super().root()
+    def root(self) -> LazyLeaf:
+        restriction = np.full(self.n, -1, dtype=np.int8)
+        mask, value = self.sample.masks(restriction)
+        leaf = LazyLeaf(restriction, 0, None, seed=np.zeros(0, dtype=np.int64), start=0,
+                        mask=mask, value=value)
         leaf.strands = np.arange(self.strand_points.shape[0])
         leaf.queries = np.arange(self.query_points.shape[0])
         if leaf.queries.size:
             self.query_leaves[leaf.key] = leaf
         return leaf
 
+    def resolve(self, state: LazyLeaf) -> LazyLeaf:
+        """Find the leaf's consistent points (see :class:`LazyLeaf`), once."""
+        if state.idx is not None:
+            return state
+        N, b, sample = self.N, self.b, self.sample
+        mask, value = state.mask, state.value
+        seed = state.seed
+        found = [seed[sample.consistent(seed, mask, value)]] if seed.size else []
+        have = found[0].size if found else 0
+        pos = state.start
+        if not mask.any():  # the root: every point is consistent
+            stop = N if self.complete else min(N, max(b - have, 0) + pos)
+            found.append(np.arange(pos, stop, dtype=np.int64))
+            have, pos = have + stop - pos, stop
+        # grow the scan in chunks: first a guess at the rows holding the missing points, then doubling
+        chunk = max(64, (b - have) * 2 ** min(state.depth, 62))
+        while pos < N and (self.complete or have < b):
+            end = N if self.complete else min(N, pos + chunk)
+            hits = pos + np.flatnonzero(sample.consistent(slice(pos, end), mask, value))
+            found.append(hits)
+            have, pos = have + hits.size, end
+            chunk *= 2
+        idx = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        if not self.complete and idx.size >= b:  # keep exactly the points before the b-th one
+            idx = idx[:b]
+            pos = int(idx[-1]) + 1
+        state.idx, state.scanned, state.seed = idx, pos, None
+        return state
+
+    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
+        # MiniBatchScorer._stats with rows read from the prepared copy of S°: the same numbers
+        if state.stats is None:
+            rows = self.order[state.idx[: self.b]]
+            yb = np.asarray(self.label_of(rows), dtype=np.float64)
+            Xb = self.sample.X[rows].astype(np.float64)
+            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
+        return state.stats
+
     def on_strand(self, state: BatchLeaf) -> bool:
         """Whether a strand or a query point reaches the leaf."""
         return state.strands.size > 0 or state.queries.size > 0
 
-    def best_split(self, state: BatchLeaf) -> Split | None:
-        if self.local and not self.on_strand(state):
+    def best_split(self, state: LazyLeaf) -> Split | None:
+        if (self.local and not self.on_strand(state)) or not self.scored(state):
             return None
-        return super().best_split(state)
+        return super().best_split(self.resolve(state))
 
-    def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
-        c0, c1 = super().children(state, feature)
+    def children(self, state: LazyLeaf, feature: int) -> tuple[LazyLeaf, LazyLeaf]:
+        self.resolve(state)
+        r0, r1 = state.restriction.copy(), state.restriction.copy()
+        r0[feature], r1[feature] = 0, 1
+        word, bit = divmod(feature, 64)
+        mask = state.mask.copy()
+        mask[word] |= np.uint64(1) << np.uint64(bit)
+        value1 = state.value.copy()
+        value1[word] |= np.uint64(1) << np.uint64(bit)
+        c0 = LazyLeaf(r0, state.depth + 1, None, seed=state.idx, start=state.scanned,
+                      mask=mask, value=state.value)
+        c1 = LazyLeaf(r1, state.depth + 1, None, seed=state.idx, start=state.scanned,
+                      mask=mask, value=value1)
         s_right = self.strand_points[state.strands, feature] == 1
         q_right = self.query_points[state.queries, feature] == 1
         c0.strands, c1.strands = state.strands[~s_right], state.strands[s_right]
@@ -179,10 +370,14 @@ class StrandScorer(MiniBatchScorer):
                     self.query_leaves[c.key] = c
         return c0, c1
 
-    def label(self, state: BatchLeaf) -> float:
+    def minibatch_label(self, state: LazyLeaf) -> float:
+        """round(mean label of Batch_b(S°, l)) (Definition 2); 0 if no point of S° reaches l."""
+        return MiniBatchScorer.label(self, self.resolve(state))
+
+    def label(self, state: LazyLeaf) -> float:
         if self.local:
             return 0.0  # labelled at the end, only where a query ends
-        return super().label(state)
+        return self.minibatch_label(state)
 
 
 @dataclass
@@ -209,7 +404,8 @@ def _run_strands(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], n
     b = check_int("b", b, 1)
     if not isinstance(draws, SharedDraws):
         raise ValueError(f"draws must be a SharedDraws, got {type(draws).__name__}")
-    scorer = StrandScorer(X, oracle, b, draws, queries, impurity, weighting, depth_cap(t), local)
+    sample = draws.prepared(X)
+    scorer = StrandScorer(sample, oracle, b, draws, queries, impurity, weighting, depth_cap(t), local)
     res = grow(scorer, stop=lambda fr: scorer.e >= t, n=scorer.n, select=select_by_path,
                observe=lambda fr: {"e": scorer.e})
     return res, scorer
@@ -254,7 +450,7 @@ def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], 
     labels = np.zeros(leaves.size, dtype=np.uint8)
     for node in np.unique(leaves):  # one minibatch per distinct query leaf
         state = scorer.query_leaves[(tree._restriction[int(node)] + 1).astype(np.uint8).tobytes()]
-        value = MiniBatchScorer.label(scorer, state)  # round(mean of Batch_b(S°, l)), Definition 2
+        value = scorer.minibatch_label(state)  # round(mean of Batch_b(S°, l)), Definition 2
         tree.set_value(int(node), value)
         labels[leaves == node] = int(value)
     return LocalResult(tree, labels, scorer.e, _count(oracle) - start, leaves, res.trace)

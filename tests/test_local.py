@@ -11,6 +11,7 @@ from dtcore.bounds import (bglt_lemma_b3_batch, bglt_local_labels, bglt_size_est
                            bglt_theorem5_strands)
 from dtcore.cube import ProductDistribution, all_points
 from dtcore.functions import is_monotone, majority, random_monotone_tree, random_tree, tribes
+import dtcore.local as local_module
 from dtcore.local import (LabelOracle, SharedDraws, est, local_learner, size_estimate,
                           top_down_size_estimate)
 from dtcore.topdown import depth_cap, minibatch_top_down
@@ -199,3 +200,127 @@ def test_is_monotone():
     X = all_points(4)
     assert is_monotone(majority(X)) and is_monotone(tribes(X, 2))
     assert not is_monotone(1 - X[:, 0])
+
+
+# --- the lazy minibatches of the prepared sample = the straightforward definition ---------------------
+
+class NaiveStrandScorer(local_module.StrandScorer):
+    """Reference: Batch_b(S°, l) found by filtering every row of S° (in the shared order) against l."""
+
+    def resolve(self, state):
+        if state.idx is None:
+            r = state.restriction
+            fixed = r >= 0
+            Xp = np.asarray(self.sample.X)[self.order]
+            state.idx = np.flatnonzero((Xp[:, fixed] == r[fixed]).all(axis=1))
+        return state
+
+
+def _run_both(fn):
+    """fn() with the optimised scorer, then with the naive reference scorer."""
+    fast = fn()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(local_module, "StrandScorer", NaiveStrandScorer)
+        slow = fn()
+    return fast, slow
+
+
+def _labelled_reference(res, X, draws, Q, b, t):
+    """Distinct points LocalLearner must label, straight from Definition 1 and Fig. 2: the minibatch
+    of every node of its tree that a strand or query reaches and that is scored (depth <= D), and
+    of every query's leaf."""
+    tree, Xp, D = res.tree, X[draws.order], depth_cap(t)
+    need = np.zeros(len(X), dtype=bool)
+
+    def batch(r):
+        fixed = r >= 0
+        return draws.order[np.flatnonzero((Xp[:, fixed] == r[fixed]).all(axis=1))[:b]]
+
+    for node, r in enumerate(tree._restriction):
+        fixed = r >= 0
+        reached = any((P[:, fixed] == r[fixed]).all(axis=1).any() for P in (draws.strands, Q))
+        if reached and tree.node_depth[node] <= D:
+            need[batch(r)] = True
+    for node in np.unique(res.query_leaves):
+        need[batch(tree._restriction[int(node)])] = True
+    return need
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), t=st.integers(1, 40), b=st.integers(1, 300),
+       N=st.integers(1, 3000), n=st.sampled_from([3, 9, 14, 63, 64, 65, 130]),
+       weighting=st.sampled_from(["uniform", "empirical"]),
+       target=st.sampled_from(["majority", "tribes", "monotone_tree"]))
+def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, weighting,
+                                                              target):
+    """Optimised (prepared sample, lazy scan) and naive (filter all rows) runs give the same answers,
+    the same oracle traffic (distinct labels, requests, which points) and the same tree and t'."""
+    rng, X, y = instance(seed, n=n, N=N, target=target if n >= 5 else "majority")
+    draws = SharedDraws.draw(N, n, max(1, b // 3), rng)
+    Q = ProductDistribution.uniform(n).sample(7, rng)
+
+    def local_run():
+        o = LabelOracle.from_labels(y)
+        many = local_learner(t, b, X, o, Q, draws, "gini", weighting)
+        ones = [local_learner(t, b, X, o, q, draws, "entropy", weighting) for q in Q[:3]]
+        return many, ones, o
+
+    def full_run():
+        o = LabelOracle.from_labels(y)
+        return top_down_size_estimate(X, o, t, b, draws, "gini", weighting), o
+
+    (fast, fast_ones, fo), (slow, slow_ones, so) = _run_both(local_run)
+    np.testing.assert_array_equal(fast.labels, slow.labels)
+    assert (fast.labelled, fast.e) == (slow.labelled, slow.e)
+    assert [(r.labels[0], r.labelled, r.e) for r in fast_ones] == [(r.labels[0], r.labelled, r.e)
+                                                                  for r in slow_ones]
+    assert (fo.labelled, fo.requests) == (so.labelled, so.requests)
+    np.testing.assert_array_equal(fo.labelled_mask, so.labelled_mask)
+    np.testing.assert_array_equal(fast.tree.leaf_restrictions(), slow.tree.leaf_restrictions())
+    # which points the many-query run labelled, from the definitions alone
+    o = LabelOracle.from_labels(y)
+    res = local_learner(t, b, X, o, Q, draws, "gini", weighting)
+    np.testing.assert_array_equal(o.labelled_mask, _labelled_reference(res, X, draws, Q, b, t))
+    (ff, ffo), (sf, sfo) = _run_both(full_run)
+    assert ff.tree.size == sf.tree.size and ff.e == sf.e  # the same t'
+    np.testing.assert_array_equal(ff.tree.leaf_restrictions(), sf.tree.leaf_restrictions())
+    np.testing.assert_array_equal(ff.tree.leaf_values(), sf.tree.leaf_values())
+    np.testing.assert_array_equal(ffo.labelled_mask, sfo.labelled_mask)
+    assert ffo.requests == sfo.requests
+
+
+def test_prepared_sample_is_reused_and_refreshed_when_x_changes():
+    rng, X, y = instance(5, n=10, N=3000)
+    t, b = 16, 40
+    draws = SharedDraws.draw(len(y), 10, 30, rng)
+    assert draws.prepared(X) is draws.prepared(X)  # prepared once, reused
+    Q = ProductDistribution.uniform(10).sample(20, rng)
+    before = local_learner(t, b, X, LabelOracle.from_labels(y), Q, draws)
+    X[:] = X[::-1].copy()  # mutate S° in place (reverse the rows): the cached copy must not be used
+    y2 = majority(X)
+    after = local_learner(t, b, X, LabelOracle.from_labels(y2), Q, draws)
+    fresh = local_learner(t, b, X.copy(), LabelOracle.from_labels(y2), Q, SharedDraws(draws.order, draws.strands))
+    np.testing.assert_array_equal(after.labels, fresh.labels)
+    np.testing.assert_array_equal(after.tree.leaf_restrictions(), fresh.tree.leaf_restrictions())
+    assert not np.array_equal(before.tree.leaf_restrictions(), after.tree.leaf_restrictions())
+    assert not draws.order.flags.writeable and not draws.strands.flags.writeable
+    with pytest.raises(ValueError, match="X must have 3000 rows"):
+        local_learner(t, b, X[:10], LabelOracle.from_labels(y2[:10]), Q, draws)
+    with pytest.raises(ValueError, match="order"):
+        SharedDraws(np.array([0, 0, 2]), draws.strands)
+    with pytest.raises(ValueError, match="strands"):
+        SharedDraws(draws.order, np.full((3, 10), 2))
+
+
+def test_shared_draws_pickle_without_their_cache():
+    import pickle
+
+    rng, X, y = instance(6, n=8, N=500)
+    draws = SharedDraws.draw(500, 8, 10, rng)
+    draws.prepared(X)
+    copy = pickle.loads(pickle.dumps(draws))
+    assert copy._cache == {} and len(draws._cache) == 1
+    np.testing.assert_array_equal(copy.order, draws.order)
+    q = X[:5]
+    np.testing.assert_array_equal(local_learner(8, 16, X, LabelOracle.from_labels(y), q, copy).labels,
+                                  local_learner(8, 16, X, LabelOracle.from_labels(y), q, draws).labels)
