@@ -16,10 +16,12 @@ instance one already queried on the path, is not a candidate), and a leaf whose 
 is never split (the purity gain of every split is 0 there). Among variables, ties go to the
 lowest index. Leaves are completed with round(E[y | l]) = 1[E[y | l] >= 1/2].
 
-TopDown_G keeps the sample partitioned by leaf (each leaf a contiguous block of a reordered
-copy), counts the smaller child of every split with one BLAS product and gets the larger child
-by subtraction from the parent's counts, so each level of the tree costs about one pass over
-half the data.
+TopDown_G keeps the sample partitioned by leaf through an index array (each leaf a contiguous
+block of row numbers, ascending) and never copies X. It counts the smaller child of every split
+with BLAS products over chunks of rows (gathered and converted to float32 a chunk at a time, so
+no full-size float copy exists) and gets the larger child by subtraction from the parent's
+counts, so each level of the tree costs about one pass over half the data and the extra memory
+is the index array plus a few chunk-sized buffers.
 
 MiniBatchTopDown_G scores a leaf on the minibatch Batch_b(S, l): the first b points of a fixed
 random order of S that are consistent with l. For each leaf this is b points drawn uniformly
@@ -111,34 +113,60 @@ class SampleLeaf:
 class TopDownScorer:
     """Purity-gain scorer of TopDown_G on a labelled sample (BGLT 2020, Sec. 1.1 and Appendix A).
 
-    The scorer owns a copy of the sample reordered so that every leaf is a contiguous block.
+    ``X`` and ``y`` are the caller's arrays, not copied (they must not change while the scorer is
+    in use). ``index`` is a permutation of the rows in which every leaf is a contiguous block
+    [start, end), each block in ascending row order. Counts are exact: every chunk of at most
+    ``chunk_rows`` < 2^24 rows is counted in float32 and accumulated in float64.
     """
+
+    #: rows per BLAS product (at most 2^21 values, 8 MB of float32, per chunk)
+    chunk_rows: int = 2**13
 
     def __init__(self, X: np.ndarray, y: np.ndarray, impurity: str = "gini",
                  weighting: Weighting = "empirical") -> None:
+        X = np.asarray(X)
+        if X.dtype == np.bool_:
+            X = X.view(np.uint8)  # same bytes, no copy
         X = check_binary_matrix("X", X)
         self.m, self.n = X.shape
         if self.m < 1:
             raise ValueError("X must have at least one row, got 0")
-        y = check_labels("y", y, self.m)
+        self.y = check_labels("y", y, self.m)
         self.G = get_impurity(impurity)
         self.weighting = _check_weighting(weighting)
-        # float32 counts are exact below 2^24 rows; BLAS then does the counting
-        self._dtype = np.float32 if self.m < 2**24 else np.float64
-        self.X = np.ascontiguousarray(X, dtype=np.uint8).copy()
-        self.y = y.astype(np.uint8).copy()
-        self.index = np.arange(self.m)  # original row of each position
+        self.X = np.ascontiguousarray(X)  # no copy for a C-ordered uint8 input
+        self.index = np.arange(self.m)  # original row at each position
+        rows = max(1, min(self.chunk_rows, 2**21 // max(self.n, 1), self.m))
+        self._xbuf = np.empty((rows, self.n), dtype=np.uint8)   # gathered rows of one chunk
+        self._fbuf = np.empty((rows, self.n), dtype=np.float32)  # the same as float32
+        self._wbuf = np.ones((rows, 2), dtype=np.float32)      # columns: 1, y
 
-    def _counts(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray, float]:
-        block = self.X[start:end].astype(self._dtype)
-        w = np.empty((end - start, 2), dtype=self._dtype)
-        w[:, 0] = 1.0
-        w[:, 1] = self.y[start:end]
-        c = (block.T @ w).astype(np.float64)  # one BLAS product: (d, 2) counts
-        return c[:, 0], c[:, 1], float(w[:, 1].sum(dtype=np.float64))
+    def _counts(self, start: int, end: int, in_order: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
+        """(n1, p1, pos) of the rows at positions [start, end) of ``index``, a chunk at a time.
+
+        ``in_order`` says that those positions hold rows start..end-1 (the root), so no gather.
+        """
+        total = np.zeros((self.n, 2), dtype=np.float64)
+        pos = 0
+        step = self._fbuf.shape[0]
+        for s in range(start, end, step):
+            e = min(s + step, end)
+            c = e - s
+            F, W = self._fbuf[:c], self._wbuf[:c]
+            if in_order:
+                xb, yb = self.X[s:e], self.y[s:e]
+            else:
+                rows = self.index[s:e]
+                xb = np.take(self.X, rows, axis=0, out=self._xbuf[:c], mode="clip")
+                yb = np.take(self.y, rows, mode="clip")
+            np.copyto(F, xb)
+            np.copyto(W[:, 1], yb)
+            pos += int(np.count_nonzero(yb))
+            total += F.T @ W  # one BLAS product: (d, 2) counts of this chunk, exact in float32
+        return total[:, 0], total[:, 1], float(pos)
 
     def root(self) -> SampleLeaf:
-        n1, p1, pos = self._counts(0, self.m)
+        n1, p1, pos = self._counts(0, self.m, in_order=True)
         return SampleLeaf(0, self.m, 0, n1, p1, pos)
 
     def best_split(self, state: SampleLeaf) -> Split | None:
@@ -150,15 +178,14 @@ class TopDownScorer:
 
     def children(self, state: SampleLeaf, feature: int) -> tuple[SampleLeaf, SampleLeaf]:
         a, b = state.start, state.end
-        col = self.X[a:b, feature]
-        ones = np.flatnonzero(col)
-        zeros = np.flatnonzero(col == 0)
-        order = np.concatenate([zeros, ones])
-        self.X[a:b] = self.X[a:b][order]
-        self.y[a:b] = self.y[a:b][order]
-        self.index[a:b] = self.index[a:b][order]
-        mid = a + zeros.size
-        if zeros.size <= ones.size:  # count the smaller child, subtract for the larger
+        rows = self.index[a:b]
+        mask = self.X[rows, feature].view(np.bool_)  # x_feature of each point of the leaf (0/1)
+        ones = rows[mask]
+        mid = b - ones.size
+        rows[: mid - a] = rows[~mask]  # stable: both blocks stay in ascending row order
+        rows[mid - a:] = ones
+        del mask, ones
+        if mid - a <= b - mid:  # count the smaller child, subtract for the larger
             n1, p1, pos = self._counts(a, mid)
             c0 = SampleLeaf(a, mid, state.depth + 1, n1, p1, pos)
             c1 = SampleLeaf(mid, b, state.depth + 1, state.n1 - n1, state.p1 - p1, state.pos - pos)

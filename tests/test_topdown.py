@@ -11,8 +11,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dtcore.cube import all_points
 from dtcore.impurity import get_impurity
-from dtcore.topdown import (depth_cap, local_gains, minibatch_top_down, random_order,
-                            top_down)
+from dtcore.grow import grow
+from dtcore.topdown import (TopDownScorer, depth_cap, local_gains, minibatch_top_down,
+                            random_order, top_down)
 
 
 def noisy_data(seed: int, m: int = 5000, n: int = 10):
@@ -218,6 +219,74 @@ def test_top_down_size_and_bad_parameters():
         top_down(X, y, 4, impurity="error")
     with pytest.raises(ValueError, match="y must have length"):
         top_down(X, y[:-1], 4)
+
+
+def final_leaves(X, y, t, impurity="gini"):
+    """Grow TopDown_G with the scorer exposed; return (scorer, tree, [(node, SampleLeaf)])."""
+    scorer = TopDownScorer(X, y, impurity)
+    seen = {}
+    res = grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t,
+               observe=lambda fr: seen.update(last=list(zip(fr.nodes, fr.states))) or {})
+    return scorer, res, seen["last"]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 64, None])
+def test_leaf_blocks_and_chunked_counts_are_exact(monkeypatch, chunk):
+    """Every leaf's block of the index array is exactly the rows the tree routes to it (in
+    ascending order), and its chunked counts equal direct counts, for any chunk size."""
+    if chunk is not None:
+        monkeypatch.setattr(TopDownScorer, "chunk_rows", chunk)
+    X, y = noisy_data(5, m=700, n=9)
+    scorer, res, leaves = final_leaves(X, y, 12, "entropy")
+    reach = res.tree.apply(X)
+    assert res.tree.size == 12 and len(leaves) == 12
+    for node, st_ in leaves:
+        rows = scorer.index[st_.start:st_.end]
+        np.testing.assert_array_equal(rows, np.flatnonzero(reach == node))
+        np.testing.assert_array_equal(st_.n1, X[rows].sum(axis=0))
+        np.testing.assert_array_equal(st_.p1, y[rows].astype(np.int64) @ X[rows])
+        assert st_.pos == y[rows].sum()
+    np.testing.assert_array_equal(np.sort(scorer.index), np.arange(len(y)))
+    assert split_sequence(res) == split_sequence(top_down(X, y, 12, "entropy"))
+
+
+def test_chunk_size_does_not_change_the_tree(monkeypatch):
+    X, y = noisy_data(8, m=3000, n=12)
+    ref = top_down(X, y, 40, "gini")
+    monkeypatch.setattr(TopDownScorer, "chunk_rows", 5)
+    other = top_down(X, y, 40, "gini")
+    assert split_sequence(other) == split_sequence(ref)
+    np.testing.assert_array_equal(other.trace["score"], ref.trace["score"])
+
+
+def test_top_down_leaves_its_input_alone_and_accepts_bool():
+    X, y = noisy_data(9, m=2000, n=8)
+    X0, y0 = X.copy(), y.copy()
+    res = top_down(X, y, 20)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    assert split_sequence(top_down(X.astype(bool), y.astype(bool), 20)) == split_sequence(res)
+    assert split_sequence(top_down(np.asfortranarray(X), y.astype(np.int64), 20)) == split_sequence(res)
+
+
+def test_top_down_peak_memory_below_input_size():
+    """No full-size copy of X (uint8 or float): the extra memory is the index array (8 bytes a
+    row) plus chunk buffers, under the input's 65 bytes a row at n = 64 (the old version's
+    float32 copy alone was 4x the input)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    m, n = 2**18, 64
+    X = (rng.random((m, n), dtype=np.float32) < 0.5).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(m) < 0.1)).astype(np.uint8)
+    tracemalloc.start()
+    try:
+        res = top_down(X, y, 32)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert res.tree.size == 32
+    assert peak < 0.75 * (X.nbytes + y.nbytes), peak / (X.nbytes + y.nbytes)
 
 
 def test_full_cube_weightings_agree_and_fact_2_1():
