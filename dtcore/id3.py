@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cube import ProductDistribution, resolve_distribution
 from .impurity import get_impurity
 from .tree import LEAF, DecisionTree
 from .validate import check_binary_matrix, check_labels

@@ -40,7 +40,7 @@ from typing import Literal
 
 import numpy as np
 
-from .grow import Frontier, GrowthResult, Split, grow, select_best
+from .grow import Frontier, GrowthResult, Split, grow
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 

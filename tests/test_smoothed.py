@@ -93,7 +93,6 @@ def test_covariance_measure_brute_force():
 
 def test_empirical_covariance_converges_and_restricts():
     rng = np.random.default_rng(6)
-    k = 3
     d = ProductDistribution([0.3, 0.6, 0.8])
     t = np.array([0, 1, 1, 1, 0, 0, 1, 0], dtype=np.uint8)
     X = d.sample(400000, rng)
