@@ -83,7 +83,7 @@ def random_tree(n: int, size: int, rng: np.random.Generator, max_depth: int | No
     while tree.size < size:
         pos = int(rng.integers(len(open_leaves)))
         leaf = open_leaves.pop(pos)
-        free = np.flatnonzero(tree._restriction[leaf] < 0)
+        free = np.flatnonzero(tree.restriction(leaf) < 0)
         c0, c1 = tree.split(leaf, int(rng.choice(free)))
         open_leaves += [c for c in (c0, c1) if tree.node_depth[c] < max_depth]
     _label_siblings_apart(tree, rng)

@@ -136,7 +136,7 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
         if ny == 0 or ny == N:
             tree.set_value(node, float(ny == N))
             continue
-        A = available & (tree._restriction[node] < 0)
+        A = available & (tree.restriction(node) < 0)
         if not A.any():
             tree.set_value(node, _majority(ny, N))
             result.exhausted_leaves += 1
@@ -144,7 +144,7 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
         g = np.where(A, _gain_from_counts(N, ny, n1, n11, C), np.nan)
         j = int(np.nanargmax(g))
         if trace:
-            result.trace.append(ID3Node(node, tree._restriction[node].copy(), N, ny, g,
+            result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
                                         n11 / N - (ny / N) * (n1 / N), j))
         c0, c1 = tree.split(node, j)
         right = Xs[:, j] == 1

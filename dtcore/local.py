@@ -449,7 +449,7 @@ def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], 
     leaves = tree._route(scorer.query_points, None)
     labels = np.zeros(leaves.size, dtype=np.uint8)
     for node in np.unique(leaves):  # one minibatch per distinct query leaf
-        state = scorer.query_leaves[(tree._restriction[int(node)] + 1).astype(np.uint8).tobytes()]
+        state = scorer.query_leaves[tree.restriction_key(int(node))]
         value = scorer.minibatch_label(state)  # round(mean of Batch_b(S°, l)), Definition 2
         tree.set_value(int(node), value)
         labels[leaves == node] = int(value)

@@ -50,7 +50,7 @@ def random_stochastic_tree(n: int, size: int, n_stochastic: int, rng: np.random.
         if step in coin_steps:
             candidates = open_leaves
         else:
-            candidates = [v for v in open_leaves if (tree._restriction[v] >= 0).sum() < max_depth]
+            candidates = [v for v in open_leaves if (tree.restriction(v) >= 0).sum() < max_depth]
             if not candidates:
                 raise ValueError(f"max_depth = {max_depth} leaves no room for {size} leaves")
         leaf = candidates[int(rng.integers(len(candidates)))]
@@ -58,7 +58,7 @@ def random_stochastic_tree(n: int, size: int, n_stochastic: int, rng: np.random.
         if step in coin_steps:
             c0, c1 = tree.split_stochastic(leaf, float(rng.uniform(q_low, 1.0 - q_low)))
         else:
-            free = np.flatnonzero(tree._restriction[leaf] < 0)
+            free = np.flatnonzero(tree.restriction(leaf) < 0)
             c0, c1 = tree.split(leaf, int(rng.choice(free)))
         open_leaves += [c0, c1]
     labels = rng.integers(0, 2, size=tree.node_count)
@@ -163,7 +163,7 @@ def stack_trees(copies: list[DecisionTree]) -> DecisionTree:
     while stack:  # loop over nodes of the stacked tree
         dst, i, src, total = stack.pop()
         t = copies[i]
-        restriction = out._restriction[dst]
+        restriction = out.restriction(dst)
         while t.feature[src] != LEAF and restriction[t.feature[src]] >= 0:
             src = t.child1[src] if restriction[t.feature[src]] == 1 else t.child0[src]
         if t.feature[src] == LEAF:

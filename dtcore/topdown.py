@@ -43,6 +43,7 @@ import numpy as np
 from .grow import Frontier, GrowthResult, Split, grow
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
+from .tree import restriction_key
 
 Weighting = Literal["empirical", "uniform"]
 WEIGHTINGS = ("empirical", "uniform")
@@ -235,7 +236,7 @@ class BatchLeaf:
     @property
     def key(self) -> bytes:
         """An intrinsic key of the leaf (its restriction), used to break ties between leaves."""
-        return (self.restriction + 1).astype(np.uint8).tobytes()
+        return restriction_key(self.restriction)
 
 
 def select_by_path(frontier: Frontier) -> int | None:

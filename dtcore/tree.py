@@ -118,6 +118,31 @@ class DecisionTree:
         """Length of the longest root-to-leaf path."""
         return max(self.node_depth[i] for i in self.leaves())
 
+    def restriction(self, node: int) -> np.ndarray:
+        """A copy of the node's restriction: length-n int8, -1 for a free variable, else its 0/1 value."""
+        node = check_int("node", node, 0, len(self.feature) - 1)
+        return self._restriction[node].copy()
+
+    def restriction_key(self, node: int) -> bytes:
+        """A hashable key of the node's restriction (equal keys <=> equal restrictions)."""
+        node = check_int("node", node, 0, len(self.feature) - 1)
+        return restriction_key(self._restriction[node])
+
+    def relabel_features(self, perm: np.ndarray | list[int]) -> "DecisionTree":
+        """A copy in which variable ``perm[i]`` plays the role of variable ``i`` of this tree.
+
+        The new tree queries ``perm[feature]`` wherever this one queries ``feature``, so
+        ``new(x) = self(x[perm])`` for every point x.
+        """
+        perm = np.asarray(perm, dtype=np.int64)
+        if perm.shape != (self.n,) or not np.array_equal(np.sort(perm), np.arange(self.n)):
+            raise ValueError(f"perm must be a permutation of range({self.n}), got {perm.tolist()}")
+        out = self.copy()
+        out.feature = [int(perm[f]) if f >= 0 else f for f in self.feature]
+        inverse = np.argsort(perm)
+        out._restriction = [r[inverse] for r in self._restriction]
+        return out
+
     def leaf_restrictions(self) -> np.ndarray:
         """(L, n) int8: for each leaf, -1 for a free variable, 0/1 for one fixed on its path."""
         return np.array([self._restriction[i] for i in self.leaves()], dtype=np.int8).reshape(-1, self.n)
@@ -283,6 +308,11 @@ class DecisionTree:
 
     def __repr__(self) -> str:
         return f"DecisionTree(n={self.n}, size={self.size}, depth={self.depth})"
+
+
+def restriction_key(restriction: np.ndarray) -> bytes:
+    """The hashable key of a restriction vector (-1/0/1 per variable), shared by every module."""
+    return (np.asarray(restriction) + 1).astype(np.uint8).tobytes()
 
 
 def tree_disagreement(tree: DecisionTree, target: DecisionTree,

@@ -84,3 +84,23 @@ def test_text_and_drawing():
     c = t.copy()
     c.split(1, 2)
     assert t.size == 3 and c.size == 4
+
+
+def test_public_restriction_api_and_relabelling():
+    from dtcore.cube import all_points
+    from dtcore.functions import random_tree
+    rng = np.random.default_rng(3)
+    tree = random_tree(6, 9, rng)
+    for node in range(tree.node_count):
+        r = tree.restriction(node)
+        r[:] = 0  # a copy: the tree is untouched
+        assert tree.restriction_key(node) == tree.restriction_key(node)
+    keys = {tree.restriction_key(v) for v in tree.leaves()}
+    assert len(keys) == tree.size
+    perm = rng.permutation(6)
+    X = all_points(6)
+    moved = tree.relabel_features(perm)
+    np.testing.assert_array_equal(moved.predict(X), tree.predict(X[:, perm]))
+    np.testing.assert_array_equal(moved.leaf_restrictions()[:, perm], tree.leaf_restrictions())
+    with pytest.raises(ValueError, match="perm must be a permutation"):
+        tree.relabel_features([0, 0, 1, 2, 3, 4])
