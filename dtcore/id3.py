@@ -19,7 +19,7 @@ import numpy as np
 
 from .impurity import get_impurity
 from .tree import LEAF, DecisionTree
-from .validate import check_binary_matrix, check_labels
+from .validate import check_binary_matrix, check_int, check_labels
 
 Impurity = str | Callable[[np.ndarray], np.ndarray]
 
@@ -81,19 +81,91 @@ class ID3Result:
     trace: list[ID3Node] = field(default_factory=list)
     empty_leaves: int = 0
     exhausted_leaves: int = 0
+    depth_limited_leaves: int = 0
 
 
 def _majority(ny: int, N: int) -> float:
     return 1.0 if 2 * ny >= N else 0.0
 
 
+_LANE_LIMIT = 65535                       # rows a 16-bit lane can count without overflow
+_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
+
+
+def _segment_column_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Column sums of the row segments ``[starts[s], starts[s] + lengths[s])`` of a 0/1 matrix.
+
+    ``Xw`` is the uint8 matrix (columns padded to a multiple of 8) viewed as uint64 words, one word
+    holding 8 columns. The even and odd bytes of every word are masked into 16-bit lanes and summed
+    per segment with one ``np.add.reduceat`` each (no widening copy of the data); segments longer
+    than 65535 rows are summed in pieces so no lane overflows. Returns int64 ``(S, 8 * words)``.
+    """
+    S, W = starts.size, Xw.shape[1]
+    out = np.zeros((S, 8 * W), dtype=np.int64)
+    nonempty = np.flatnonzero(lengths > 0)
+    if nonempty.size == 0:
+        return out
+    pieces = -(-lengths[nonempty] // _LANE_LIMIT)                 # ceil: pieces per segment
+    first_piece = np.concatenate([[0], np.cumsum(pieces)[:-1]])
+    piece_starts = (np.repeat(starts[nonempty], pieces)
+                    + _LANE_LIMIT * (np.arange(pieces.sum()) - np.repeat(first_piece, pieces)))
+    stop = int(starts[nonempty[-1]] + lengths[nonempty[-1]])
+    words = Xw[:stop]
+    lanes = np.empty((piece_starts.size, W, 4, 2), dtype=np.int64)
+    for parity in (0, 1):  # even bytes, then odd bytes; NumPy body
+        masked = (words >> np.uint64(8 * parity)) & _EVEN_BYTES
+        sums = np.add.reduceat(masked, piece_starts, axis=0)      # (pieces, W) uint64, 4 lanes each
+        lanes[..., parity] = sums.view(np.uint16).reshape(piece_starts.size, W, 4)
+    per_piece = lanes.reshape(piece_starts.size, 8 * W)
+    out[nonempty] = (np.add.reduceat(per_piece, first_piece, axis=0)
+                     if piece_starts.size > nonempty.size else per_piece)
+    return out
+
+
+def _batched_gains(N: np.ndarray, ny: np.ndarray, n1: np.ndarray, n11: np.ndarray,
+                   C: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Gain(S_k, i) for a batch of nodes k (rows) and every feature i, with the same floating-point
+    operations, in the same order, as :func:`_gain_from_counts` on one node."""
+    N, ny = N[:, None], ny[:, None]
+    n0 = N - n1
+    n01 = ny - n11
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r1 = np.where(n1 > 0, n11 / np.maximum(n1, 1), 0.0)
+        r0 = np.where(n0 > 0, n01 / np.maximum(n0, 1), 0.0)
+    q = n1 / N
+    return C(ny / N) - (q * C(r1) + (1.0 - q) * C(r0))
+
+
 def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
-        features: Sequence[int] | None = None, trace: bool = False) -> ID3Result:
+        features: Sequence[int] | None = None, trace: bool = False,
+        max_depth: int | None = None) -> ID3Result:
     """ID3(S, A) of Brutzkus–Daniely–Malach (COLT 2020), Algorithm 1, on S = (X, y).
 
-    ``features`` is A (default: every column, the paper's initial call ID3(S, [n])). Each split
-    removes its feature from A for the subtree, so no feature is queried twice on a path.
+    Parameters
+    ----------
+    X, y
+        the sample: ``(m, n)`` 0/1 matrix (m >= 1) and ``m`` 0/1 labels.
+    impurity
+        the impurity C of Gain: ``"gini"``, ``"entropy"``, ``"kearns_mansour"`` or an elementwise
+        callable.
+    features
+        A (default: every column, the paper's initial call ID3(S, [n])). Each split removes its
+        feature from A for the subtree, so no feature is queried twice on a path.
+    trace
+        when True, the result lists for every split the node's restriction w, |S_w|, the gains and
+        the empirical covariances I(S_w, i) (for Lemmas 5 and 6), in the order of a depth-first
+        run (x_j = 1 branch first).
+    max_depth
+        None (the paper: grow until pure) or a depth limit d >= 0; a node at depth d that is still
+        impure becomes a leaf with its majority label (counted in ``depth_limited_leaves``).
 
+    Returns
+    -------
+    ID3Result
+        the tree, the trace and the counts of empty, exhausted and depth-limited leaves.
+
+    Notes
+    -----
     * **Pure node**: all labels equal -> a leaf with that label (the paper's base case).
     * **Split**: j = argmax_{i in A} Gain(S, i); ties go to the smallest index (``np.argmax``).
     * **Empty branch** (the paper leaves it undefined): the chosen x_j can be constant on S (its
@@ -104,14 +176,28 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
     Majority ties go to label 1. When y is a function of the features, the returned tree
     therefore labels every training example correctly.
 
-    With ``trace=True`` the result lists, for every split, the node's restriction w, |S_w|, the
-    gains and the empirical covariances I(S_w, i) (for Lemmas 5 and 6).
+    The tree is grown **level by level**: the rows of every open node of a level sit in one
+    contiguous block of a reordered copy of X (sorted by node, then label), so the counts of all
+    nodes and features of the level come from one segmented sum, the gains from one vectorised
+    expression and the children's blocks from one stable partition. Every node's choice depends
+    only on its own counts, so the tree is the one the depth-first recursion of Algorithm 1 builds;
+    it is numbered as that recursion numbers it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=np.uint8)
+    >>> res = id3(X, X[:, 0] ^ X[:, 1])
+    >>> res.tree.size, res.tree.depth
+    (4, 2)
     """
     X = check_binary_matrix("X", X)
     y = check_labels("y", y, X.shape[0])
     m, n = X.shape
     if m == 0:
         raise ValueError("X must have at least one row (ID3 needs a non-empty sample), got 0 rows")
+    if max_depth is not None:
+        max_depth = check_int("max_depth", max_depth, 0)
     C = _impurity(impurity)
     available = np.zeros(n, dtype=bool)
     if features is None:
@@ -121,39 +207,154 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
         if A.size and (A.min() < 0 or A.max() >= n or np.unique(A).size != A.size):
             raise ValueError(f"features must be distinct indices in [0, {n - 1}], got {list(A)}")
         available[A] = True
-    tree = DecisionTree(n)
-    result = ID3Result(tree)
-    # stack of (node, row indices, parent majority); the feature set A is the node's free coords
-    stack: list[tuple[int, np.ndarray, float]] = [(0, np.arange(m), _majority(int(y.sum()), m))]
-    while stack:  # one NumPy body per node
-        node, rows, parent_majority = stack.pop()
-        if rows.size == 0:
-            tree.set_value(node, parent_majority)
-            result.empty_leaves += 1
-            continue
-        Xs, ys = X[rows], y[rows]
-        N, ny, n1, n11 = _counts(Xs, ys)
-        if ny == 0 or ny == N:
-            tree.set_value(node, float(ny == N))
-            continue
-        A = available & (tree.restriction(node) < 0)
-        if not A.any():
-            tree.set_value(node, _majority(ny, N))
-            result.exhausted_leaves += 1
-            continue
-        g = np.where(A, _gain_from_counts(N, ny, n1, n11, C), np.nan)
-        j = int(np.nanargmax(g))
-        if trace:
-            result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
-                                        n11 / N - (ny / N) * (n1 / N), j))
-        c0, c1 = tree.split(node, j)
-        right = Xs[:, j] == 1
-        maj = _majority(ny, N)
-        tree.set_value(c0, maj)
-        tree.set_value(c1, maj)
-        stack.append((c0, rows[~right], maj))
-        stack.append((c1, rows[right], maj))
+    result = ID3Result(DecisionTree(n))
+    grown = _grow_levelwise(X, y, available, C, max_depth, trace)
+    result.empty_leaves, result.exhausted_leaves, result.depth_limited_leaves = grown.leaf_kinds
+    _number_depth_first(grown, result, trace)
     return result
+
+
+@dataclass
+class _Grown:
+    """A tree grown level by level, in breadth-first ids: feature (-1 leaf), children, values."""
+
+    feature: np.ndarray
+    child0: np.ndarray
+    child1: np.ndarray
+    leaf_value: np.ndarray
+    child_value: np.ndarray      # the majority label a split node gives its children at creation
+    leaf_kinds: tuple[int, int, int]
+    traced: dict[int, tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
+                    C: Callable[[np.ndarray], np.ndarray], max_depth: int | None, trace: bool) -> _Grown:
+    m, n = X.shape
+    width = -(-n // 8) * 8
+    by_label = np.concatenate([np.flatnonzero(y == 0), np.flatnonzero(y == 1)])
+    Xo = np.zeros((m, width), dtype=np.uint8)     # rows of open nodes: by node, then label
+    Xo[:, :n] = X[by_label]
+    leaf_value: list[np.ndarray] = []          # per node, in breadth-first id order
+    splits: list[tuple[np.ndarray, ...]] = []  # per level: (nodes, features, child ids, child value)
+    traced: dict[int, tuple] = {}
+    empty = exhausted = limited = 0
+
+    # the root
+    N_root, ny_root = m, int(y.sum())
+    leaf_value.append(np.array([_majority(ny_root, N_root)]))
+    if ny_root in (0, N_root):
+        leaf_value[0][0] = float(ny_root == N_root)
+        open_ids = np.zeros(0, dtype=np.int64)
+    elif not available.any():
+        exhausted += 1
+        open_ids = np.zeros(0, dtype=np.int64)
+    elif max_depth == 0:
+        limited += 1
+        open_ids = np.zeros(0, dtype=np.int64)
+    else:
+        open_ids = np.zeros(1, dtype=np.int64)
+    N = np.array([N_root], dtype=np.int64)
+    ny = np.array([ny_root], dtype=np.int64)
+    used = np.zeros((1, n), dtype=bool)
+    next_id, depth = 1, 0
+    while open_ids.size:  # one NumPy body per level
+        K = open_ids.size
+        seg_len = np.stack([N - ny, ny], axis=1).reshape(2 * K)          # (node, label) blocks
+        seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]])
+        sums = _segment_column_sums(Xo.view(np.uint64), seg_start, seg_len)[:, :n]
+        n11 = sums[1::2]
+        n1 = sums[0::2] + n11
+        allowed = available[None, :] & ~used
+        g = np.where(allowed, _batched_gains(N, ny, n1, n11, C), np.nan)
+        j = np.nanargmax(g, axis=1)
+        kk = np.arange(K)
+        majority = (2 * ny >= N).astype(np.float64)
+        # children (node k, branch b) in the order k, then b
+        cN = np.stack([N - n1[kk, j], n1[kk, j]], axis=1)
+        cny = np.stack([ny - n11[kk, j], n11[kk, j]], axis=1)
+        ids = next_id + np.arange(2 * K).reshape(K, 2)
+        next_id += 2 * K
+        if trace:
+            for k in range(K):  # loop over traced nodes; copies only
+                traced[int(open_ids[k])] = (int(N[k]), int(ny[k]), g[k].copy(), n1[k].copy(), n11[k].copy())
+        c_used = np.repeat(used, 2, axis=0).reshape(K, 2, n)
+        c_used[kk, :, j] = True
+        is_empty = cN == 0
+        is_pure = ~is_empty & ((cny == 0) | (cny == cN))
+        no_features = ~(available[None, None, :] & ~c_used).any(axis=2)
+        at_limit = max_depth is not None and depth + 1 >= max_depth
+        is_exhausted = ~is_empty & ~is_pure & no_features
+        is_limited = ~is_empty & ~is_pure & ~no_features & at_limit
+        stays_open = ~is_empty & ~is_pure & ~no_features & (not at_limit)
+        empty += int(is_empty.sum())
+        exhausted += int(is_exhausted.sum())
+        limited += int(is_limited.sum())
+        maj_child = np.where(2 * cny >= cN, 1.0, 0.0)
+        values = np.where(is_empty, majority[:, None], np.where(is_pure, (cny == cN).astype(float), maj_child))
+        leaf_value.append(values.reshape(2 * K))
+        splits.append((open_ids, j, ids, majority))
+        # stable partition of the open rows into the blocks of the children that stay open
+        keep_child = stays_open.reshape(2 * K)
+        child_len = np.where(keep_child, cN.reshape(2 * K), 0)
+        child_start = np.concatenate([[0], np.cumsum(child_len)[:-1]])
+        label0_len = (cN - cny).reshape(2 * K)
+        # new block start of (segment s = 2k + label, bit b), or -1 when the child closes
+        new_start = np.full((2 * K, 2), -1, dtype=np.int64)
+        for b in (0, 1):
+            c = 2 * kk + b
+            ok = keep_child[c]
+            new_start[2 * kk[ok], b] = child_start[c[ok]]
+            new_start[2 * kk[ok] + 1, b] = child_start[c[ok]] + label0_len[c[ok]]
+        rows = int(seg_len.sum())
+        seg_of_row = np.repeat(np.arange(2 * K), seg_len)
+        bit = Xo[np.arange(rows), j[seg_of_row // 2]].astype(np.int64)
+        ones_before = np.cumsum(bit) - bit
+        rank1 = ones_before - ones_before[seg_start][seg_of_row]
+        rank0 = np.arange(rows) - seg_start[seg_of_row] - rank1
+        target = new_start[seg_of_row, bit]
+        kept = target >= 0
+        position = target[kept] + np.where(bit[kept] == 1, rank1[kept], rank0[kept])
+        order = np.empty(position.size, dtype=np.int64)
+        order[position] = np.flatnonzero(kept)
+        Xo = np.take(Xo, order, axis=0)
+        open_ids = ids.reshape(2 * K)[keep_child]
+        N, ny = cN.reshape(2 * K)[keep_child], cny.reshape(2 * K)[keep_child]
+        used = c_used.reshape(2 * K, n)[keep_child]
+        depth += 1
+    feature = np.full(next_id, LEAF, dtype=np.int64)
+    child0 = np.full(next_id, -1, dtype=np.int64)
+    child1 = np.full(next_id, -1, dtype=np.int64)
+    child_value = np.zeros(next_id)
+    for nodes, feats, kids, value in splits:  # one NumPy body per level
+        feature[nodes], child0[nodes], child1[nodes], child_value[nodes] = feats, kids[:, 0], kids[:, 1], value
+    return _Grown(feature, child0, child1, np.concatenate(leaf_value), child_value,
+                  (empty, exhausted, limited), traced)
+
+
+def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
+    """Build ``result.tree`` from a level-wise run, numbering nodes as the depth-first recursion of
+    Algorithm 1 does (a stack; the x_j = 1 child is expanded first), and fill the trace in that order."""
+    tree = result.tree
+    feature, child0, child1 = grown.feature.tolist(), grown.child0.tolist(), grown.child1.tolist()
+    leaf_value, child_value = grown.leaf_value.tolist(), grown.child_value.tolist()
+    if feature[0] == LEAF:
+        tree.set_value(0, leaf_value[0])
+    stack = [(0, 0)]                                  # (breadth-first id, tree node)
+    while stack:  # one step per node: building the DecisionTree itself
+        b, node = stack.pop()
+        f = feature[b]
+        if f == LEAF:
+            continue
+        if trace:
+            N, ny, g, n1, n11 = grown.traced[b]
+            result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
+                                        n11 / N - (ny / N) * (n1 / N), f))
+        c0, c1 = tree.split(node, f)
+        # a child is created with its parent's majority label; a leaf child ends with its own value
+        for child, kid in ((c0, child0[b]), (c1, child1[b])):
+            tree.set_value(child, leaf_value[kid] if feature[kid] == LEAF else child_value[b])
+        stack.append((child0[b], c0))
+        stack.append((child1[b], c1))
 
 
 def paths_reuse_no_feature(tree: DecisionTree) -> bool:

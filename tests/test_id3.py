@@ -226,3 +226,123 @@ def test_chapter_runs_tiny(tmp_path):
 @pytest.mark.parametrize("param,value", [("c", 0.0), ("alpha", 0.6), ("ks", [2, 40]), ("c", -0.1)])
 def test_chapter_rejects_bad_parameters(tmp_path, param, value):
     expect_parameter_error(CHAPTER, tmp_path, param, **{param: value})
+
+
+# --- level-wise ID3 = the depth-first recursion it replaced ----------------------------------
+def _reference_id3(X, y, impurity="gini", features=None):
+    """The former depth-first implementation of ID3 (one NumPy body per node), kept verbatim as the
+    reference the level-wise growth must reproduce node for node (ids, values, trace, counters)."""
+    from dtcore.id3 import ID3Node, ID3Result, _counts, _gain_from_counts, _impurity, _majority
+
+    m, n = X.shape
+    C = _impurity(impurity)
+    available = np.zeros(n, dtype=bool)
+    if features is None:
+        available[:] = True
+    else:
+        available[np.asarray(features, dtype=np.int64)] = True
+    tree = DecisionTree(n)
+    result = ID3Result(tree)
+    stack = [(0, np.arange(m), _majority(int(y.sum()), m))]
+    while stack:
+        node, rows, parent_majority = stack.pop()
+        if rows.size == 0:
+            tree.set_value(node, parent_majority)
+            result.empty_leaves += 1
+            continue
+        Xs, ys = X[rows], y[rows]
+        N, ny, n1, n11 = _counts(Xs, ys)
+        if ny == 0 or ny == N:
+            tree.set_value(node, float(ny == N))
+            continue
+        A = available & (tree.restriction(node) < 0)
+        if not A.any():
+            tree.set_value(node, _majority(ny, N))
+            result.exhausted_leaves += 1
+            continue
+        g = np.where(A, _gain_from_counts(N, ny, n1, n11, C), np.nan)
+        j = int(np.nanargmax(g))
+        result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
+                                    n11 / N - (ny / N) * (n1 / N), j))
+        c0, c1 = tree.split(node, j)
+        right = Xs[:, j] == 1
+        maj = _majority(ny, N)
+        tree.set_value(c0, maj)
+        tree.set_value(c1, maj)
+        stack.append((c0, rows[~right], maj))
+        stack.append((c1, rows[right], maj))
+    return result
+
+
+def _assert_same_run(a, b):
+    ta, tb = a.tree, b.tree
+    assert (ta.feature, ta.child0, ta.child1, ta.value) == (tb.feature, tb.child0, tb.child1, tb.value)
+    assert (a.empty_leaves, a.exhausted_leaves) == (b.empty_leaves, b.exhausted_leaves)
+    assert len(a.trace) == len(b.trace)
+    for p, q in zip(a.trace, b.trace):
+        assert (p.node, p.size, p.positives, p.feature) == (q.node, q.size, q.positives, q.feature)
+        assert np.array_equal(p.restriction, q.restriction)
+        assert np.array_equal(p.gains, q.gains, equal_nan=True)
+        assert np.array_equal(p.covariance, q.covariance)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["gini", "entropy", "kearns_mansour"]))
+def test_levelwise_id3_builds_the_depth_first_tree(seed, name):
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 400)), int(rng.integers(1, 20))
+    X = (rng.random((m, n)) < rng.random()).astype(np.uint8)
+    if rng.random() < 0.5:                         # duplicated columns: exact gain ties
+        X[:, int(rng.integers(0, n))] = X[:, 0]
+    if rng.random() < 0.5:                         # structured labels with noise, else random
+        y = (X[:, 0] ^ X[:, min(1, n - 1)] ^ (rng.random(m) < 0.1)).astype(np.uint8)
+    else:
+        y = (rng.random(m) < rng.random()).astype(np.uint8)
+    features = None
+    if rng.random() < 0.3:
+        features = sorted(rng.choice(n, int(rng.integers(0, n + 1)), replace=False).tolist())
+    _assert_same_run(id3(X, y, name, features=features, trace=True), _reference_id3(X, y, name, features))
+
+
+def test_levelwise_id3_long_blocks_and_unpadded_width():
+    # blocks longer than a 16-bit lane (65535 rows) and a width that is not a multiple of 8
+    rng = np.random.default_rng(3)
+    X = (rng.random((140_000, 11)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] & X[:, 3]) ^ X[:, 5] ^ (rng.random(140_000) < 0.2)).astype(np.uint8)
+    _assert_same_run(id3(X, y, "entropy", trace=True), _reference_id3(X, y, "entropy"))
+
+
+def test_id3_max_depth():
+    rng = np.random.default_rng(4)
+    X = (rng.random((3000, 12)) < 0.5).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ (rng.random(3000) < 0.1)).astype(np.uint8)
+    full = id3(X, y)
+    assert id3(X, y, max_depth=None).tree.feature == full.tree.feature
+    assert id3(X, y, max_depth=100).tree.feature == full.tree.feature
+    for d in (0, 1, 3, 5):
+        res = id3(X, y, max_depth=d)
+        assert res.tree.depth <= d
+        assert res.depth_limited_leaves > 0
+        # the first d levels are those of the unlimited tree: same splits on every path of length < d
+        leaves = res.tree.leaf_restrictions()
+        assert {tuple(r) for r in leaves} <= {tuple(r) for r in _levels(full.tree, d)}
+        # a depth-limited leaf predicts the majority label of its rows (ties -> 1)
+        leaf_of_row = res.tree.apply(X)
+        for leaf in res.tree.leaves():
+            rows = leaf_of_row == leaf
+            if rows.any():
+                assert res.tree.value[leaf] == float(2 * y[rows].sum() >= rows.sum())
+    assert id3(X, y, max_depth=0).tree.size == 1
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="max_depth"):
+            id3(X, y, max_depth=bad)
+
+
+def _levels(tree, d):
+    """Restrictions of the nodes of ``tree`` at depth d and of its leaves above depth d."""
+    out = []
+    for node in range(tree.node_count):
+        depth = tree.node_depth[node]
+        if depth == d or (depth < d and tree.feature[node] == -1):
+            out.append(tree.restriction(node))
+    return out
