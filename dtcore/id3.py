@@ -257,11 +257,20 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
     ny = np.array([ny_root], dtype=np.int64)
     used = np.zeros((1, n), dtype=bool)
     next_id, depth = 1, 0
+    counted, derived = 1, None
     while open_ids.size:  # one NumPy body per level
         K = open_ids.size
         seg_len = np.stack([N - ny, ny], axis=1).reshape(2 * K)          # (node, label) blocks
         seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]])
-        sums = _segment_column_sums(Xo.view(np.uint64), seg_start, seg_len)[:, :n]
+        # the first `counted` nodes are summed over their rows; each later one is its parent's
+        # sums minus its (counted, smaller) sibling's: the sibling subtraction halves the work
+        sums = np.empty((2 * K, n), dtype=np.int64)
+        sums[:2 * counted] = _segment_column_sums(Xo.view(np.uint64), seg_start[:2 * counted],
+                                                  seg_len[:2 * counted])[:, :n]
+        if counted < K:
+            parent_of, sibling_of, parent_sums = derived
+            sums[2 * counted:] = (parent_sums.reshape(-1, 2, n)[parent_of]
+                                  - sums[:2 * counted].reshape(-1, 2, n)[sibling_of]).reshape(-1, n)
         n11 = sums[1::2]
         n1 = sums[0::2] + n11
         allowed = available[None, :] & ~used
@@ -293,10 +302,23 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         values = np.where(is_empty, majority[:, None], np.where(is_pure, (cny == cN).astype(float), maj_child))
         leaf_value.append(values.reshape(2 * K))
         splits.append((open_ids, j, ids, majority))
-        # stable partition of the open rows into the blocks of the children that stay open
+        # next level's nodes: children counted directly first (the smaller of two open siblings,
+        # or an only open child), then the derived ones, each in (parent, branch) order
         keep_child = stays_open.reshape(2 * K)
-        child_len = np.where(keep_child, cN.reshape(2 * K), 0)
-        child_start = np.concatenate([[0], np.cumsum(child_len)[:-1]])
+        both = stays_open.all(axis=1)
+        larger = (cN[:, 1] > cN[:, 0]).astype(np.int64)          # ties: count the x_j = 0 child
+        is_derived = np.zeros((K, 2), dtype=bool)
+        is_derived[kk[both], 1 - larger[both]] = True
+        is_derived = is_derived.reshape(2 * K)
+        next_order = np.concatenate([np.flatnonzero(keep_child & ~is_derived), np.flatnonzero(is_derived)])
+        counted_next = int((keep_child & ~is_derived).sum())
+        slot = np.full(2 * K, -1, dtype=np.int64)
+        slot[next_order] = np.arange(next_order.size)
+        derived_children = next_order[counted_next:]
+        derived = (derived_children // 2, slot[derived_children ^ 1], sums)
+        child_start = np.zeros(2 * K, dtype=np.int64)
+        lens = cN.reshape(2 * K)[next_order]
+        child_start[next_order] = np.concatenate([[0], np.cumsum(lens)[:-1]])
         label0_len = (cN - cny).reshape(2 * K)
         # new block start of (segment s = 2k + label, bit b), or -1 when the child closes
         new_start = np.full((2 * K, 2), -1, dtype=np.int64)
@@ -317,9 +339,10 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         order = np.empty(position.size, dtype=np.int64)
         order[position] = np.flatnonzero(kept)
         Xo = np.take(Xo, order, axis=0)
-        open_ids = ids.reshape(2 * K)[keep_child]
-        N, ny = cN.reshape(2 * K)[keep_child], cny.reshape(2 * K)[keep_child]
-        used = c_used.reshape(2 * K, n)[keep_child]
+        open_ids = ids.reshape(2 * K)[next_order]
+        N, ny = cN.reshape(2 * K)[next_order], cny.reshape(2 * K)[next_order]
+        used = c_used.reshape(2 * K, n)[next_order]
+        counted = counted_next
         depth += 1
     feature = np.full(next_id, LEAF, dtype=np.int64)
     child0 = np.full(next_id, -1, dtype=np.int64)
@@ -351,8 +374,11 @@ def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
                                         n11 / N - (ny / N) * (n1 / N), f))
         c0, c1 = tree.split(node, f)
         # a child is created with its parent's majority label; a leaf child ends with its own value
+        inherited = tree.value[node]
         for child, kid in ((c0, child0[b]), (c1, child1[b])):
-            tree.set_value(child, leaf_value[kid] if feature[kid] == LEAF else child_value[b])
+            value = leaf_value[kid] if feature[kid] == LEAF else child_value[b]
+            if value != inherited:
+                tree.set_value(child, value)
         stack.append((child0[b], c0))
         stack.append((child1[b], c1))
 
