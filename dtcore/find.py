@@ -29,8 +29,13 @@ import numpy as np
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels
 
-# A solution is (error, structure); structure is ("leaf", label) or ("split", i, left, right).
+# A solution is (error, leaves, depth, structure); structure is ("leaf", label) or
+# ("split", i, left, right). Solutions are compared lexicographically on (error, leaves, depth):
+# among trees of least training error FIND returns one with the fewest leaves, then the shallowest
+# (so a leaf beats any split with the same error, and a split whose two subtrees agree never
+# survives), then the smallest variable index.
 _Node = tuple
+_Solution = tuple
 
 
 @dataclass
@@ -43,9 +48,23 @@ class FindResult:
     subproblems: int       # distinct (restriction, depth) subproblems solved
 
 
-def _leaf(w1: float, w0: float) -> tuple[float, _Node]:
+def _leaf(w1: float, w0: float) -> _Solution:
     label = 1 if w1 > w0 else 0
-    return (min(w1, w0), ("leaf", label))
+    return (min(w1, w0), 1, 0, ("leaf", label))
+
+
+def _better(a: _Solution, b: _Solution) -> bool:
+    """True when a is strictly better than b: less error, then fewer leaves, then shallower."""
+    return a[:3] < b[:3]
+
+
+def _lex_argmin(err: np.ndarray, leaves: np.ndarray, depth: np.ndarray, axis: int) -> np.ndarray:
+    """Index of the least (error, leaves, depth) along ``axis``; the first one on a full tie."""
+    best = err == err.min(axis=axis, keepdims=True)
+    few = np.where(best, leaves, np.iinfo(np.int64).max)
+    best &= few == few.min(axis=axis, keepdims=True)
+    shallow = np.where(best, depth, np.iinfo(np.int64).max)
+    return np.argmin(shallow, axis=axis)
 
 
 def _depth2_batch(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray,
@@ -53,9 +72,10 @@ def _depth2_batch(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray
     """Best depth-<=2 trees for a batch of subproblems given their pair counts.
 
     ``P1[b, i, j]`` is the label-1 weight of subproblem b with x_i = x_j = 1 (diagonal: x_i = 1),
-    likewise ``P0``; ``allowed[b, i]`` says whether x_i may be queried. Returns the best errors
-    (B,) and a function giving the structure of subproblem b. ``W1``/``W0`` are the (B,) label
-    totals; ``depth=1`` allows only leaves below the root.
+    likewise ``P0``; ``allowed[b, i]`` says whether x_i may be queried. Returns the best errors,
+    leaf counts and depths (B,) and a function giving the structure of subproblem b.
+    ``W1``/``W0`` are the (B,) label totals; ``depth=1`` allows only leaves below the root.
+    Ties in error go to the tree with fewer leaves, then the shallower one, then the smaller index.
     """
     B, n, _ = P1.shape
     idx = np.arange(n)
@@ -77,34 +97,38 @@ def _depth2_batch(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray
         bad_child = np.broadcast_to(~eye[None], bad_child.shape)
     err = np.where(bad_child[:, :, None, :], np.inf, err)
     diag = err[:, idx, :, idx].transpose(1, 0, 2)           # (B, i, a): leaf below branch a
-    child = np.argmin(err, axis=3)                          # (B, i, a)
+    child = np.argmin(err, axis=3)                          # (B, i, a): every split child has 2 leaves
     child_err = np.take_along_axis(err, child[..., None], axis=3)[..., 0]
-    child = np.where(diag <= child_err, idx[None, :, None], child)
+    child_is_leaf = diag <= child_err                       # a leaf wins ties (1 leaf, depth 0)
+    child = np.where(child_is_leaf, idx[None, :, None], child)
     child_err = np.minimum(diag, child_err)
     root_err = np.where(allowed, child_err.sum(axis=2), np.inf)   # (B, i)
-    root = np.argmin(root_err, axis=1)
-    best_root = root_err[np.arange(B), root]
+    root_leaves = np.where(child_is_leaf, 1, 2).sum(axis=2)
+    root_depth = 1 + (~child_is_leaf).any(axis=2)
+    root = _lex_argmin(root_err, root_leaves, root_depth, axis=1)
+    rows = np.arange(B)
+    best_root = root_err[rows, root]
     leaf_err = np.minimum(W1, W0)
     use_leaf = ~(leaf_err > best_root)
     best = np.where(use_leaf, leaf_err, best_root)
+    leaves = np.where(use_leaf, 1, root_leaves[rows, root])
+    depths = np.where(use_leaf, 0, root_depth[rows, root])
 
     def structure(b: int) -> _Node:
         if use_leaf[b]:
-            return _leaf(float(W1[b]), float(W0[b]))[1]
+            return _leaf(float(W1[b]), float(W0[b]))[3]
         i = int(root[b])
         sub = []
         for a in (0, 1):
             j = int(child[b, i, a])
             c1, c0 = C1[b, i, a, j], C0[b, i, a, j]
             if j == i:
-                sub.append(_leaf(float(c1[a]), float(c0[a]))[1])
+                sub.append(_leaf(float(c1[a]), float(c0[a]))[3])
             else:
-                sub.append(("split", j, _leaf(c1[0], c0[0])[1], _leaf(c1[1], c0[1])[1]))
+                sub.append(("split", j, _leaf(c1[0], c0[0])[3], _leaf(c1[1], c0[1])[3]))
         return ("split", i, sub[0], sub[1])
 
-    return best, structure
-
-
+    return best, leaves, depths, structure
 class _Solver:
     """FIND with memoisation; rows are kept apart by label (c = 1, 0) so counts are plain products."""
 
@@ -116,7 +140,7 @@ class _Solver:
         self.X = [X[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
         self.w = [weight[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
         self.Xw = [self.X[c] * self.w[c][:, None] for c in (0, 1)]
-        self.memo: dict[tuple, tuple[float, _Node]] = {}
+        self.memo: dict[tuple, _Solution] = {}
 
     def totals(self, rows: tuple) -> tuple[float, float]:
         return float(self.w[1][rows[1]].sum()), float(self.w[0][rows[0]].sum())
@@ -140,7 +164,7 @@ class _Solver:
             out.append(T)
         return out
 
-    def solve(self, rows: tuple, depth: int, fixed: frozenset, allowed: np.ndarray) -> tuple[float, _Node]:
+    def solve(self, rows: tuple, depth: int, fixed: frozenset, allowed: np.ndarray) -> _Solution:
         key = (depth, fixed)
         if key in self.memo:
             return self.memo[key]
@@ -150,30 +174,31 @@ class _Solver:
             out = leaf
         elif depth <= 2:
             P0, P1 = self.pair_counts(rows)
-            best, structure = _depth2_batch(P1[None], P0[None], np.array([W1]), np.array([W0]),
-                                            allowed[None], depth)
-            out = (float(best[0]), structure(0))
+            best, leaves, depths, structure = _depth2_batch(P1[None], P0[None], np.array([W1]),
+                                                            np.array([W0]), allowed[None], depth)
+            out = (float(best[0]), int(leaves[0]), int(depths[0]), structure(0))
         elif depth == 3:
             out = self.solve3(rows, allowed, self.solve(rows, 2, fixed, allowed))
         else:
-            out = self.solve(rows, depth - 1, fixed, allowed)   # ties go to the shallower tree
+            out = self.solve(rows, depth - 1, fixed, allowed)   # ties go to the smaller tree
             for i in np.flatnonzero(allowed):  # loop over features; NumPy body
                 right = [self.X[c][rows[c], i] == 1 for c in (0, 1)]
                 sub_allowed = allowed.copy()
                 sub_allowed[i] = False
                 left_rows = (rows[0][~right[0]], rows[1][~right[1]])
                 left_sol = self.solve(left_rows, depth - 1, fixed | {(int(i), 0)}, sub_allowed)
-                if left_sol[0] >= out[0]:
+                if left_sol[0] > out[0]:                   # cannot beat the best so far
                     continue
                 right_rows = (rows[0][right[0]], rows[1][right[1]])
                 right_sol = self.solve(right_rows, depth - 1, fixed | {(int(i), 1)}, sub_allowed)
-                total = left_sol[0] + right_sol[0]
-                if total < out[0]:
-                    out = (total, ("split", int(i), left_sol[1], right_sol[1]))
+                candidate = (left_sol[0] + right_sol[0], left_sol[1] + right_sol[1],
+                             1 + max(left_sol[2], right_sol[2]), ("split", int(i), left_sol[3], right_sol[3]))
+                if _better(candidate, out):
+                    out = candidate
         self.memo[key] = out
         return out
 
-    def solve3(self, rows: tuple, allowed: np.ndarray, shallow: tuple[float, _Node]) -> tuple[float, _Node]:
+    def solve3(self, rows: tuple, allowed: np.ndarray, shallow: _Solution) -> _Solution:
         """Depth 3 at once: every (root i, branch a) depth-2 subproblem from one triple-count product."""
         n = self.n
         P0, P1 = self.pair_counts(rows)
@@ -186,12 +211,14 @@ class _Solver:
         sub1 = np.stack([P1[None] - T1, T1], 1).reshape(2 * n, n, n)
         sub0 = np.stack([P0[None] - T0, T0], 1).reshape(2 * n, n, n)
         sub_allowed = np.repeat(allowed[None] & ~np.eye(n, dtype=bool), 2, axis=0)
-        best, structure = _depth2_batch(sub1, sub0, sub_W1, sub_W0, sub_allowed)
+        best, leaves, depths, structure = _depth2_batch(sub1, sub0, sub_W1, sub_W0, sub_allowed)
         root_err = np.where(allowed, best.reshape(n, 2).sum(axis=1), np.inf)
-        i = int(np.argmin(root_err))
-        if not shallow[0] > root_err[i]:
-            return shallow
-        return float(root_err[i]), ("split", i, structure(2 * i), structure(2 * i + 1))
+        root_leaves = leaves.reshape(n, 2).sum(axis=1)
+        root_depth = 1 + depths.reshape(n, 2).max(axis=1)
+        i = int(_lex_argmin(root_err, root_leaves, root_depth, axis=0))
+        candidate = (float(root_err[i]), int(root_leaves[i]), int(root_depth[i]),
+                     ("split", i, structure(2 * i), structure(2 * i + 1)))
+        return candidate if _better(candidate, shallow) else shallow
 
 
 def _build(n: int, structure: _Node) -> DecisionTree:
@@ -211,7 +238,9 @@ def find(X: np.ndarray, y: np.ndarray, depth: int, sample_weight: np.ndarray | N
     """FIND(X, d): a decision tree of depth <= ``depth`` with the least (weighted) training error.
 
     Blanc–Lange–Tan 2021, Figure 2 (Lemma 3.1 correctness, Lemma 3.2 time n^O(d)|X|), after
-    Mehta–Raghavan 2002. Ties are broken towards the shallower tree, then the smaller variable index.
+    Mehta–Raghavan 2002. Among the trees of least training error it returns one with the fewest
+    leaves, then the least depth, then the smallest variable index at the first difference (so a
+    leaf is preferred to any split of equal error and no split has two identical subtrees).
     """
     X = check_binary_matrix("X", X)
     m, n = X.shape
@@ -229,7 +258,7 @@ def find(X: np.ndarray, y: np.ndarray, depth: int, sample_weight: np.ndarray | N
     with threadpool_limits(1, user_api="blas"):
         solver = _Solver(X, y, weight)
         rows = (np.arange(solver.X[0].shape[0]), np.arange(solver.X[1].shape[0]))
-        err, structure = solver.solve(rows, min(depth, n), frozenset(), np.ones(n, dtype=bool))
+        err, _, _, structure = solver.solve(rows, min(depth, n), frozenset(), np.ones(n, dtype=bool))
     total = float(weight.sum())
     return FindResult(tree=_build(n, structure), errors=float(err),
                       error=float(err / total) if total > 0 else 0.0, subproblems=len(solver.memo))

@@ -134,3 +134,78 @@ def test_bad_inputs():
         find(np.full((3, 2), 2), np.zeros(3, np.uint8), 1)
     with pytest.raises(ValueError, match="sample_weight"):
         find(np.zeros((3, 2), np.uint8), np.zeros(3, np.uint8), 1, sample_weight=[1, -1, 1])
+
+
+# --- ties: the smallest optimal tree ------------------------------------------------------------
+def _tables_with_sizes(n: int, depth: int):
+    """Every function computed by a tree of depth <= ``depth`` on n variables, with the fewest leaves
+    of such a tree and, among those, the least depth (exhaustive; independent of FIND)."""
+    pts = all_points(n)
+    consts = np.stack([np.zeros(2**n, np.uint8), np.ones(2**n, np.uint8)])
+
+    def reduce(tabs, leaves, depths):
+        order = np.lexsort((depths, leaves))                      # fewest leaves, then shallowest
+        tabs, leaves, depths = tabs[order], leaves[order], depths[order]
+        _, first = np.unique(tabs, axis=0, return_index=True)
+        return tabs[first], leaves[first], depths[first]
+
+    def trees(d, free):
+        out = [(consts, np.ones(2, np.int64), np.zeros(2, np.int64))]
+        if d > 0:
+            for i in free:
+                T, L, D = trees(d - 1, tuple(j for j in free if j != i))
+                k = T.shape[0]
+                left, right = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
+                out.append((np.where(pts[:, i][None, :] == 1, T[right], T[left]), L[left] + L[right],
+                            1 + np.maximum(D[left], D[right])))
+        return reduce(*(np.concatenate(parts) for parts in zip(*out)))
+
+    return trees(depth, tuple(range(n)))
+
+
+def _smallest_optimum(X, y, depth):
+    from dtcore.cube import point_index
+
+    tabs, leaves, depths = _tables_with_sizes(X.shape[1], depth)
+    idx = point_index(X)
+    n1 = np.bincount(idx[y == 1], minlength=tabs.shape[1])
+    n0 = np.bincount(idx[y == 0], minlength=tabs.shape[1])
+    errs = tabs.astype(np.int64) @ n0 + (1 - tabs.astype(np.int64)) @ n1
+    best = np.lexsort((depths, leaves, errs))[0]
+    return int(errs[best]), int(leaves[best]), int(depths[best])
+
+
+def _has_redundant_split(tree: DecisionTree) -> bool:
+    """True when some query node has two subtrees computing the same function."""
+    def signature(node):
+        if tree.feature[node] == -1:
+            return ("leaf", tree.value[node])
+        return (tree.feature[node], signature(tree.child0[node]), signature(tree.child1[node]))
+
+    return any(tree.feature[v] >= 0 and signature(tree.child0[v]) == signature(tree.child1[v])
+               for v in range(tree.node_count))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 60), st.integers(0, 3), st.integers(0, 2**31 - 1),
+       st.sampled_from([0.0, 0.1, 0.3, 0.5]))
+def test_find_returns_the_smallest_optimal_tree(n, m, d, seed, noise):
+    """Least error, then fewest leaves, then least depth: equal to exhaustive search over trees."""
+    rng = np.random.default_rng(seed)
+    X, y = _data(rng, m, n, noise)
+    r = find(X, y, d)
+    assert (r.errors, r.tree.size, r.tree.depth) == _smallest_optimum(X, y, min(d, n))
+    assert not _has_redundant_split(r.tree)
+
+
+@pytest.mark.parametrize("d", [3, 4])
+def test_find_ties_on_the_issue_example(d):
+    """(x0 and x3) xor x7 on 5000 x 20 with 5% noise: the optimum is the 6-leaf tree, no redundant split."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((5000, 20)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] & X[:, 3]) ^ X[:, 7] ^ (rng.random(5000) < 0.05)).astype(np.uint8)
+    r = find(X, y, d)
+    assert r.errors == training_errors(r.tree, X, y)
+    assert r.tree.size == 6 and r.tree.depth == 3 and not _has_redundant_split(r.tree)
+    sub = X[:, [0, 3, 7]]
+    assert (r.errors, r.tree.size, r.tree.depth) == _smallest_optimum(sub, y, 3)
