@@ -80,17 +80,20 @@ def _depth2_batch(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray
     B, n, _ = P1.shape
     idx = np.arange(n)
 
-    def cells(P: np.ndarray, W: np.ndarray) -> np.ndarray:
+    def cells(P: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Weights with (x_i, x_j) = (0, 0), (0, 1), (1, 0), (1, 1), each (B, i, j)."""
         s = P[:, idx, idx]                                  # (B, n)
-        c11 = P
         c10 = s[:, :, None] - P
         c01 = s[:, None, :] - P
-        c00 = W[:, None, None] - s[:, :, None] - s[:, None, :] + P
-        # C[b, i, a, j, c] = weight with x_i = a and x_j = c
-        return np.stack([np.stack([c00, c01], -1), np.stack([c10, c11], -1)], 2)
+        c00 = (W[:, None, None] - s[:, :, None]) - c01
+        return c00, c01, c10, P
 
-    C1, C0 = cells(P1, W1), cells(P0, W0)
-    err = np.minimum(C1, C0).sum(axis=-1)                   # (B, i, a, j)
+    c1, c0 = cells(P1, W1), cells(P0, W0)
+    # err[b, i, a, j]: errors of the best leaves below x_i = a, x_j = 0 and x_j = 1
+    err = np.empty((B, n, 2, n))
+    for a in (0, 1):  # the two branches of the root; NumPy body
+        lo, hi = 2 * a, 2 * a + 1
+        np.add(np.minimum(c1[lo], c0[lo]), np.minimum(c1[hi], c0[hi]), out=err[:, :, a, :])
     eye = np.eye(n, dtype=bool)
     bad_child = ~allowed[:, None, :] & ~eye[None]           # (B, i, j): disallowed, not the leaf
     if depth == 1:
@@ -121,11 +124,12 @@ def _depth2_batch(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray
         sub = []
         for a in (0, 1):
             j = int(child[b, i, a])
-            c1, c0 = C1[b, i, a, j], C0[b, i, a, j]
+            w1 = [float(c1[2 * a + x][b, i, j]) for x in (0, 1)]    # label weights at x_j = 0, 1
+            w0 = [float(c0[2 * a + x][b, i, j]) for x in (0, 1)]
             if j == i:
-                sub.append(_leaf(float(c1[a]), float(c0[a]))[3])
+                sub.append(_leaf(w1[a], w0[a])[3])
             else:
-                sub.append(("split", j, _leaf(c1[0], c0[0])[3], _leaf(c1[1], c0[1])[3]))
+                sub.append(("split", j, _leaf(w1[0], w0[0])[3], _leaf(w1[1], w0[1])[3]))
         return ("split", i, sub[0], sub[1])
 
     return best, leaves, depths, structure
@@ -150,17 +154,24 @@ class _Solver:
         return [(self.Xw[c][rows[c]].T @ self.X[c][rows[c]]).astype(np.float64) for c in (0, 1)]
 
     def triple_counts(self, rows: tuple) -> list[np.ndarray]:
-        """T_c[i, j, k] = label-c weight with x_i = x_j = x_k = 1, in row blocks of features."""
+        """T_c[i, j, k] = label-c weight with x_i = x_j = x_k = 1.
+
+        T is symmetric in (i, j, k), so for each i one BLAS product over the rows with x_i = 1 gives
+        only the block j, k >= i; the other entries are copied from the blocks of smaller i. This
+        halves the products of the plain "every (i, j) pair against every k" count and never
+        materialises the (rows, n^2) pair matrix.
+        """
         n = self.n
         out = []
         for c in (0, 1):
             Xr, Xwr = self.X[c][rows[c]], self.Xw[c][rows[c]]
+            on = Xr.astype(bool)
             T = np.empty((n, n, n))
-            block = max(1, min(n, 2**23 // max(1, Xr.shape[0] * n)))
-            for start in range(0, n, block):  # loop over blocks of features; BLAS body
-                stop = min(n, start + block)
-                Z = (Xwr[:, start:stop, None] * Xr[:, None, :]).reshape(Xr.shape[0], (stop - start) * n)
-                T[start:stop] = (Z.T @ Xr).reshape(stop - start, n, n)
+            for i in range(n):  # loop over features; BLAS body
+                sel = on[:, i]
+                T[i, i:, i:] = Xwr[sel, i:].T @ Xr[sel, i:]
+                T[i, :i, :] = T[:i, i, :]
+                T[i, i:, :i] = T[:i, i, i:].T
             out.append(T)
         return out
 
