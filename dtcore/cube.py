@@ -6,7 +6,7 @@ entry at index ``k`` is f(x) for the point with ``x_i = (k >> i) & 1``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -54,12 +54,48 @@ def check_table(table: object, name: str = "table") -> np.ndarray:
     return arr.astype(np.uint8, copy=False)
 
 
+CHUNK_BITS = 16
+"""Cube points evaluated per call when a truth table is built in chunks (2^16 points, n bytes each)."""
+
+
+def cube_chunks(n: int, chunk_bits: int = CHUNK_BITS) -> Iterator[tuple[slice, np.ndarray]]:
+    """The points of {0,1}^n in truth-table order, ``2^chunk_bits`` at a time.
+
+    Yields ``(slice, X)`` with ``X`` equal to ``all_points(n)[slice]``: the low ``chunk_bits``
+    coordinates run through every pattern, the high ones are the chunk's number. Peak memory is
+    one chunk, not the cube (2^24 points of 24 bytes would be 0.4 GB, their int64 index 3 GB).
+    """
+    n = check_int("n", n, 0, MAX_TABLE_VARIABLES)
+    chunk_bits = check_int("chunk_bits", chunk_bits, 1)
+    low_bits = min(n, chunk_bits)
+    low = all_points(low_bits)
+    size = low.shape[0]
+    high = np.arange(n - low_bits, dtype=np.int64)
+    for k in range(2 ** (n - low_bits)):  # loop over chunks; NumPy body
+        X = np.empty((size, n), dtype=np.uint8)
+        X[:, :low_bits] = low
+        X[:, low_bits:] = ((k >> high) & 1).astype(np.uint8)
+        yield slice(k * size, (k + 1) * size), X
+
+
 def truth_table(fn: Callable[[np.ndarray], np.ndarray], n: int) -> np.ndarray:
-    """Evaluate a vectorised Boolean function ``fn(X) -> labels`` on the whole cube."""
-    out = np.asarray(fn(all_points(n)))
-    if out.shape != (2**n,):
-        raise ValueError(f"fn must return one label per point, shape ({2**n},), got {out.shape}")
-    return check_table(out, "fn(all_points(n))")
+    """Evaluate a vectorised Boolean function ``fn(X) -> labels`` on the whole cube.
+
+    ``fn`` must act row by row (its label for a point may not depend on the other rows): it is
+    called on chunks of 2^16 points (:func:`cube_chunks`), so n = 24 needs the 16 MiB table and
+    one chunk, never the cube as a matrix. For n <= 16 this is one call on ``all_points(n)``.
+    """
+    n = check_int("n", n, 0, MAX_TABLE_VARIABLES)
+    out = np.empty(2**n, dtype=np.uint8)
+    for part, X in cube_chunks(n):  # loop over chunks; NumPy body
+        values = np.asarray(fn(X))
+        if values.shape != (X.shape[0],):
+            what = f"shape ({2**n},)" if X.shape[0] == 2**n else f"shape ({X.shape[0]},) for a chunk of {X.shape[0]} points"
+            raise ValueError(f"fn must return one label per point, {what}, got {values.shape}")
+        if values.dtype != np.bool_ and not np.isin(values, (0, 1)).all():
+            raise ValueError("fn(all_points(n)) must hold only 0/1 values")
+        out[part] = values
+    return out
 
 
 class ProductDistribution:

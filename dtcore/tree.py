@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .validate import check_binary_matrix, check_int, check_real, check_rng
-from .cube import ProductDistribution, all_points, resolve_distribution
+from .cube import ProductDistribution, cube_chunks, resolve_distribution
 
 LEAF = -1
 STOCHASTIC = -2
@@ -237,7 +237,10 @@ class DecisionTree:
         """The 2^n truth table of a deterministic tree."""
         if not self.is_deterministic:
             raise ValueError("truth_table needs a deterministic tree; use predict_proba for mu_T")
-        return self.predict(all_points(self.n))
+        out = np.empty(2**self.n, dtype=np.uint8)
+        for part, X in cube_chunks(self.n):  # chunks of the cube: memory is one chunk, not 2^n points
+            out[part] = self.predict(X)
+        return out
 
     # --- rendering ----------------------------------------------------------------------
     def to_text(self, feature_names: list[str] | None = None) -> str:
