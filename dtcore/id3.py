@@ -397,3 +397,84 @@ def paths_reuse_no_feature(tree: DecisionTree) -> bool:
         stack.append((tree.child0[node], seen | {f}))
         stack.append((tree.child1[node], seen | {f}))
     return ok
+
+
+@dataclass
+class TreeAgreement:
+    """How two trees grown on one sample compare, node by node (see :func:`agreement_up_to_ties`)."""
+
+    matched: int        # node pairs with the same split (or both leaves with the same label)
+    ties: int           # node pairs whose splits differ but have exactly equal Gain on the node's rows
+    differences: int    # node pairs that differ without a tie: the trees really disagree
+
+    @property
+    def same(self) -> bool:
+        """True when the trees make the same splits up to exact ties in Gain."""
+        return self.differences == 0
+
+
+def agreement_up_to_ties(tree_a: DecisionTree, tree_b: DecisionTree, X: np.ndarray, y: np.ndarray,
+                         impurity: Impurity = "gini", rtol: float = 1e-12) -> TreeAgreement:
+    """Compare two trees grown on (X, y) by top-down splitting: same splits up to exact ties.
+
+    Both trees are walked from the root on the sample's rows. Where they query the same feature
+    the walk goes on in both children; where they query different features, the node counts as a
+    **tie** when the two features have equal Gain(S_w, ·) on the node's rows (relative tolerance
+    ``rtol``, for float rounding only) -- either choice is a valid greedy split and the subtrees
+    below are not compared -- and as a **difference** otherwise. A leaf against a split counts as
+    a tie when the split feature is constant on the node's rows (the split does not partition
+    them), and two leaves match when they predict the same label. Used to compare ID3 with
+    scikit-learn's unrestricted tree, which breaks ties between features at random.
+    """
+    X = check_binary_matrix("X", X)
+    y = check_labels("y", y, X.shape[0])
+    if tree_a.n != X.shape[1] or tree_b.n != X.shape[1]:
+        raise ValueError(f"tree_a and tree_b must have n = {X.shape[1]} features, got {tree_a.n} and {tree_b.n}")
+    matched = ties = differences = 0
+    stack = [(0, 0, np.arange(X.shape[0]))]
+    while stack:  # one NumPy body per node pair
+        a, b, rows = stack.pop()
+        fa, fb = tree_a.feature[a], tree_b.feature[b]
+        if fa == LEAF and fb == LEAF:
+            same_label = rows.size == 0 or round(tree_a.value[a]) == round(tree_b.value[b])
+            matched += same_label
+            differences += not same_label
+            continue
+        if fa == fb:
+            matched += 1
+            right = X[rows, fa] == 1
+            stack.append((tree_a.child0[a], tree_b.child0[b], rows[~right]))
+            stack.append((tree_a.child1[a], tree_b.child1[b], rows[right]))
+            continue
+        if fa == LEAF or fb == LEAF:
+            f = fb if fa == LEAF else fa
+            column = X[rows, f]
+            constant = rows.size == 0 or column.min() == column.max()
+            ties += constant
+            differences += not constant
+            continue
+        g = gains(X[rows], y[rows], impurity) if rows.size else np.zeros(X.shape[1])
+        tie = abs(g[fa] - g[fb]) <= rtol * max(abs(g[fa]), abs(g[fb]), 1e-300)
+        ties += bool(tie)
+        differences += not tie
+    return TreeAgreement(matched, ties, differences)
+
+
+def sklearn_to_tree(estimator: object, n: int) -> DecisionTree:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` on 0/1 features (classes 0, 1) as a
+    :class:`DecisionTree`: a split ``x_f <= t`` with 0 <= t < 1 reads x_f, left is x_f = 0."""
+    t = estimator.tree_
+    classes = np.asarray(estimator.classes_)
+    out = DecisionTree(n)
+    stack = [(0, 0)]
+    while stack:  # one step per node
+        node, ours = stack.pop()
+        left, right = int(t.children_left[node]), int(t.children_right[node])
+        if left < 0:
+            out.set_value(ours, float(classes[int(np.argmax(t.value[node][0]))]))
+            continue
+        if not 0.0 <= float(t.threshold[node]) < 1.0:
+            raise ValueError(f"estimator must split 0/1 features between 0 and 1, got threshold {t.threshold[node]}")
+        c0, c1 = out.split(ours, int(t.feature[node]))
+        stack += [(left, c0), (right, c1)]
+    return out

@@ -346,3 +346,28 @@ def _levels(tree, d):
         if depth == d or (depth < d and tree.feature[node] == -1):
             out.append(tree.restriction(node))
     return out
+
+
+def test_agreement_up_to_ties_with_sklearn():
+    from dtcore.id3 import agreement_up_to_ties, sklearn_to_tree
+
+    rng = np.random.default_rng(7)
+    X = (rng.random((4000, 15)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] & X[:, 3]) ^ X[:, 5] ^ (rng.random(4000) < 0.1)).astype(np.uint8)
+    ours = id3(X, y, "gini").tree
+    for seed in range(3):
+        clf = DecisionTreeClassifier(random_state=seed).fit(np.asfortranarray(X, dtype=np.float32), y)
+        theirs = sklearn_to_tree(clf, 15)
+        assert np.array_equal(theirs.predict(X), clf.predict(X))
+        agreement = agreement_up_to_ties(ours, theirs, X, y, "gini")
+        assert agreement.same and agreement.matched > 100
+    # a tree that splits on a worse feature at the root is a difference, not a tie
+    other = DecisionTree(15)
+    c0, c1 = other.split(0, 14)
+    assert not agreement_up_to_ties(ours, other, X, y, "gini").same
+    assert agreement_up_to_ties(ours, ours, X, y).differences == 0
+    # a duplicated column gives an exact tie at the root
+    Xd = np.concatenate([X[:, [5]], X], axis=1)
+    a, b = id3(Xd, y).tree, id3(Xd, y, features=list(range(1, 16))).tree
+    res = agreement_up_to_ties(a, b, Xd, y)
+    assert res.same and res.ties >= 1
