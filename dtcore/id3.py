@@ -414,16 +414,19 @@ class TreeAgreement:
 
 
 def agreement_up_to_ties(tree_a: DecisionTree, tree_b: DecisionTree, X: np.ndarray, y: np.ndarray,
-                         impurity: Impurity = "gini", rtol: float = 1e-12) -> TreeAgreement:
+                         impurity: Impurity = "gini", atol: float = 1e-12) -> TreeAgreement:
     """Compare two trees grown on (X, y) by top-down splitting: same splits up to exact ties.
 
     Both trees are walked from the root on the sample's rows. Where they query the same feature
     the walk goes on in both children; where they query different features, the node counts as a
-    **tie** when the two features have equal Gain(S_w, ·) on the node's rows (relative tolerance
-    ``rtol``, for float rounding only) -- either choice is a valid greedy split and the subtrees
+    **tie** when the two features have equal Gain(S_w, ·) on the node's rows up to float64 rounding
+    (``atol``: a gain is a difference of impurities of order 1, so rounding leaves errors near
+    1e-16, and scikit-learn's own float arithmetic cannot order gains closer than that) -- either
+    choice is a valid greedy split and the subtrees
     below are not compared -- and as a **difference** otherwise. A leaf against a split counts as
     a tie when the split feature is constant on the node's rows (the split does not partition
-    them), and two leaves match when they predict the same label. Used to compare ID3 with
+    them), and two leaves match when they predict the same label (a tie when the node's labels
+    are split evenly, so that either label is a majority). Used to compare ID3 with
     scikit-learn's unrestricted tree, which breaks ties between features at random.
     """
     X = check_binary_matrix("X", X)
@@ -436,9 +439,12 @@ def agreement_up_to_ties(tree_a: DecisionTree, tree_b: DecisionTree, X: np.ndarr
         a, b, rows = stack.pop()
         fa, fb = tree_a.feature[a], tree_b.feature[b]
         if fa == LEAF and fb == LEAF:
-            same_label = rows.size == 0 or round(tree_a.value[a]) == round(tree_b.value[b])
-            matched += same_label
-            differences += not same_label
+            if rows.size == 0 or round(tree_a.value[a]) == round(tree_b.value[b]):
+                matched += 1
+            elif 2 * int(y[rows].sum()) == rows.size:   # a majority vote tied: either label is right
+                ties += 1
+            else:
+                differences += 1
             continue
         if fa == fb:
             matched += 1
@@ -454,7 +460,7 @@ def agreement_up_to_ties(tree_a: DecisionTree, tree_b: DecisionTree, X: np.ndarr
             differences += not constant
             continue
         g = gains(X[rows], y[rows], impurity) if rows.size else np.zeros(X.shape[1])
-        tie = abs(g[fa] - g[fb]) <= rtol * max(abs(g[fa]), abs(g[fb]), 1e-300)
+        tie = abs(g[fa] - g[fb]) <= atol
         ties += bool(tie)
         differences += not tie
     return TreeAgreement(matched, ties, differences)

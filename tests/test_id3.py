@@ -371,3 +371,15 @@ def test_agreement_up_to_ties_with_sklearn():
     a, b = id3(Xd, y).tree, id3(Xd, y, features=list(range(1, 16))).tree
     res = agreement_up_to_ties(a, b, Xd, y)
     assert res.same and res.ties >= 1
+
+
+def test_agreement_counts_even_majorities_and_rounding_as_ties():
+    from dtcore.id3 import agreement_up_to_ties, sklearn_to_tree
+
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        X = (rng.random((3000, 8)) < 0.5).astype(np.uint8)      # many repeated points: impure leaves
+        y = ((X[:, 0] & X[:, 3]) ^ X[:, 5] ^ (rng.random(3000) < 0.3)).astype(np.uint8)
+        clf = DecisionTreeClassifier(random_state=seed).fit(np.asfortranarray(X, dtype=np.float32), y)
+        res = agreement_up_to_ties(id3(X, y).tree, sklearn_to_tree(clf, 8), X, y)
+        assert res.same and res.ties > 0
