@@ -112,10 +112,17 @@ APPENDIX_PERFORMANCE = ParameterSpec("appendix_performance", "Appendix. Performa
     Param("n_topdown", "int", 32, 64, "features of the TopDown_G row", low=8, high=256),
     Param("t_topdown", "int", 64, 256, "leaves of TopDown_G and scikit-learn's max_leaf_nodes", low=2, high=4096),
     Param("m_find", "int", 2_000, 10_000, "sample size of the FIND rows", low=50, high=10**6),
-    Param("m_id3", "int", 5_000, 100_000, "sample size of the ID3 row", low=100, high=10**7),
-    Param("n_id3", "int", 40, 100, "features of the ID3 row", low=8, high=1000),
+    Param("m_id3", "int", 5_000, 100_000, "sample size of the ID3 junta rows (noiseless and 10% noise)",
+          low=100, high=10**7),
+    Param("n_id3", "int", 40, 100, "features of the ID3 junta rows", low=8, high=1000),
+    Param("m_id3_large", "int", 20_000, 1_000_000, "sample size of the ID3 row with 20% noise", low=100,
+          high=10**7),
+    Param("n_id3_large", "int", 32, 64, "features of the ID3 row with 20% noise", low=8, high=1000),
     Param("local_sizes", "int_list", [2_000, 10_000, 50_000], [10_000, 100_000, 1_000_000],
           "|S°| values of the LocalLearner rows", low=100, high=10**8),
+    Param("scale_rows", "bool", False, True, "run the scale rows (TopDown_G and Est at m_scale points)"),
+    Param("m_scale", "int", 100_000, 10_000_000, "points of the scale rows (TopDown_G: m_scale x 64, "
+          "t = 256; Est: the unlabelled set S° has m_scale points)", low=1_000, high=10**8),
 ))
 
 SPECS: dict[str, ParameterSpec] = {s.chapter: s for s in (CH1_TOP_DOWN, CH2_LEARNABILITY, CH3_STOCHASTIC,
