@@ -145,6 +145,9 @@ class _Solver:
         self.w = [weight[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
         self.Xw = [self.X[c] * self.w[c][:, None] for c in (0, 1)]
         self.memo: dict[tuple, _Solution] = {}
+        # counts of the depth-3 solves that a depth-4 solve splits further (popped when used)
+        self.keep_triples: set[frozenset] = set()
+        self.kept: dict[frozenset, tuple] = {}
 
     def totals(self, rows: tuple) -> tuple[float, float]:
         return float(self.w[1][rows[1]].sum()), float(self.w[0][rows[0]].sum())
@@ -175,7 +178,9 @@ class _Solver:
             out.append(T)
         return out
 
-    def solve(self, rows: tuple, depth: int, fixed: frozenset, allowed: np.ndarray) -> _Solution:
+    def solve(self, rows: tuple, depth: int, fixed: frozenset, allowed: np.ndarray,
+              counts: tuple | None = None) -> _Solution:
+        """Best tree of depth <= ``depth`` on ``rows``; ``counts`` = (pairs, triples) when known."""
         key = (depth, fixed)
         if key in self.memo:
             return self.memo[key]
@@ -184,24 +189,34 @@ class _Solver:
         if depth == 0 or (rows[0].size + rows[1].size) == 0 or not allowed.any():
             out = leaf
         elif depth <= 2:
-            P0, P1 = self.pair_counts(rows)
-            best, leaves, depths, structure = _depth2_batch(P1[None], P0[None], np.array([W1]),
-                                                            np.array([W0]), allowed[None], depth)
-            out = (float(best[0]), int(leaves[0]), int(depths[0]), structure(0))
+            out = self.solve2(self.pair_counts(rows), W1, W0, allowed, depth)
         elif depth == 3:
-            out = self.solve3(rows, allowed, self.solve(rows, 2, fixed, allowed))
+            pairs, triples = counts if counts is not None else (self.pair_counts(rows), None)
+            shallow = self.memo.get((2, fixed))
+            if shallow is None:
+                shallow = self.memo[(2, fixed)] = self.solve2(pairs, W1, W0, allowed, 2)
+            triples = triples if triples is not None else self.triple_counts(rows)
+            if fixed in self.keep_triples:
+                self.kept[fixed] = (pairs, triples)
+            out = self.solve3(pairs, triples, W1, W0, allowed, shallow)
         else:
+            if depth == 4:
+                self.keep_triples.add(fixed)
             out = self.solve(rows, depth - 1, fixed, allowed)   # ties go to the smaller tree
+            parent = self.kept.pop(fixed, None) if depth == 4 else None
             for i in np.flatnonzero(allowed):  # loop over features; NumPy body
                 right = [self.X[c][rows[c], i] == 1 for c in (0, 1)]
                 sub_allowed = allowed.copy()
                 sub_allowed[i] = False
-                left_rows = (rows[0][~right[0]], rows[1][~right[1]])
-                left_sol = self.solve(left_rows, depth - 1, fixed | {(int(i), 0)}, sub_allowed)
+                halves = [(rows[0][~right[0]], rows[1][~right[1]]), (rows[0][right[0]], rows[1][right[1]])]
+                keys = [fixed | {(int(i), 0)}, fixed | {(int(i), 1)}]
+                child_counts = [None, None]
+                if parent is not None and not all((3, k) in self.memo for k in keys):
+                    child_counts = self.split_counts(parent, int(i), halves)
+                left_sol = self.solve(halves[0], depth - 1, keys[0], sub_allowed, child_counts[0])
                 if left_sol[0] > out[0]:                   # cannot beat the best so far
                     continue
-                right_rows = (rows[0][right[0]], rows[1][right[1]])
-                right_sol = self.solve(right_rows, depth - 1, fixed | {(int(i), 1)}, sub_allowed)
+                right_sol = self.solve(halves[1], depth - 1, keys[1], sub_allowed, child_counts[1])
                 candidate = (left_sol[0] + right_sol[0], left_sol[1] + right_sol[1],
                              1 + max(left_sol[2], right_sol[2]), ("split", int(i), left_sol[3], right_sol[3]))
                 if _better(candidate, out):
@@ -209,12 +224,36 @@ class _Solver:
         self.memo[key] = out
         return out
 
-    def solve3(self, rows: tuple, allowed: np.ndarray, shallow: _Solution) -> _Solution:
-        """Depth 3 at once: every (root i, branch a) depth-2 subproblem from one triple-count product."""
+    def split_counts(self, parent: tuple, i: int, halves: list[tuple]) -> list[tuple]:
+        """Pair and triple counts of the two halves x_i = 0, 1 of a subproblem with known counts.
+
+        Pairs come free from the parent's triples (P[x_i = 1][j, k] = T[i, j, k]); the triples of the
+        smaller half are counted on its rows and the other half's are the parent's minus them (sibling
+        subtraction), so one depth-3 subproblem in two costs no pass over the data.
+        """
+        (P0, P1), (T0, T1) = parent
+        pairs = [(P0 - T0[i], P1 - T1[i]), (T0[i], T1[i])]
+        small = int(halves[1][0].size + halves[1][1].size <= halves[0][0].size + halves[0][1].size)
+        counted = self.triple_counts(halves[small])
+        derived = [T0 - counted[0], T1 - counted[1]]
+        triples = [None, None]
+        triples[small], triples[1 - small] = counted, derived
+        return [(pairs[a], triples[a]) for a in (0, 1)]
+
+    def solve2(self, pairs: list[np.ndarray], W1: float, W0: float, allowed: np.ndarray,
+               depth: int) -> _Solution:
+        """Best depth-<=2 (or depth-1) tree from the pair counts."""
+        P0, P1 = pairs
+        best, leaves, depths, structure = _depth2_batch(P1[None], P0[None], np.array([W1]),
+                                                        np.array([W0]), allowed[None], depth)
+        return (float(best[0]), int(leaves[0]), int(depths[0]), structure(0))
+
+    def solve3(self, pairs: list[np.ndarray], triples: list[np.ndarray], W1: float, W0: float,
+               allowed: np.ndarray, shallow: _Solution) -> _Solution:
+        """Depth 3 at once: every (root i, branch a) depth-2 subproblem from the triple counts."""
         n = self.n
-        P0, P1 = self.pair_counts(rows)
-        T0, T1 = self.triple_counts(rows)
-        W1, W0 = self.totals(rows)
+        P0, P1 = pairs
+        T0, T1 = triples
         s1, s0 = np.diag(P1), np.diag(P0)
         sub_W1 = np.stack([W1 - s1, s1], 1).reshape(2 * n)
         sub_W0 = np.stack([W0 - s0, s0], 1).reshape(2 * n)

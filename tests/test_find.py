@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from dtcore.cube import all_points
 from dtcore.find import (all_tree_tables, brute_force_min_errors, count_trees, find,
                          population_find, training_errors)
+from dtcore.functions import random_tree_of_depth
 from dtcore.tree import DecisionTree
 
 
@@ -209,3 +210,21 @@ def test_find_ties_on_the_issue_example(d):
     assert r.tree.size == 6 and r.tree.depth == 3 and not _has_redundant_split(r.tree)
     sub = X[:, [0, 3, 7]]
     assert (r.errors, r.tree.size, r.tree.depth) == _smallest_optimum(sub, y, 3)
+
+
+@pytest.mark.parametrize("d, n, m", [(4, 8, 600), (4, 10, 400), (5, 7, 500)])
+def test_deep_find_with_derived_counts_matches_pystreed(d, n, m):
+    """Depth >= 4 splits depth-3 subproblems with sibling-subtracted triple counts: still optimal
+    (pystreed's error), still the smallest optimal tree under exact and under float weights."""
+    from pystreed import STreeDClassifier
+
+    rng = np.random.default_rng(20 + d + n)
+    X = (rng.random((m, n)) < 0.5).astype(np.uint8)
+    y = (random_tree_of_depth(n, d, rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.15)).astype(np.uint8)
+    clf = STreeDClassifier(max_depth=d, cost_complexity=0.0, random_seed=0).fit(X, y)
+    r = find(X, y, d)
+    assert r.errors == training_errors(r.tree, X, y) == int((clf.predict(X) != y).sum())
+    assert not _has_redundant_split(r.tree)
+    weighted = find(X, y, d, sample_weight=np.full(m, 0.37))        # the float64 counting path
+    assert np.isclose(weighted.errors, 0.37 * r.errors)
+    assert (weighted.tree.size, weighted.tree.depth) == (r.tree.size, r.tree.depth)
