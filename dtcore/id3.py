@@ -329,7 +329,7 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
             new_start[2 * kk[ok] + 1, b] = child_start[c[ok]] + label0_len[c[ok]]
         rows = int(seg_len.sum())
         seg_of_row = np.repeat(np.arange(2 * K), seg_len)
-        bit = Xo[np.arange(rows), j[seg_of_row // 2]].astype(np.int64)
+        bit = Xo.reshape(-1)[np.arange(rows) * width + j[seg_of_row // 2]].astype(np.int64)
         ones_before = np.cumsum(bit) - bit
         rank1 = ones_before - ones_before[seg_start][seg_of_row]
         rank0 = np.arange(rows) - seg_start[seg_of_row] - rank1
