@@ -1,0 +1,131 @@
+"""Each chapter's papermill parameters, declared once (see :mod:`dtcore.chapter`).
+
+``python -m dtcore.specs`` prints the README's parameter tables; ``tests/test_chapter.py``
+checks that the README shows exactly these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .chapter import Param, ParameterSpec
+
+
+def _ch3_constraints(p: Mapping[str, Any]) -> None:
+    if p["size"] - p["n_stochastic"] > 2 ** p["target_depth"]:
+        raise ValueError(f"size - n_stochastic must be at most 2^target_depth = {2 ** p['target_depth']}, "
+                         f"got {p['size'] - p['n_stochastic']}")
+
+
+CH1_TOP_DOWN = ParameterSpec("01_top_down_guarantees", "Chapter 1. Top-down induction: guarantees and limitations", (
+    Param("n", "int", 12, 16, "cube dimension of the exact checks", low=4, high=20),
+    Param("eps", "real", 0.05, help="error of the traced runs", low=0.0, high=0.5),
+    Param("eps_grid", "real_list", [0.2, 0.1, 0.05, 0.02], [0.25, 0.2, 0.15, 0.1, 0.05, 0.02, 0.01],
+          "error levels of the Theorem 3 sweep", low=0.0, high=0.5),
+    Param("sizes", "int_list", [4, 8, 16, 32], [4, 8, 16, 32, 64, 128], "target tree sizes s", low=2,
+          high=lambda p: 2 ** min(p["n"], 10), range_text="each in [2, 2^min(n, 10)]"),
+    Param("n_functions", "int", 150, 1000, "random functions and trees per exact check", low=1, high=10**6),
+    Param("n_max_lower_bound", "int", 16, 20, "largest cube dimension of the lower-bound family", low=4, high=20),
+))
+
+CH2_LEARNABILITY = ParameterSpec("02_estimating_learnability",
+                                 "Chapter 2. Estimating learnability with polylogarithmically many labels", (
+    Param("n", "int", 16, help="dimension d of the cube; errors are exact on it", low=8, high=20),
+    Param("n_train", "int", 20000, 100000, "|S|, the unlabelled training set", low=100, high=10**7),
+    Param("sizes", "int_list", [8, 16, 32, 64], [8, 16, 32, 64, 128, 256], "size parameters t", low=2, high=4096,
+          sort=True),
+    Param("batch_sizes", "int_list", [2, 4, 8, 16, 32, 64, 128], [2, 4, 8, 16, 32, 64, 128, 256, 512],
+          "minibatch sizes b of Theorem 1", low=1, high=10**6, sort=True),
+    Param("dims", "int_list", [8, 12, 16], [8, 12, 16, 20], "dimensions d of the b-versus-d experiment", low=4,
+          high=20, sort=True),
+    Param("repetitions", "int", 3, 10, "independent data sets per grid point", low=1, high=1000),
+    Param("eta", "real", 0.25, help="size accuracy of Theorem 2", low=0.0, high=0.5),
+    Param("delta", "real", 0.1, help="failure probability of the bounds", low=0.0, high=0.5),
+    Param("n_test", "int", 400, help="|S_test|", low=10, high=10**6),
+    Param("train_sizes", "int_list", [5000, 20000, 80000, 320000], [5000, 20000, 80000, 320000, 1280000],
+          "|S°| grid of the Theorem 3 label count", low=100, high=10**7, sort=True),
+))
+
+CH3_STOCHASTIC = ParameterSpec("03_stochastic_trees", "Chapter 3. Stochastic decision trees under nasty noise", (
+    Param("n", "int", 10, 12, "cube dimension (exact evaluation on all 2^n points)", low=4, high=14),
+    Param("size", "int", 8, 12, "size s (leaves) of the random stochastic target", low=2, high=64),
+    Param("n_stochastic", "int", 3, 4, "coin nodes of the target", low=0, high=lambda p: p["size"] - 1,
+          range_text="in [0, size − 1]"),
+    Param("target_depth", "int", 3, help="most variable queries on a path of the target", low=1,
+          high=lambda p: p["n"], range_text="in [1, n]"),
+    Param("m", "int", 3000, 20000, "clean sample size", low=50, high=10**7),
+    Param("depth", "int", 3, help="FIND's depth budget d", low=0, high=lambda p: p["n"],
+          range_text="in [0, n]"),
+    Param("degree", "int", 2, help="degree of the L2 / L1 regressions", low=0, high=lambda p: p["n"],
+          range_text="in [0, n]"),
+    Param("eta_grid", "real_list", [0.0, 0.05, 0.1, 0.2], [0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3],
+          "corruption rates", low=0.0, high=0.5, low_open=False, sort=True),
+    Param("repetitions", "int", 2, 5, "clean samples per (adversary, η)", low=1, high=1000),
+    Param("c_grid", "int_list", [1, 2, 4, 8], [1, 2, 4, 8, 16, 32], "numbers of stacked copies c of Lemma 2.1",
+          low=1, high=64),
+    Param("lemma_draws", "int", 8, 30, "random draws per c of Lemma 2.1", low=1, high=10**4),
+    Param("benchmark_m", "int", 10000, help="sample size of the FIND vs pystreed benchmark", low=100, high=10**6),
+    Param("delta", "real", 0.05, help="confidence of the Hoeffding term of Theorem 3", low=0.0, high=1.0),
+), checks=(_ch3_constraints,))
+
+CH4_PRODUCT = ParameterSpec("04_product_spaces", "Chapter 4. Top-down learning on product spaces", (
+    Param("biases", "real_list", [0.5, 0.3, 0.1], help="Pr[x_i = 1] of each product distribution", low=0.0,
+          high=1.0),
+    Param("eps", "real", 0.1, help="target error of the exact runs", low=0.0, high=0.5),
+    Param("delta", "real", 0.1, help="failure probability of Algorithm 2", low=0.0, high=1.0),
+    Param("n_exact", "int", 8, 10, "cube dimension of the exact checks", low=4, high=14),
+    Param("n_functions", "int", 40, 200, "random functions per exact check and bias", low=1, high=10**5),
+    Param("fig2_n", "int", 20, help="dimension of Figure 2(a) (paper: 20)", low=5, high=24),
+    Param("fig2_eps", "real_list", [0.3, 0.2, 0.15], [0.10, 0.15, 0.20, 0.25, 0.30],
+          "errors of Figure 2(a) (paper: 0.10 to 0.30)", low=0.0, high=1.0),
+    Param("fig2_dims", "int_list", [3, 5, 7], [3, 4, 5, 6, 7], "dimensions of Figure 2(b) (paper: 3 to 7)",
+          low=3, high=16),
+    Param("reps", "int", 2, 6, "repetitions per Figure 2 configuration (paper: 6)", low=1, high=100),
+))
+
+CH5_ID3 = ParameterSpec("05_id3_smoothed", "Chapter 5. ID3 learns juntas under smoothed product distributions", (
+    Param("n", "int", 20, help="features of the learning problems", low=2, high=400),
+    Param("ks", "int_list", [2, 3, 4], help="junta / parity sizes k", low=1, high=lambda p: min(p["n"], 8),
+          sort=True, range_text="each in [1, min(n, 8)]"),
+    Param("alpha", "real", 0.1, help="the α of (α, c)-distributions", low=0.0, high=0.5),
+    Param("c", "real", 0.15, help="margin |p_i − 1/2| and smoothing width", low=0.0,
+          high=lambda p: 0.5 - p["alpha"], range_text="in (0, 1/2 − alpha)"),
+    Param("cs", "real_list", [0.05, 0.1, 0.2], help="c-axis of the grids", low=0.0,
+          high=lambda p: 0.5 - p["alpha"], sort=True, range_text="each in (0, 1/2 − alpha)"),
+    Param("reps", "int", 20, 100, "runs per grid point", low=2),
+    Param("m_grid", "int_list", [100, 300, 1000, 3000, 10000], [100, 300, 1000, 3000, 10000, 30000, 100000],
+          "sample sizes", low=1, sort=True),
+    Param("impurity", "str", "gini", help="impurity of ID3", choices=("gini", "entropy", "kearns_mansour")),
+    Param("n_speed", "int", 100, help="speed benchmark: features", low=1),
+    Param("m_speed", "int", 100000, help="speed benchmark: samples", low=1),
+    Param("k_speed", "int", 7, help="speed benchmark: junta size", low=1, high=lambda p: min(p["n_speed"], 12),
+          range_text="in [1, min(n_speed, 12)]"),
+))
+
+APPENDIX_PERFORMANCE = ParameterSpec("appendix_performance", "Appendix. Performance", (
+    Param("repetitions", "int", 3, 5, "interleaved timing rounds per benchmark", low=1, high=100),
+    Param("n_exact", "int", 14, 20, "cube dimension of the exact BuildTopDownDT row", low=7, high=24),
+    Param("exact_leaves", "int", 128, 1024, "leaves grown by BuildTopDownDT", low=2,
+          high=lambda p: 2 ** (p["n_exact"] - 1), range_text="in [2, 2^(n_exact − 1)]"),
+    Param("m_topdown", "int", 20_000, 1_000_000, "sample size of the TopDown_G row", low=100, high=10**7),
+    Param("n_topdown", "int", 32, 64, "features of the TopDown_G row", low=8, high=256),
+    Param("t_topdown", "int", 64, 256, "leaves of TopDown_G and scikit-learn's max_leaf_nodes", low=2, high=4096),
+    Param("m_find", "int", 2_000, 10_000, "sample size of the FIND rows", low=50, high=10**6),
+    Param("m_id3", "int", 5_000, 100_000, "sample size of the ID3 row", low=100, high=10**7),
+    Param("n_id3", "int", 40, 100, "features of the ID3 row", low=8, high=1000),
+    Param("local_sizes", "int_list", [2_000, 10_000, 50_000], [10_000, 100_000, 1_000_000],
+          "|S°| values of the LocalLearner rows", low=100, high=10**8),
+))
+
+SPECS: dict[str, ParameterSpec] = {s.chapter: s for s in (CH1_TOP_DOWN, CH2_LEARNABILITY, CH3_STOCHASTIC,
+                                                           CH4_PRODUCT, CH5_ID3, APPENDIX_PERFORMANCE)}
+
+
+def readme_tables() -> str:
+    """The README's parameter section body: one small table per chapter."""
+    return "\n\n".join(spec.markdown() for spec in SPECS.values())
+
+
+if __name__ == "__main__":
+    print(readme_tables())
