@@ -118,6 +118,27 @@ APPENDIX_PERFORMANCE = ParameterSpec("appendix_performance", "Appendix. Performa
           "|S°| values of the LocalLearner rows", low=100, high=10**8),
 ))
 
+def _ch6_constraints(p: Mapping[str, Any]) -> None:
+    # flchain has 7874 rows; Est's pool keeps at least 2000 of them
+    if p["n_test"] + p["n_heldout"] > 7874 - 2000:
+        raise ValueError(f"n_heldout must be at most {7874 - 2000 - p['n_test']} (n_test + n_heldout <= 5874, "
+                         f"so the pool keeps 2000 points), got {p['n_heldout']}")
+
+
+CH6_REAL_DATA = ParameterSpec("06_real_data", "Chapter 6. Real data: the learners from scikit-learn", (
+    Param("folds", "int", 5, 10, "stratified cross-validation folds", low=2, high=20),
+    Param("depths", "int_list", [1, 2], [1, 2, 3], "depths d of FIND, CART and pystreed", low=1, high=4, sort=True),
+    Param("leaf_sizes", "int_list", [2, 4, 8, 16, 32], [2, 4, 8, 16, 32, 64],
+          "sizes t of TopDown_G and best-first CART", low=2, high=256, sort=True),
+    Param("n_thresholds", "int", 4, 6, "quantile cut points per real-valued column", low=1, high=64),
+    Param("est_sizes", "int_list", [2, 4, 8, 16, 32], [2, 4, 8, 16, 32, 64], "sizes t of Est", low=2,
+          high=256, sort=True),
+    Param("batch_size", "int", 64, help="Est's minibatch size b (and number of strands)", low=2, high=1024),
+    Param("n_test", "int", 800, help="|S_test| of Est (flchain)", low=50, high=3000),
+    Param("n_heldout", "int", 1000, help="held-out points that score the trees T_t", low=50, high=3000),
+    Param("delta", "real", 0.05, help="confidence of the Hoeffding intervals", low=0.0, high=1.0),
+), checks=(_ch6_constraints,))
+
 SPECS: dict[str, ParameterSpec] = {s.chapter: s for s in (CH1_TOP_DOWN, CH2_LEARNABILITY, CH3_STOCHASTIC,
                                                            CH4_PRODUCT, CH5_ID3, APPENDIX_PERFORMANCE)}
 
