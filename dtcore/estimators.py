@@ -113,7 +113,7 @@ class ThresholdBinarizer:
         columns, cuts, passthrough = [], [], []
         for j in range(n):  # one NumPy body per column
             col = Xk[:, j]
-            if np.isin(X[:, j], (0.0, 1.0)).all():
+            if np.isin(col, (0.0, 1.0)).all():
                 c, through = np.array([0.5]), True
             else:
                 c, through = _column_cuts(col, wk, self.n_thresholds), False

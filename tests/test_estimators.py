@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.feature_selection import SelectKBest, f_classif
