@@ -400,8 +400,8 @@ class ID3Classifier(_BinaryTreeClassifier):
 
     def _grow(self, Xb, yb, weight) -> DecisionTree:
         if self.max_depth is None:
-            return id3(Xb, yb, self.impurity).tree
-        return id3(Xb, yb, self.impurity, max_depth=int(self.max_depth)).tree
+            return id3(Xb, yb, impurity=self.impurity).tree
+        return id3(Xb, yb, impurity=self.impurity, max_depth=int(self.max_depth)).tree
 
     def fit(self, X, y) -> "ID3Classifier":
         """Binarise X, encode y and run ID3."""
