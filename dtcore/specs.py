@@ -135,7 +135,7 @@ CH6_REAL_DATA = ParameterSpec("06_real_data", "Chapter 6. Real data: the learner
     Param("est_sizes", "int_list", [2, 4, 8, 16, 32], [2, 4, 8, 16, 32, 64], "sizes t of Est", low=2,
           high=256, sort=True),
     Param("batch_size", "int", 64, help="Est's minibatch size b (and number of strands)", low=2, high=1024),
-    Param("n_test", "int", 800, help="|S_test| of Est (flchain)", low=50, high=3000),
+    Param("n_test", "int", 800, help="size of Est's test set S_test (flchain points)", low=50, high=3000),
     Param("n_heldout", "int", 1000, help="held-out points that score the trees T_t", low=50, high=3000),
     Param("delta", "real", 0.05, help="confidence of the Hoeffding intervals", low=0.0, high=1.0),
 ), checks=(_ch6_constraints,))
