@@ -169,8 +169,6 @@ def _check_int_param(name: str, value: object, low: int, allow_none: bool = Fals
 class _BinaryTreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict: validation, label encoding, binarisation, the tree and its rendering."""
 
-    _supports_sample_weight = False
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False  # the papers' learners are binary classifiers
@@ -188,7 +186,7 @@ class _BinaryTreeClassifier(ClassifierMixin, BaseEstimator):
         n_thresholds = _check_n_thresholds(self.n_thresholds)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        weight = None if sample_weight is None else _check_sample_weight(sample_weight, X)
+        weight = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         if weight is not None:
             positive = weight > 0
             if not positive.any():
