@@ -65,3 +65,12 @@ def test_print_tree_shows_the_tree_with_names():
     assert tree.copy().feature_names == ["rain", "wind"]
     with pytest.raises(ValueError, match="feature_names"):
         tree.feature_names = ["only one"]
+
+
+def test_import_dtcore_does_not_import_scikit_learn():
+    import subprocess
+    import sys
+    code = ("import sys, dtcore; print('sklearn' in sys.modules); dtcore.TopDownClassifier; "
+            "print('sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
