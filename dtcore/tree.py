@@ -143,6 +143,8 @@ class DecisionTree:
         out.feature = [int(perm[f]) if f >= 0 else f for f in self.feature]
         inverse = np.argsort(perm)
         out._restriction = [r[inverse] for r in self._restriction]
+        if self.feature_names is not None:
+            out.feature_names = [self.feature_names[i] for i in inverse]
         return out
 
     def leaf_restrictions(self) -> np.ndarray:
