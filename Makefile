@@ -21,7 +21,7 @@ book: $(STAMP)
 	@echo "Book written to _build/html/index.html"
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(JOBS) --nbmake --nbmake-timeout=900 tests book
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --nbmake --nbmake-timeout=900 tests book
 
 clean:
 	rm -rf _build results
