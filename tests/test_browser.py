@@ -232,7 +232,7 @@ PAGE_PROBE = r"""
   const box = main.getBoundingClientRect();
   const images = [...document.images].map((i, k) => {
     const r = i.getBoundingClientRect();
-    const holder = i.closest('figure, .cell_output, .output') || i;
+    const holder = i.closest('figure') || i;
     const h = holder.getBoundingClientRect();
     return {index: k, src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
             naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight,
@@ -271,8 +271,14 @@ class PageReport:
 
 
 async def _save_png(devtools: DevTools, path: Path, clip: dict[str, float]) -> Path:
+    # Scroll the region into view first (below the theme's fixed header): capturing beyond the
+    # viewport re-lays out the whole page for every shot, which is slow on long chapters.
+    await devtools.send("Runtime.evaluate", expression=f"window.scrollTo(0, {max(0.0, clip['y'] - 150)})")
     shot = await devtools.send(
-        "Page.captureScreenshot", format="png", captureBeyondViewport=True, clip={**clip, "scale": 1}
+        "Page.captureScreenshot",
+        format="png",
+        captureBeyondViewport=clip["height"] > WINDOW[1],
+        clip={**clip, "scale": 1},
     )
     path.write_bytes(base64.b64decode(shot["data"]))
     return path
@@ -299,7 +305,8 @@ async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[Page
             )
             for page in pages:
                 start = time.perf_counter()
-                mark = len(devtools.events)
+                del devtools.events[:]  # keep only this page's events
+                mark = 0
                 await devtools.send("Page.navigate", url=f"{base_url}/{page}")
                 await devtools.wait_event("Page.loadEventFired", mark)
                 result = await devtools.send(
@@ -320,10 +327,13 @@ async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[Page
                     await _save_png(devtools, SCREENSHOTS / f"{stem}-top.png",
                                     {"x": 0, "y": 0, "width": WINDOW[0], "height": WINDOW[1]})
                 )
+                taken = set()
                 for image in probe["images"]:
                     clip = image["clip"]
-                    if clip["width"] < 20 or clip["height"] < 20:
-                        continue  # logos and icons
+                    key = (round(clip["x"]), round(clip["y"]))
+                    if clip["width"] < 20 or clip["height"] < 20 or key in taken:
+                        continue  # logos and icons; two images in one output share a shot
+                    taken.add(key)
                     report.screenshots.append(
                         await _save_png(devtools, SCREENSHOTS / f"{stem}-img{image['index']:02d}.png", clip)
                     )
