@@ -1,11 +1,11 @@
-# Two entry points: `make book` and `make test`. Both create .venv from requirements.txt if needed.
+# Entry points: `make book`, `make test` and `make full` (every chapter at the papers' scale). Both create .venv from requirements.txt if needed.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: book test clean venv
+.PHONY: book test full clean venv
 
 venv: $(STAMP)
 
@@ -22,6 +22,13 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --nbmake --nbmake-timeout=900 tests book
+
+# Every chapter at scale="full" through papermill (on a Dask cluster when DTCORE_DASK_SCHEDULER
+# is set): executed notebooks, CSVs and summary.md under _build/full/. Hours, not minutes.
+SCALE ?= full
+CHAPTERS ?=
+full: $(STAMP)
+	$(PY) scripts/run_full.py --scale $(SCALE) $(if $(CHAPTERS),--chapters $(CHAPTERS))
 
 clean:
 	rm -rf _build results
