@@ -45,6 +45,7 @@ BOOK_SOURCES: tuple[str, ...] = (
     "book",
     "dtcore",
     "scripts/offline_mathjax.py",
+    "scripts/bibtex_labels.py",
 )
 
 #: The `make book` command line (kept in step with the Makefile).
@@ -56,18 +57,25 @@ BUILD_ARGS: tuple[str, ...] = ("build", ".", "--builder", "html", "-W", "-n", "-
 # --------------------------------------------------------------------------------------------
 
 
+def source_files(repo: Path = REPO) -> list[Path]:
+    """The book's source files: tracked or new, not git-ignored (so test outputs do not count)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *BOOK_SOURCES],
+            cwd=repo, capture_output=True, check=True,
+        ).stdout.decode().split("\0")
+        return [repo / name for name in listed if name and (repo / name).is_file()]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: every file counts
+        files = []
+        for name in BOOK_SOURCES:
+            path = repo / name
+            files += [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
+        return files
+
+
 def newest_source_mtime(repo: Path = REPO) -> float:
     """Latest modification time over the book's sources (notebooks, markdown, dtcore, config)."""
-    newest = 0.0
-    for name in BOOK_SOURCES:
-        path = repo / name
-        if path.is_file():
-            newest = max(newest, path.stat().st_mtime)
-        elif path.is_dir():
-            for file in path.rglob("*"):
-                if file.is_file() and ".ipynb_checkpoints" not in file.parts and "__pycache__" not in file.parts:
-                    newest = max(newest, file.stat().st_mtime)
-    return newest
+    return max((f.stat().st_mtime for f in source_files(repo)), default=0.0)
 
 
 def book_is_fresh(html: Path = HTML, repo: Path = REPO) -> bool:
