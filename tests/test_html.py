@@ -108,7 +108,7 @@ def build_book(repo: Path = REPO) -> str | None:
         )
     if result.returncode != 0:
         lines = log.read_text(errors="replace").splitlines()
-        problems = [line for line in lines if "WARNING" in line or "ERROR" in line]
+        problems = [line for line in lines if ("WARNING" in line or "ERROR" in line) and "[IPKernelApp]" not in line]
         return f"the book build failed (exit {result.returncode}, log {log}):\n" + "\n".join((problems or lines)[-30:])
     stamp.write_text(f"built in {time.perf_counter() - start:.0f} s\n")
     return None
