@@ -17,7 +17,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)
-	$(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going
+	$(VENV)/bin/jupyter-book build . --all --builder html -W -n --keep-going  # --all: see tests/test_html.py
 	touch _build/html/.build-ok  # tests/test_html.py reuses a build newer than its sources
 	@echo "Book written to _build/html/index.html"
 
