@@ -164,7 +164,9 @@ RAW_MARKUP = re.compile(
 )
 #: TeX that MathJax leaves alone (only \( \), \[ \] and $$ are delimiters) or that sits outside math.
 RAW_TEX = re.compile(r"\\\(|\\\[|\\begin\{|\$\$|\$(?=\S)[^$]*?(?:\\[A-Za-z]+|[_^])[^$]*?\$|\$[A-Za-z]\$")
-NOT_A_NUMBER = re.compile(r"^[-+−]?(?:nan|inf|infinity|∞)$", re.IGNORECASE)
+#: Python's and pandas' spellings of a missing or infinite number; "—" and "∞" are deliberate
+#: notation (dtcore.report.format_number writes them) and pass.
+NOT_A_NUMBER = re.compile(r"^(?:[-+−]?(?:nan|inf|infinity)|<NA>|NaT|None)$", re.IGNORECASE)
 EXPLAINS_NAN = re.compile(r"\b(?:nan|inf|infinity)\b|∞", re.IGNORECASE)
 WARNING_TEXT = re.compile(r"\b\w*Warning: |Traceback \(most recent call last\)|^\s*warnings\.warn\(", re.M)
 
@@ -398,6 +400,7 @@ def test_broken_prf_fence_is_caught() -> None:
         ('<p>By <span class="xref std std-ref">lemma-9</span>.</p>', "unresolved reference"),
         ("<p>By Lemma ??.</p>", "unresolved reference"),
         ('<div class="cell_output"><table><tr><td>nan</td></tr></table></div>', "unexplained nan/inf"),
+        ('<div class="cell_output"><table><tr><td>-inf</td><td>&lt;NA&gt;</td></tr></table></div>', "unexplained nan/inf"),
         ('<div class="cell_output"><div class="output stderr"><pre>100%|###|</pre></div></div>', "stderr/error output"),
         ('<div class="cell_output"><pre>x.py:3: RuntimeWarning: divide by zero</pre></div>', "warning in output"),
         ('<div class="cell_output"><div class="output traceback highlight-ipythontb"><pre>E</pre></div></div>', "stderr/error output"),
@@ -406,6 +409,11 @@ def test_broken_prf_fence_is_caught() -> None:
 def test_each_check_can_fail(snippet: str, kind: str) -> None:
     problems = page_problems(f"<html><body><main>{snippet}</main></body></html>", "synthetic")
     assert kind in {p.kind for p in problems}, problems
+
+
+def test_deliberate_notation_passes() -> None:
+    snippet = '<div class="cell_output"><table><tr><td>—</td><td>∞</td><td>−∞</td></tr></table></div>'
+    assert page_problems(f"<html><body><main>{snippet}</main></body></html>", "s") == []
 
 
 def test_explained_nan_passes() -> None:
