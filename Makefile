@@ -1,11 +1,11 @@
-# Two entry points: `make book` and `make test`. Both create .venv from requirements.txt if needed.
+# Entry points: `make book`, `make test` and `make full` (every chapter at the papers' scale). Each creates .venv from requirements.txt if needed.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: book test clean venv
+.PHONY: book test full clean venv
 
 venv: $(STAMP)
 
@@ -17,11 +17,21 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)
-	$(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going
+	$(VENV)/bin/jupyter-book build . --all --builder html -W -n --keep-going  # --all: see tests/test_html.py
+	touch _build/html/.build-ok  # tests/test_html.py reuses a build newer than its sources
 	@echo "Book written to _build/html/index.html"
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(JOBS) --nbmake --nbmake-timeout=900 tests book
+	# Every chapter runs once, inside the book build that tests/test_html.py starts (one xdist
+	# worker builds while the other runs the rest of the suite), so no notebook runs twice.
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup tests
+
+# Every chapter at scale="full" through papermill (on a Dask cluster when DTCORE_DASK_SCHEDULER
+# is set): executed notebooks, CSVs and summary.md under _build/full/. Hours, not minutes.
+SCALE ?= full
+CHAPTERS ?=
+full: $(STAMP)
+	$(PY) scripts/run_full.py --scale $(SCALE) $(if $(CHAPTERS),--chapters $(CHAPTERS))
 
 clean:
 	rm -rf _build results

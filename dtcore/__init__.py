@@ -1,14 +1,109 @@
 """dtcore: the algorithms of five papers on top-down decision-tree learning, vectorised.
 
+Inputs are 0/1 matrices ``X`` of shape (m, n) and 0/1 labels ``y``; every learner returns a
+:class:`DecisionTree` (``print(tree)`` shows it as text). For real-valued data and any two labels,
+use the scikit-learn estimators of :mod:`dtcore.estimators`.
+
+Learners (all importable from ``dtcore`` directly)
+--------------------------------------------------
+build_top_down_dt
+    BuildTopDownDT from an exact truth table (Blanc–Lange–Tan 2020; Moakhar et al. 2026, Alg. 1).
+practical_build_top_down_dt
+    PracticalBuildTopDownDT from samples and a label oracle (Moakhar et al. 2026, Alg. 2).
+top_down, minibatch_top_down
+    TopDown_G and MiniBatchTopDown_G (Blanc–Gupta–Lange–Tan 2020), module ``dtcore.topdown``.
+top_down_size_estimate, local_learner, est
+    TopDownSizeEstimate_G, LocalLearner_G and Est_G (BGLT 2020), module ``dtcore.local``.
+estimate_learnability
+    Est_G over a grid of sizes t with labels counted (module ``dtcore.learnability``).
+find
+    FIND, the optimal depth-d tree (Blanc–Lange–Tan 2021), module ``dtcore.find``.
+id3
+    ID3 (Brutzkus–Daniely–Malach 2020, Alg. 1), module ``dtcore.id3``.
+low_degree_regression, l1_regression
+    The low-degree and L1 polynomial regression baselines (BLT 2021), module ``dtcore.polyreg``.
+TopDownClassifier, ID3Classifier, OptimalTreeClassifier
+    scikit-learn estimators (module ``dtcore.estimators``; imported on first use).
+
+``find``, ``id3`` and ``grow`` are both the modules ``dtcore.find``, ``dtcore.id3``, ``dtcore.grow``
+and callable as their namesake functions: ``dtcore.find(X, y, 2)`` is ``dtcore.find.find(X, y, 2)``
+and ``import dtcore.grow`` gives the module (its loop is ``dtcore.grow.grow``).
+
 Modules: ``cube`` (the cube, product distributions, truth tables), ``analysis`` (exact variance,
 influences, Fourier), ``tree`` (DecisionTree), ``functions`` (target families), ``grow`` (the
-best-first loop and BuildTopDownDT), ``bounds`` (the theorems' bounds), ``sweep`` (parallel
-experiments). See each chapter of the book for the paper behind each function.
+best-first loop and BuildTopDownDT), ``topdown``, ``local``, ``find``, ``id3``, ``product``,
+``polyreg``, ``stochastic``, ``noise``, ``smoothed``, ``impurity``, ``bounds`` (the theorems'
+bounds), ``sweep`` (parallel experiments), ``estimators``, ``learnability``. See each chapter of
+the book for the paper behind each function.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dtcore import top_down, find
+>>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=np.uint8)
+>>> y = X[:, 0] & X[:, 1]
+>>> print(top_down(X, y, t=3).tree)
+x0?
+  0 -> leaf: 0
+  1 -> x1?
+    0 -> leaf: 0
+    1 -> leaf: 1
+>>> find(X, y, 2).errors
+0.0
 """
 
+from __future__ import annotations
+
+import inspect as _inspect
+import types as _types
+
+from . import find, grow, id3
 from .cube import ProductDistribution, all_points, truth_table
-from .grow import build_top_down_dt, grow
+from .grow import build_top_down_dt
+from .local import est, local_learner, top_down_size_estimate
+from .polyreg import l1_regression, low_degree_regression
+from .product import practical_build_top_down_dt
+from .topdown import minibatch_top_down, top_down
 from .tree import DecisionTree
 
-__all__ = ["DecisionTree", "ProductDistribution", "all_points", "build_top_down_dt", "grow", "truth_table"]
+
+class _CallableModule(_types.ModuleType):
+    """A module that is also callable as its namesake function (``dtcore.find(...)``)."""
+
+    def __call__(self, *args, **kwargs):
+        return getattr(self, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
+
+
+for _module in (find, grow, id3):
+    _module.__class__ = _CallableModule
+    _function = getattr(_module, _module.__name__.rsplit(".", 1)[1])
+    _module.__signature__ = _inspect.signature(_function)
+del _module, _function
+
+_LAZY = {  # imported on first use: they need scikit-learn
+    "TopDownClassifier": "estimators", "ID3Classifier": "estimators",
+    "OptimalTreeClassifier": "estimators", "estimate_learnability": "learnability",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [
+    "DecisionTree", "ID3Classifier", "OptimalTreeClassifier", "ProductDistribution", "TopDownClassifier",
+    "all_points", "build_top_down_dt", "est", "estimate_learnability", "find", "grow", "id3",
+    "l1_regression", "local_learner", "low_degree_regression", "minibatch_top_down",
+    "practical_build_top_down_dt", "top_down", "top_down_size_estimate", "truth_table",
+]
 __version__ = "0.1.0"

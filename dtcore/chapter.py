@@ -162,7 +162,8 @@ class ParameterSpec:
                  "columns give each parameter's default at that scale |"]
         for p in (*self.common[:1], *self.params, *self.common[1:]):
             full = "" if p.full is _SAME else _show_default(p.full)
-            lines.append(f"| `{p.name}` | {p.describe()} | {_show_default(p.quick)} | {full or 'same'} | {p.help} |")
+            cells = [f"`{p.name}`", p.describe(), _show_default(p.quick), full or "same", p.help]
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
         return "\n".join(lines)
 
 

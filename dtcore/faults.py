@@ -42,17 +42,27 @@ class Fault:
     find: str
     replace: str
     description: str
+    quick: bool = False  # part of the quick-scale suite (make test, the quick book); else full scale only
 
 
-def load_faults(directory: str | pathlib.Path | None = None) -> list[Fault]:
-    """Every fault of every ``<chapter>.toml`` in ``directory`` (default: the repository's ``faults/``)."""
+def load_faults(directory: str | pathlib.Path | None = None, scale: str = "full") -> list[Fault]:
+    """The faults of every ``<chapter>.toml`` in ``directory`` (default: the repository's ``faults/``).
+
+    ``scale="quick"`` keeps the faults marked ``quick = true`` (a few per chapter, spread over the
+    modules it verifies, so that ``make test`` stays within its time budget); ``"full"`` keeps all.
+    """
+    if scale not in ("quick", "full"):
+        raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
     directory = pathlib.Path(directory) if directory is not None else REPO_ROOT / "faults"
     faults = []
     for path in sorted(directory.glob("*.toml")):
         data = tomllib.loads(path.read_text())
         for entry in data.get("fault", []):
             faults.append(Fault(id=entry["id"], chapter=data["chapter"], file=entry["file"], find=entry["find"],
-                                replace=entry["replace"], description=entry["description"]))
+                                replace=entry["replace"], description=entry["description"],
+                                quick=bool(entry.get("quick", False))))
+    if scale == "quick":
+        faults = [f for f in faults if f.quick]
     ids = [f.id for f in faults]
     if len(set(ids)) != len(ids):
         raise ValueError(f"fault ids must be unique, got duplicates in {sorted(ids)}")
@@ -154,8 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--chapter", help="only this chapter's faults (e.g. 01_top_down_guarantees)")
     parser.add_argument("--fault", action="append", help="only these fault ids (repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--scale", choices=("quick", "full"), default="full",
+                        help="quick: only the faults marked quick = true")
     args = parser.parse_args(argv)
-    faults = [f for f in load_faults() if (args.chapter is None or f.chapter == args.chapter)
+    faults = [f for f in load_faults(scale=args.scale) if (args.chapter is None or f.chapter == args.chapter)
               and (not args.fault or f.id in args.fault)]
     results = run_faults(faults, n_jobs=args.jobs)
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):

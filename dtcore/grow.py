@@ -134,7 +134,41 @@ def grow(
     (sample top-ups and re-scoring), then ``stop(frontier)``, which only decides. The loop ends
     when ``stop`` is true, when the tree has ``max_leaves`` leaves, or when no leaf can be split.
     ``observe(frontier)`` adds columns to each trace row (taken before the split of that step, and
-    once more at the end).
+    once more at the end). Every top-down learner of the papers is this
+    loop with its own scorer and stop rule (DESIGN.md).
+
+    Parameters
+    ----------
+    scorer : Scorer
+        Gives the root state, each leaf's best split, the children's states and leaf labels.
+    stop : callable
+        ``stop(frontier) -> bool``, checked before every split.
+    n : int
+        Number of variables of the tree.
+    max_leaves : int, optional
+        Stop at this many leaves.
+    select : callable, default=select_best
+        Picks the frontier position to split (None: none can be split).
+    observe : callable, optional
+        Extra trace columns, ``observe(frontier) -> dict``.
+
+    Returns
+    -------
+    GrowthResult
+        The tree and one trace row per split, plus a final row with ``feature = -1``.
+
+    Examples
+    --------
+    TopDown_G is the loop with the purity-gain scorer:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
+    >>> from dtcore.topdown import TopDownScorer
+    >>> result = grow(TopDownScorer(X, y), stop=lambda frontier: False, n=6, max_leaves=3)
+    >>> result.tree.size, result.trace["feature"].tolist()
+    (3, [2, 0, -1])
     """
     n = check_int("n", n, 1)
     if max_leaves is not None:
@@ -248,6 +282,35 @@ def build_top_down_dt(
     variable until the f-completion is an eps-approximation of f. Leaves are labelled by the
     completion. The trace records, before every split, the number of leaves, cost_f and the
     completion error. ``dist``/``kind`` give Algorithm 1 of Moakhar et al. 2026.
+
+    Parameters
+    ----------
+    table : array of shape (2^n,)
+        The truth table of f (bit i of the index is x_i).
+    eps : float
+        The target error, in (0, 1/2).
+    dist : ProductDistribution, optional
+        The product distribution (default uniform).
+    kind : {"flip", "rerandomised"}, default="flip"
+        Influence kind: flip (BLT 2020) or re-randomisation (Moakhar et al. 2026).
+    max_leaves : int, optional
+        A cap on the size.
+    select : callable, default=select_best
+        The leaf selector.
+
+    Returns
+    -------
+    GrowthResult
+        The tree and a trace with columns step, leaves, cost, error, feature, score, depth, node.
+
+    Examples
+    --------
+    >>> from dtcore import all_points
+    >>> from dtcore.functions import majority
+    >>> table = majority(all_points(3))
+    >>> result = build_top_down_dt(table, eps=0.1)
+    >>> result.tree.size, float(result.trace["error"].iloc[-1])
+    (6, 0.0)
     """
     table = check_table(table)
     eps = check_real("eps", eps, 0.0, 0.5)

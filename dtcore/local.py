@@ -424,6 +424,39 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
     grows best-first (leaves of depth <= D = :func:`~dtcore.topdown.depth_cap` scored on their
     minibatches from ``draws``) until e >= t, then completes every leaf by its minibatch. Its size
     t' is the t' of Theorem 2; MiniBatchTopDown_G(t', b, S) with the same draws builds the same tree.
+
+    Parameters
+    ----------
+    X : array of shape (N, n)
+        The unlabelled set S°, 0/1.
+    oracle : callable
+        ``rows -> labels`` of S°'s points (a :class:`LabelOracle` counts them).
+    t : int
+        The size parameter, >= 1.
+    b : int
+        The minibatch size, >= 1.
+    draws : SharedDraws
+        The shared order of S° and the strands.
+    impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
+    weighting : {"uniform", "empirical"}, default="uniform"
+
+    Returns
+    -------
+    LocalResult
+        ``tree`` (complete), ``e`` (final size estimate), ``labelled`` (labels used here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
+    >>> from dtcore.local import LabelOracle, SharedDraws
+    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
+    >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
+    >>> result = top_down_size_estimate(X, oracle, 4, 32, draws)
+    >>> result.tree.size, result.e, result.labelled
+    (4, 4.0, 128)
     """
     start = _count(oracle)
     res, scorer = _run_strands(t, b, X, oracle, draws, None, impurity, weighting, local=False)
@@ -441,6 +474,40 @@ def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], 
     minibatches, until the strand estimate e reaches t; returns round(mean label of the minibatch
     of the leaf each query ends in). With the same ``draws`` this is T(x*) for the tree T of
     :func:`top_down_size_estimate`. ``labelled`` counts the distinct points of S° labelled here.
+
+    Parameters
+    ----------
+    t, b : int
+        Size parameter and minibatch size, >= 1.
+    X : array of shape (N, n)
+        The unlabelled set S°, 0/1.
+    oracle : callable
+        ``rows -> labels`` of S°'s points.
+    x_star : array of shape (n,) or (q, n)
+        The query point(s).
+    draws : SharedDraws
+        The shared randomness (same draws: same tree as :func:`top_down_size_estimate`).
+    impurity, weighting : str
+        As in :func:`top_down_size_estimate`.
+
+    Returns
+    -------
+    LocalResult
+        ``labels`` (T(x*) per query), ``labelled``, ``e``, the partial ``tree``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
+    >>> from dtcore.local import LabelOracle, SharedDraws
+    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
+    >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
+    >>> x_star = np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8)
+    >>> result = local_learner(4, 32, X, oracle, x_star, draws)
+    >>> result.labels.tolist(), result.labelled
+    ([1], 128)
     """
     Q = np.atleast_2d(np.asarray(x_star))
     start = _count(oracle)
@@ -477,6 +544,47 @@ def est(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray
     growth (the strands and every test point followed together), which gives the same answers
     as one LocalLearner call per point because each call makes the same splits on the leaves it
     shares with the others.
+
+    Parameters
+    ----------
+    t, b : int
+        Size parameter and minibatch size, >= 1.
+    X : array of shape (N, n)
+        The unlabelled set S°, 0/1.
+    oracle : callable
+        ``rows -> labels`` of S°'s points.
+    X_test : array of shape (m_test, n)
+        The test points, 0/1.
+    y_test : array of shape (m_test,)
+        Their 0/1 labels.
+    draws : SharedDraws
+        The shared randomness.
+    impurity, weighting : str
+        As in :func:`top_down_size_estimate`.
+
+    Returns
+    -------
+    EstResult
+        ``error`` (the estimate), ``predictions``, ``labelled`` (labels of S° used), ``e``, ``tree``.
+
+    See Also
+    --------
+    dtcore.learnability.estimate_learnability : Est over a grid of sizes, on real-valued data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
+    >>> from dtcore.local import LabelOracle, SharedDraws
+    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
+    >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
+    >>> X_test = rng.integers(0, 2, size=(100, 6), dtype=np.uint8)
+    >>> y_test = (X_test[:, 0] & X_test[:, 1]) | X_test[:, 2]
+    >>> result = est(4, 32, X, oracle, X_test, y_test, draws)
+    >>> result.error, result.labelled
+    (0.0, 128)
     """
     X_test = check_binary_matrix("X_test", X_test)
     y_test = check_labels("y_test", y_test, X_test.shape[0])

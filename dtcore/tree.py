@@ -31,6 +31,7 @@ class DecisionTree:
         self.branch_prob: list[float] = [0.0]
         self.node_depth: list[int] = [0]
         self._restriction: list[np.ndarray] = [np.full(self.n, -1, dtype=np.int8)]
+        self._feature_names: list[str] | None = None
 
     # --- construction -------------------------------------------------------------------
     def _check_leaf(self, node: int) -> int:
@@ -84,6 +85,7 @@ class DecisionTree:
         for name in ("feature", "child0", "child1", "value", "branch_prob", "node_depth"):
             setattr(out, name, list(getattr(self, name)))
         out._restriction = [r.copy() for r in self._restriction]
+        out._feature_names = None if self.feature_names is None else list(self.feature_names)
         return out
 
     # --- structure ----------------------------------------------------------------------
@@ -141,6 +143,8 @@ class DecisionTree:
         out.feature = [int(perm[f]) if f >= 0 else f for f in self.feature]
         inverse = np.argsort(perm)
         out._restriction = [r[inverse] for r in self._restriction]
+        if self.feature_names is not None:
+            out.feature_names = [self.feature_names[i] for i in inverse]
         return out
 
     def leaf_restrictions(self) -> np.ndarray:
@@ -243,9 +247,52 @@ class DecisionTree:
         return out
 
     # --- rendering ----------------------------------------------------------------------
+    @property
+    def feature_names(self) -> list[str] | None:
+        """Optional names of the n variables, used when the tree is printed or drawn (None: x0, x1, ...)."""
+        return getattr(self, "_feature_names", None)
+
+    @feature_names.setter
+    def feature_names(self, names: list[str] | None) -> None:
+        if names is not None:
+            names = [str(v) for v in names]
+            if len(names) != self.n:
+                raise ValueError(f"feature_names must hold n = {self.n} names, got {len(names)}")
+        self._feature_names = names
+
+    def _names(self, feature_names: list[str] | None, default: str) -> list[str]:
+        if feature_names is not None:
+            if len(feature_names) != self.n:
+                raise ValueError(f"feature_names must hold n = {self.n} names, got {len(feature_names)}")
+            return [str(v) for v in feature_names]
+        if self.feature_names is not None:
+            return self.feature_names
+        return [default.format(i) for i in range(self.n)]
+
     def to_text(self, feature_names: list[str] | None = None) -> str:
-        """An indented text rendering, one node per line."""
-        names = feature_names or [f"x{i}" for i in range(self.n)]
+        """An indented text rendering, one node per line (``print(tree)`` shows it).
+
+        A query node reads ``name?`` and is followed by its ``0 ->`` and ``1 ->`` subtrees; a leaf
+        shows its label (or ``Pr[1]`` for a fractional leaf). Names come from ``feature_names``,
+        else from the tree's :attr:`feature_names`, else ``x0, x1, ...``.
+
+        Examples
+        --------
+        >>> from dtcore import DecisionTree
+        >>> tree = DecisionTree(3)
+        >>> left, right = tree.split(0, 2)
+        >>> tree.set_value(right, 1)
+        >>> print(tree)
+        x2?
+          0 -> leaf: 0
+          1 -> leaf: 1
+        >>> tree.feature_names = ["age", "income", "smoker"]
+        >>> print(tree.to_text())
+        smoker?
+          0 -> leaf: 0
+          1 -> leaf: 1
+        """
+        names = self._names(feature_names, "x{}")
         lines: list[str] = []
 
         def walk(node: int, indent: str, edge: str) -> None:
@@ -271,7 +318,7 @@ class DecisionTree:
         """
         import matplotlib.pyplot as plt
 
-        names = feature_names or [f"$x_{{{i}}}$" for i in range(self.n)]
+        names = self._names(feature_names, "$x_{{{}}}$")
         if ax is None:
             _, ax = plt.subplots(figsize=(max(4, 0.7 * self.size), 0.9 * (self.depth + 1) + 0.5))
         xpos: dict[int, float] = {}
@@ -311,6 +358,9 @@ class DecisionTree:
 
     def __repr__(self) -> str:
         return f"DecisionTree(n={self.n}, size={self.size}, depth={self.depth})"
+
+    def __str__(self) -> str:
+        return self.to_text()
 
 
 def restriction_key(restriction: np.ndarray) -> bytes:

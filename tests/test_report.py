@@ -73,10 +73,12 @@ def test_assert_all_writes_json_for_the_fault_suite(tmp_path, monkeypatch):
     path = tmp_path / "v.json"
     monkeypatch.setenv("DTCORE_VERIFICATION_JSON", str(path))
     t = VerificationTable()
-    t.bound("Thm", "error", 0.3, 0.1, value_range=(0, 0.5))
+    t.bound("Thm", "error", 0.01, 0.1, value_range=(0, 0.5))
+    t.assert_all()
+    assert json.loads(path.read_text())[0]["holds"] is True
     with pytest.raises(AssertionError):
-        t.assert_all()
-    rows = json.loads(path.read_text())
+        t.bound("Thm", "error", 0.3, 0.1, value_range=(0, 0.5))
+    rows = json.loads(path.read_text())[1:]
     assert rows[0]["result"] == "Thm" and rows[0]["holds"] is False
 
 
@@ -93,3 +95,13 @@ def test_html_groups_by_kind_and_formats_numbers():
     assert worst([1, 3, 2]) == 3 and worst([1, 3, 2], "min") == 1
     with pytest.raises(ValueError, match="non-empty"):
         worst([])
+
+
+def test_under_the_fault_suite_the_first_failing_row_stops_the_chapter(tmp_path, monkeypatch):
+    path = tmp_path / "v.json"
+    monkeypatch.setenv("DTCORE_VERIFICATION_JSON", str(path))
+    t = VerificationTable()
+    assert t.bound("Thm", "error", 0.01, 0.1, value_range=(0, 0.5))
+    with pytest.raises(AssertionError, match="theorem checks failed"):
+        t.identity("Lemma", "drop − score", 0.5, 1e-12)
+    assert [r["result"] for r in json.loads(path.read_text())] == ["Thm", "Lemma"]

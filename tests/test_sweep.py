@@ -130,3 +130,45 @@ def test_bad_arguments(kwargs, name, monkeypatch):
     args = {"task": noisy_task, "points": POINTS, **kwargs}
     with pytest.raises(ValueError, match=name):
         sweep(**args)
+
+
+def pid_task(rng: np.random.Generator, k: int) -> dict[str, float]:
+    """Reports the process that ran it, so the test can see the work left this process."""
+    import os
+
+    return {"pid": os.getpid(), "u": float(rng.random())}
+
+
+@pytest.fixture(scope="module")
+def dask_process_cluster():
+    """Two worker processes on loopback, as on a real cluster (pickled tasks, separate imports)."""
+    distributed = pytest.importorskip("dask.distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+def test_multiprocess_dask_cluster_equals_joblib_bit_for_bit(dask_process_cluster, monkeypatch):
+    import os
+
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    address = dask_process_cluster.scheduler_address
+    assert address.startswith("tcp://127.0.0.1:")
+    joblib_run = sweep(noisy_task, POINTS, repetitions=3, seed=11, n_jobs=2)
+    dask_run = sweep(noisy_task, POINTS, repetitions=3, seed=11, scheduler=address)
+    pd.testing.assert_frame_equal(joblib_run, dask_run, check_exact=True)
+
+    monkeypatch.setenv(SCHEDULER_ENV, address)
+    on_cluster = sweep(pid_task, grid(k=range(8)), repetitions=2, seed=3)
+    monkeypatch.delenv(SCHEDULER_ENV)
+    local = sweep(pid_task, grid(k=range(8)), repetitions=2, seed=3, n_jobs=1)
+    pd.testing.assert_series_equal(on_cluster["u"], local["u"], check_exact=True)
+    from dask.distributed import Client
+
+    with Client(address, set_as_default=False) as client:
+        worker_pids = set(client.run(os.getpid).values())
+    assert len(worker_pids) == 2 and os.getpid() not in worker_pids
+    assert set(on_cluster["pid"]) <= worker_pids  # every task ran in a worker process

@@ -1,0 +1,377 @@
+"""A reader's check: the built book in headless Chromium with no network (issue 14, item 8).
+
+The book is served from ``_build/html`` on 127.0.0.1 and every page of the table of contents is
+loaded in headless Chromium, whose resolver maps every host but 127.0.0.1 to "not found" and
+whose proxy is a closed port, so nothing outside this machine can be reached. For each page the
+test asserts that
+
+- MathJax (served from ``_static/mathjax``) loaded and typeset every formula: each ``.math``
+  element holds an ``mjx-container``, no ``\\(``, ``\\[`` or ``$$`` is left in the rendered text,
+  and MathJax reported no TeX error;
+- every image loaded (``naturalWidth > 0``) and the local server answered every request
+  (no 404, e.g. for a MathJax font);
+- the page asked for nothing outside 127.0.0.1.
+
+Screenshots are kept as build artefacts under ``_build/screenshots``: the first screen of each
+page and every figure as it appears at page width (1280-px window).
+
+Chromium comes from Debian's packages: ``scripts/install_chromium.sh`` installs it (``.ci/run``
+calls it on CI). Without Chromium the test skips and says so. The browser is driven through the
+Chrome DevTools protocol over a WebSocket opened with tornado, which the environment already has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_html import BUILD, book_pages, built_book  # noqa: F401  (fixture)
+
+SCREENSHOTS = BUILD / "screenshots"
+WINDOW = (1280, 900)
+INSTALL_HINT = "run `sudo scripts/install_chromium.sh` (Debian package chromium) to enable it"
+PAGE_TIMEOUT_S = 120.0
+
+
+def find_chromium() -> str | None:
+    """Path of a Chromium binary: $CHROMIUM, then `chromium` or `chromium-browser` on PATH."""
+    for candidate in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# A local, logging HTTP server for _build/html
+# --------------------------------------------------------------------------------------------
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the book; records (path, status) of every request instead of printing it."""
+
+    log: list[tuple[str, int]]
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        self.log.append((self.path, int(code) if str(code).isdigit() else 0))
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+@functools.lru_cache(maxsize=None)
+def _handler_class(directory: str) -> type[_QuietHandler]:
+    class Handler(_QuietHandler):
+        log: list[tuple[str, int]] = []
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=directory, **kwargs)
+
+    return Handler
+
+
+@pytest.fixture(scope="module")
+def book_server(built_book: Path) -> Iterator[tuple[str, list[tuple[str, int]]]]:  # noqa: F811
+    handler = _handler_class(str(built_book))
+    handler.log.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler.log
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --------------------------------------------------------------------------------------------
+# A minimal Chrome DevTools protocol client
+# --------------------------------------------------------------------------------------------
+
+
+class DevTools:
+    """One WebSocket to the browser, one page session attached to it (flattened protocol)."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.next_id = 0
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.events: list[dict[str, Any]] = []
+        self.session: str | None = None
+        self.reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def connect(cls, url: str) -> DevTools:
+        from tornado.websocket import websocket_connect
+
+        return cls(await websocket_connect(url, max_message_size=512 * 2**20))
+
+    async def _read(self) -> None:
+        while True:
+            message = await self.connection.read_message()
+            if message is None:
+                for future in self.pending.values():
+                    if not future.done():
+                        future.set_exception(ConnectionError("DevTools connection closed"))
+                return
+            data = json.loads(message)
+            if "id" in data and data["id"] in self.pending:
+                self.pending.pop(data["id"]).set_result(data)
+            else:
+                self.events.append(data)
+
+    async def send(self, method: str, timeout: float = PAGE_TIMEOUT_S, **params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
+        if self.session and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.pending[self.next_id] = future
+        await self.connection.write_message(json.dumps(message))
+        reply = await asyncio.wait_for(future, timeout)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result", {})
+
+    async def wait_event(self, method: str, since: int, timeout: float = PAGE_TIMEOUT_S) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for event in self.events[since:]:
+                if event.get("method") == method:
+                    return event
+            await asyncio.sleep(0.05)
+        raise TimeoutError(f"no {method} within {timeout} s")
+
+    def close(self) -> None:
+        self.reader.cancel()
+        self.connection.close()
+
+
+def launch_chromium(binary: str, profile: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start headless Chromium with no network but loopback; return it and its DevTools URL."""
+    args = [
+        binary,
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--hide-scrollbars",
+        "--font-render-hinting=none",
+        # Network off: every host but 127.0.0.1 resolves to nothing, and any proxied request
+        # goes to a closed port.
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        "--proxy-server=http://127.0.0.1:9",
+        "--proxy-bypass-list=127.0.0.1",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
+        f"--user-data-dir={profile}",
+        "--remote-debugging-port=0",
+        "about:blank",
+    ]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if port_file.is_file():
+            lines = port_file.read_text().split()
+            if len(lines) >= 2:
+                return process, f"ws://127.0.0.1:{lines[0]}{lines[1]}"
+        if process.poll() is not None:
+            raise RuntimeError(f"chromium exited with {process.returncode} before opening DevTools")
+        time.sleep(0.1)
+    process.kill()
+    raise TimeoutError("chromium did not open its DevTools port within 60 s")
+
+
+# What the page reports once MathJax has finished and every image has settled.
+PAGE_PROBE = r"""
+(async () => {
+  const wait = (ms) => new Promise(r => setTimeout(r, ms));
+  const t0 = performance.now();
+  const hasMath = document.querySelector('.math') !== null;
+  while (hasMath && !(window.MathJax && MathJax.startup && MathJax.startup.promise)
+         && performance.now() - t0 < 30000) await wait(100);
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  for (const img of document.images) img.loading = 'eager';
+  await Promise.race([wait(30000), Promise.all([...document.images].map(i => i.complete ? 0 :
+      new Promise(r => { i.addEventListener('load', r); i.addEventListener('error', r); })))]);
+  await document.fonts.ready;
+  const maths = [...document.querySelectorAll('.math')];
+  const untypeset = maths.filter(m => !m.querySelector('mjx-container'))
+                         .map(m => m.textContent.trim().slice(0, 80));
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, parent = node.parentElement;
+    if (!parent || parent.closest('script, style, pre, code, textarea, mjx-container, mjx-assistive-mml')) continue;
+    if (/\\\(|\\\[|\$\$/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
+  }
+  const errors = [...document.querySelectorAll('mjx-merror')]
+      .map(e => e.getAttribute('data-mjx-error') || e.textContent).slice(0, 20);
+  const main = document.querySelector('main, [role=main]') || document.body;
+  const box = main.getBoundingClientRect();
+  const images = [...document.images].map((i, k) => {
+    const r = i.getBoundingClientRect();
+    const holder = i.closest('figure') || i;
+    const h = holder.getBoundingClientRect();
+    return {index: k, src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
+            naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight,
+            shownWidth: r.width, shownHeight: r.height,
+            clip: {x: h.left + scrollX, y: h.top + scrollY, width: h.width, height: h.height}};
+  });
+  return {title: document.title, hasMath, mathjaxVersion: (window.MathJax && MathJax.version) || null,
+          formulas: maths.length, containers: document.querySelectorAll('mjx-container').length,
+          untypeset, raw, errors, images, contentWidth: box.width,
+          height: document.documentElement.scrollHeight};
+})()
+"""
+
+
+@dataclass
+class PageReport:
+    """What one page showed in the browser."""
+
+    name: str
+    seconds: float
+    probe: dict[str, Any]
+    outside_requests: list[str] = field(default_factory=list)
+    screenshots: list[Path] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        p = self.probe
+        found = []
+        if p["hasMath"] and not p.get("mathjaxVersion"):
+            found.append("MathJax did not load")
+        found += [f"formula not typeset: {t!r}" for t in p["untypeset"][:10]]
+        found += [f"raw TeX in the rendered text: {t!r}" for t in p["raw"][:10]]
+        found += [f"MathJax error: {e!r}" for e in p["errors"]]
+        found += [f"image did not load: {i['src']}" for i in p["images"] if not i["loaded"]]
+        found += [f"request outside 127.0.0.1: {u}" for u in self.outside_requests[:10]]
+        return [f"{self.name}: {f}" for f in found]
+
+
+async def _save_png(devtools: DevTools, path: Path, clip: dict[str, float]) -> Path:
+    # Scroll the region into view first (below the theme's fixed header): capturing beyond the
+    # viewport re-lays out the whole page for every shot, which is slow on long chapters.
+    await devtools.send("Runtime.evaluate", expression=f"window.scrollTo(0, {max(0.0, clip['y'] - 150)})")
+    shot = await devtools.send(
+        "Page.captureScreenshot",
+        format="png",
+        captureBeyondViewport=clip["height"] > WINDOW[1],
+        clip={**clip, "scale": 1},
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
+    return path
+
+
+async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[PageReport]:
+    """Load each page (path relative to the site root) and probe it; take its screenshots."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SCREENSHOTS.glob("*.png"):
+        old.unlink()
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        process, url = launch_chromium(binary, Path(profile))
+        devtools = await DevTools.connect(url)
+        try:
+            target = await devtools.send("Target.createTarget", url="about:blank")
+            attached = await devtools.send("Target.attachToTarget", targetId=target["targetId"], flatten=True)
+            devtools.session = attached["sessionId"]
+            await devtools.send("Page.enable")
+            await devtools.send("Network.enable")
+            await devtools.send(
+                "Emulation.setDeviceMetricsOverride",
+                width=WINDOW[0], height=WINDOW[1], deviceScaleFactor=1, mobile=False,
+            )
+            for page in pages:
+                start = time.perf_counter()
+                del devtools.events[:]  # keep only this page's events
+                mark = 0
+                await devtools.send("Page.navigate", url=f"{base_url}/{page}")
+                await devtools.wait_event("Page.loadEventFired", mark)
+                result = await devtools.send(
+                    "Runtime.evaluate", expression=PAGE_PROBE, awaitPromise=True, returnByValue=True
+                )
+                if "exceptionDetails" in result:
+                    raise RuntimeError(f"{page}: probe failed: {result['exceptionDetails']}")
+                probe = result["result"]["value"]
+                outside = [
+                    e["params"]["request"]["url"]
+                    for e in devtools.events[mark:]
+                    if e.get("method") == "Network.requestWillBeSent"
+                    and not re.match(r"(https?://127\.0\.0\.1[:/]|data:|blob:|about:)", e["params"]["request"]["url"])
+                ]
+                report = PageReport(page, time.perf_counter() - start, probe, outside)
+                stem = Path(page).stem
+                report.screenshots.append(
+                    await _save_png(devtools, SCREENSHOTS / f"{stem}-top.png",
+                                    {"x": 0, "y": 0, "width": WINDOW[0], "height": WINDOW[1]})
+                )
+                taken = set()
+                for image in probe["images"]:
+                    clip = image["clip"]
+                    key = (round(clip["x"]), round(clip["y"]))
+                    if clip["width"] < 20 or clip["height"] < 20 or key in taken:
+                        continue  # logos and icons; two images in one output share a shot
+                    taken.add(key)
+                    report.screenshots.append(
+                        await _save_png(devtools, SCREENSHOTS / f"{stem}-img{image['index']:02d}.png", clip)
+                    )
+                reports.append(report)
+        finally:
+            devtools.close()
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return reports
+
+
+@pytest.mark.xdist_group("built_book")
+def test_every_page_renders_offline(book_server: tuple[str, list[tuple[str, int]]], built_book: Path) -> None:  # noqa: F811
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip(f"headless Chromium not found; {INSTALL_HINT}")
+    base_url, requests = book_server
+    pages = [str(p.relative_to(built_book)) for p in book_pages(built_book)]
+    reports = asyncio.run(check_pages(binary, base_url, pages))
+
+    summary = {
+        r.name: {
+            "seconds": round(r.seconds, 1),
+            "formulas": r.probe["formulas"],
+            "typeset": r.probe["containers"],
+            "images": len(r.probe["images"]),
+            "content_width_px": round(r.probe["contentWidth"]),
+            "screenshots": [s.name for s in r.screenshots],
+        }
+        for r in reports
+    }
+    (SCREENSHOTS / "summary.json").write_text(json.dumps(summary, indent=1))
+
+    problems = [p for r in reports for p in r.problems()]
+    missing = sorted({path for path, status in requests if status >= 400 and not path.endswith("favicon.ico")})
+    problems += [f"server answered an error for {path}" for path in missing]
+    assert sum(r.probe["formulas"] for r in reports) > 0, "no formula found in the whole book"
+    assert not problems, f"{len(problems)} problems in the browser:\n" + "\n".join(problems)

@@ -1,0 +1,62 @@
+"""scripts/run_full.py (`make full`): chapter list, check counting and the summary it writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def run_full():
+    spec = importlib.util.spec_from_file_location("run_full", REPO / "scripts" / "run_full.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_toc_chapters_are_the_notebooks_in_book_order(run_full):
+    chapters = run_full.toc_chapters()
+    assert chapters[0] == "01_top_down_guarantees"
+    assert chapters == sorted(chapters, key=chapters.index)  # no duplicates, toc order kept
+    assert all((REPO / "book" / f"{c}.ipynb").is_file() for c in chapters)
+    assert "notation" not in chapters and "intro" not in chapters  # markdown pages are not run
+
+
+def test_count_checks_by_kind_and_failing_rows(run_full, tmp_path):
+    rows = [
+        {"kind": "bound", "quantity": "a", "status": "holds"},
+        {"kind": "bound", "quantity": "b", "status": "FAILS"},
+        {"kind": "identity", "quantity": "c", "status": "holds"},
+        {"kind": "counterexample", "quantity": "d", "status": "refuted"},
+        {"kind": "observation", "quantity": "e", "status": "shown"},
+    ]
+    path = tmp_path / "verification.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    counts = run_full.count_checks(path)
+    assert counts["by_kind"] == {"bound": 2, "counterexample": 1, "identity": 1, "observation": 1}
+    assert counts["failing"] == ["b"]
+
+
+def test_summary_names_commit_times_and_failures(run_full, tmp_path):
+    meta = {"scale": "full", "commit": "abc", "started": "s", "finished": "f", "seconds": 3725.0,
+            "machine": "m", "dask_scheduler": "", "extra_parameters": []}
+    rows = [
+        {"chapter": "01_x", "passed": True, "seconds": 61.0, "checks": {"by_kind": {"bound": 3}, "rows": 3, "failing": []}},
+        {"chapter": "02_y", "passed": False, "seconds": 5.0, "checks": None},
+    ]
+    text = run_full.write_summary(tmp_path, meta, rows)
+    assert "| 01_x | passed | 1 min 01 s | bound 3 | none |" in text
+    assert "| 02_y | FAILED | 0 min 05 s | no verification.csv | none |" in text
+    assert "total wall time: 62 min 05 s" in text
+    assert json.loads((tmp_path / "summary.json").read_text())["chapters"][1]["passed"] is False
+
+
+def test_unknown_chapter_is_refused(run_full):
+    with pytest.raises(SystemExit):
+        run_full.main(["--chapters", "no_such_chapter", "--out", "/tmp/unused"])
