@@ -18,13 +18,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 book: $(STAMP)
 	$(VENV)/bin/jupyter-book build . --all --builder html -W -n --keep-going  # --all: see tests/test_html.py
-	touch _build/html/.build-ok  # tests/test_html.py reuses a build newer than its sources
+	rm -f _build/html/.build-failed; touch _build/html/.build-ok  # tests/test_html.py reuses a fresh build
 	@echo "Book written to _build/html/index.html"
 
 test: $(STAMP)
-	# Every chapter runs once, inside the book build that tests/test_html.py starts (one xdist
-	# worker builds while the other runs the rest of the suite), so no notebook runs twice.
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup tests
+	# Every chapter runs once, inside the book build that tests/test_html.py starts, so no
+	# notebook runs twice (tests/conftest.py starts that build as the session begins).
+	$(PY) -m pytest -n $(JOBS) tests
 
 # Every chapter at scale="full" through papermill (on a Dask cluster when DTCORE_DASK_SCHEDULER
 # is set): executed notebooks, CSVs and summary.md under _build/full/. Hours, not minutes.

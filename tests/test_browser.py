@@ -348,7 +348,6 @@ async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[Page
     return reports
 
 
-@pytest.mark.xdist_group("built_book")
 def test_every_page_renders_offline(book_server: tuple[str, list[tuple[str, int]]], built_book: Path) -> None:  # noqa: F811
     binary = find_chromium()
     if binary is None:

@@ -14,9 +14,12 @@ on what a reader would see as broken:
   or paragraph around it) says what they mean;
 - stderr, warnings, tracebacks or error outputs in code cells.
 
-The book is built once per session by `built_book` (the same command as `make book`), or reused
+The book is built once per run by `built_book` (the same command as `make book`), or reused
 when ``_build/html`` is newer than every source it is made of; the build is serialised with a
-file lock so that pytest-xdist workers do not build it twice.
+file lock, and its outcome stamped in ``_build/html``, so that a second pytest-xdist worker
+waits for the first one's build and reuses it, failed or not. (xdist's ``--dist loadgroup``
+would keep these tests on one worker, but with pytest 9 it does not group: xdist 3.8 sets
+``item._nodeid``, which pytest 9 no longer reads.)
 """
 
 from __future__ import annotations
@@ -81,9 +84,16 @@ def newest_source_mtime(repo: Path = REPO) -> float:
 
 
 def book_is_fresh(html: Path = HTML, repo: Path = REPO) -> bool:
-    """True when a complete build exists that is newer than every source."""
-    stamp = html / ".build-ok"
-    return stamp.is_file() and stamp.stat().st_mtime >= newest_source_mtime(repo)
+    """True when a build newer than every source exists, whether it passed or failed.
+
+    A failed build leaves ``.build-failed`` (its warnings) instead of ``.build-ok``; it is
+    reused too, so that another test process does not build the same failing book again.
+    """
+    newest = newest_source_mtime(repo)
+    return any(
+        (html / name).is_file() and (html / name).stat().st_mtime >= newest
+        for name in (".build-ok", ".build-failed")
+    )
 
 
 #: Why the last build of this session failed (None: it passed or was reused).
@@ -102,7 +112,9 @@ def build_book(repo: Path = REPO) -> str | None:
     log = repo / "_build" / "book-build.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     stamp = repo / "_build" / "html" / ".build-ok"
+    failed = stamp.with_name(".build-failed")
     stamp.unlink(missing_ok=True)
+    failed.unlink(missing_ok=True)
     start = time.perf_counter()
     with open(log, "w") as out:
         result = subprocess.run(
@@ -111,7 +123,10 @@ def build_book(repo: Path = REPO) -> str | None:
     if result.returncode != 0:
         lines = log.read_text(errors="replace").splitlines()
         problems = [line for line in lines if ("WARNING" in line or "ERROR" in line) and "[IPKernelApp]" not in line]
-        return f"the book build failed (exit {result.returncode}, log {log}):\n" + "\n".join((problems or lines)[-30:])
+        failure = f"the book build failed (exit {result.returncode}, log {log}):\n" + "\n".join((problems or lines)[-30:])
+        if failed.parent.is_dir():
+            failed.write_text(failure)
+        return failure
     stamp.write_text(f"built in {time.perf_counter() - start:.0f} s\n")
     return None
 
@@ -130,8 +145,13 @@ def built_book() -> Path:
     with open(BUILD / ".book-build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker builds, the others wait and reuse
         try:
-            if not _BUILT_IN_THIS_PROCESS and not book_is_fresh():
-                failure = build_book()
+            if not _BUILT_IN_THIS_PROCESS:
+                if not book_is_fresh():
+                    failure = build_book()
+                elif not (HTML / ".build-ok").is_file() and (HTML / ".build-failed").is_file():
+                    failure = (HTML / ".build-failed").read_text()  # built by another process
+                else:
+                    failure = None
                 if failure:
                     BUILD_FAILURE.append(failure)
             _BUILT_IN_THIS_PROCESS.append(True)
@@ -424,6 +444,22 @@ def test_explained_nan_passes() -> None:
     assert page_problems(f"<html><body><main>{snippet}</main></body></html>", "s") == []
 
 
+def test_fresh_means_a_stamp_newer_than_every_source(tmp_path: Path) -> None:
+    repo, html = tmp_path, tmp_path / "_build" / "html"
+    (repo / "book").mkdir()
+    html.mkdir(parents=True)
+    source = repo / "book" / "intro.md"
+    source.write_text("# Intro\n")
+    assert not book_is_fresh(html, repo)  # never built
+    for stamp in (".build-ok", ".build-failed"):  # a failed build is reused as well
+        (html / stamp).write_text("")
+        os.utime(source, (1e9, 1e9))
+        assert book_is_fresh(html, repo)
+        os.utime(source, (time.time() + 60, time.time() + 60))  # edited after the build
+        assert not book_is_fresh(html, repo)
+        (html / stamp).unlink()
+
+
 def test_broken_anchor_is_caught(tmp_path: Path) -> None:
     page = tmp_path / "a.html"
     other = tmp_path / "b.html"
@@ -471,13 +507,11 @@ def test_myst_really_breaks_a_fence_with_backticks(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xdist_group("built_book")
 def test_book_builds_cleanly(built_book: Path) -> None:
     """`make book`'s command (-W -n --keep-going) passes: no Sphinx warning, no failing chapter."""
     assert not BUILD_FAILURE, BUILD_FAILURE[0]
 
 
-@pytest.mark.xdist_group("built_book")
 def test_built_book_pages_read_cleanly(built_book: Path) -> None:
     problems: list[Problem] = []
     for path in book_pages(built_book):
