@@ -139,21 +139,21 @@ def test_lemma9_holds_exactly_on_parities():
         d = alpha_c_distribution(k, 0.1, 0.15, rng)
         I = covariance_measure(parity_table(k), d, all_restrictions(k))
         W = all_restrictions(k)
-        assert np.abs(I[W < 0]).min() > bounds.lemma9_covariance_lower(0.1, 0.15, k)
+        assert np.abs(I[W < 0]).min() > bounds.bdm20_lemma9_covariance_lower(0.1, 0.15, k)
 
 
 def test_bounds_values_and_errors():
-    assert bounds.lemma5_gain_upper(4, 0.01) == pytest.approx(0.08)
-    assert bounds.lemma6_gain_lower(8, 0.1) == pytest.approx(0.01)
-    assert bounds.lemma9_covariance_lower(0.1, 0.25, 3) == pytest.approx(0.01 * 0.25)
-    assert bounds.lemma11_threshold(0.1, 0.5, 0.2, 2) == pytest.approx(2 * 0.01 * 0.25 * 0.1**4)
-    printed = bounds.theorem10_sample_size(8, 4, 0.1, 0.2, 3, 100, 0.1)
-    derived = bounds.theorem10_sample_size(8, 4, 0.1, 0.2, 3, 100, 0.1, as_printed=False)
+    assert bounds.bdm20_lemma5_gain_upper(4, 0.01) == pytest.approx(0.08)
+    assert bounds.bdm20_lemma6_gain_lower(8, 0.1) == pytest.approx(0.01)
+    assert bounds.bdm20_lemma9_covariance_lower(0.1, 0.25, 3) == pytest.approx(0.01 * 0.25)
+    assert bounds.bdm20_lemma11_threshold(0.1, 0.5, 0.2, 2) == pytest.approx(2 * 0.01 * 0.25 * 0.1**4)
+    printed = bounds.bdm20_theorem10_samples(8, 4, 0.1, 0.2, 3, 100, 0.1)
+    derived = bounds.bdm20_theorem10_samples(8, 4, 0.1, 0.2, 3, 100, 0.1, as_printed=False)
     assert printed > derived > 0
-    assert derived == pytest.approx(bounds.theorem7_sample_size(
-        8, 4, bounds.lemma9_covariance_lower(0.1, 0.2, 3), 0.1, 3, 100, 0.1))
-    assert bounds.theorem12_sample_size(8, 4, 0.1, 0.2, 3, 100, 0.1, 0.1) > 0
+    assert derived == pytest.approx(bounds.bdm20_theorem7_samples(
+        8, 4, bounds.bdm20_lemma9_covariance_lower(0.1, 0.2, 3), 0.1, 3, 100, 0.1))
+    assert bounds.bdm20_theorem12_samples(8, 4, 0.1, 0.2, 3, 100, 0.1, 0.1) > 0
     with pytest.raises(ValueError, match="alpha"):
-        bounds.lemma9_covariance_lower(0.5, 0.1, 2)
+        bounds.bdm20_lemma9_covariance_lower(0.5, 0.1, 2)
     with pytest.raises(ValueError, match="c"):
-        bounds.lemma11_threshold(0.1, 0.1, 0.0, 2)
+        bounds.bdm20_lemma11_threshold(0.1, 0.1, 0.0, 2)
