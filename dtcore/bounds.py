@@ -190,17 +190,17 @@ def path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
 # "m >~ ..." in BDM hides a universal constant; the sample-size functions take it as `constant`
 # (default 1, which is what the chapter plots, labelled as such).
 
-def lemma5_gain_upper(gamma: float, eps: float | np.ndarray) -> np.ndarray | float:
+def bdm20_lemma5_gain_upper(gamma: float, eps: float | np.ndarray) -> np.ndarray | float:
     """BDM Lemma 5: an irrelevant feature's gain is < 2 gamma eps once |I(S_w, j)| < eps."""
     return 2.0 * float(gamma) * np.asarray(eps, dtype=np.float64)
 
 
-def lemma6_gain_lower(beta: float, eps: float | np.ndarray) -> np.ndarray | float:
+def bdm20_lemma6_gain_lower(beta: float, eps: float | np.ndarray) -> np.ndarray | float:
     """BDM Lemma 6: a feature with |I(D_w, i)| >= eps has gain >= beta eps^2 / 8 (w.h.p.)."""
     return float(beta) * np.asarray(eps, dtype=np.float64) ** 2 / 8.0
 
 
-def lemma9_covariance_lower(alpha: float, c: float, k: int) -> float:
+def bdm20_lemma9_covariance_lower(alpha: float, c: float, k: int) -> float:
     """BDM Lemma 9: for a parity chi_J, |J| <= k, under an (alpha, c)-distribution,
     |I(D_w, j)| > alpha^2 (2c)^(k-1) for every w and every free j in J."""
     alpha = check_real("alpha", alpha, 0.0, 0.5)
@@ -208,7 +208,7 @@ def lemma9_covariance_lower(alpha: float, c: float, k: int) -> float:
     return alpha**2 * (2 * c) ** (int(k) - 1)
 
 
-def theorem7_sample_size(beta: float, gamma: float, eps: float, alpha: float, k: int, n: int,
+def bdm20_theorem7_samples(beta: float, gamma: float, eps: float, alpha: float, k: int, n: int,
                          delta: float, constant: float = 1.0) -> float:
     """BDM Theorem 7: m >~ beta^-2 gamma^2 eps^-4 alpha^-2k k log(n / delta) gives zero loss w.p. 1 - delta."""
     alpha = check_real("alpha", alpha, 0.0, 0.5)
@@ -216,7 +216,7 @@ def theorem7_sample_size(beta: float, gamma: float, eps: float, alpha: float, k:
     return constant * gamma**2 / beta**2 * eps**-4 * alpha ** (-2 * k) * k * math.log(n / delta)
 
 
-def theorem10_sample_size(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+def bdm20_theorem10_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
                           delta: float, constant: float = 1.0, as_printed: bool = True) -> float:
     """BDM Theorem 10 (parities): m >~ beta^-2 gamma^2 (2c)^(-4k-4) alpha^(-2k-8) k log(n/delta).
 
@@ -230,14 +230,14 @@ def theorem10_sample_size(beta: float, gamma: float, alpha: float, c: float, k: 
     return constant * gamma**2 / beta**2 * (2 * c) ** e * alpha ** (-2 * k - 8) * k * math.log(n / delta)
 
 
-def lemma11_threshold(alpha: float, delta: float | np.ndarray, c: float, k: int) -> np.ndarray | float:
+def bdm20_lemma11_threshold(alpha: float, delta: float | np.ndarray, c: float, k: int) -> np.ndarray | float:
     """BDM Lemma 11: w.p. >= 1 - delta over the smoothing, some free i has |I(D_w, i)| > 2 alpha^2 delta^2 (c/2)^(2k)."""
     alpha = check_real("alpha", alpha, 0.0, 0.5)
     c = check_real("c", c, 0.0, 0.5)
     return 2 * alpha**2 * np.asarray(delta, dtype=np.float64) ** 2 * (c / 2) ** (2 * int(k))
 
 
-def theorem12_sample_size(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+def bdm20_theorem12_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
                           delta1: float, delta2: float, B: float = 1.0) -> float:
     """BDM Theorem 12 (smoothed juntas): m >~ B^k beta^-2 gamma^2 c^-8k delta1^-8 alpha^(-2k-8) k log(n/delta2)."""
     alpha = check_real("alpha", alpha, 0.0, 0.5)

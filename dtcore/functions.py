@@ -289,3 +289,36 @@ def gated_majority_tree(k: int, n: int | None = None) -> DecisionTree:
         a, b = tree.split(node, v)
         stack += [(a, v + 1, ones, zeros + 1), (b, v + 1, ones + 1, zeros)]
     return tree
+
+
+def selector_of_lists(n: int, selectors: int, list_length: int) -> DecisionTree:
+    """A complete depth-``selectors`` tree of selector variables whose leaves each run a decision list.
+
+    Our own family for chapter 5's Conjecture 3 section (Brutzkus–Daniely–Malach 2020, Conjecture 3;
+    it is *not* the construction of Blanc–Lange–Qiao–Tan 2021). Variables are numbered in order of
+    use: the ``2^selectors - 1`` selectors first (breadth first), then, for each selector leaf in
+    order, the ``list_length`` variables of its list y_1 ? 1 : (y_2 ? 0 : (y_3 ? 1 : ...)), ending in
+    the label of ``list_length`` even. Depth ``selectors + list_length``; every list has the same
+    shape, so the target is a junta on ``2^selectors - 1 + 2^selectors * list_length`` variables,
+    which must be at most ``n``.
+    """
+    selectors = check_int("selectors", selectors, 0, 20)
+    list_length = check_int("list_length", list_length, 1)
+    used = 2**selectors - 1 + 2**selectors * list_length
+    n = check_int("n", n, used)
+    tree, nxt, level = DecisionTree(n), 0, [0]
+    for _ in range(selectors):  # one level of selectors per iteration
+        new: list[int] = []
+        for node in level:
+            new += list(tree.split(node, nxt))
+            nxt += 1
+        level = new
+    for node in level:  # one decision list per selector leaf
+        cur = node
+        for j in range(list_length):
+            c0, c1 = tree.split(cur, nxt)
+            nxt += 1
+            tree.set_value(c1, float(j % 2 == 0))
+            cur = c0
+        tree.set_value(cur, float(list_length % 2 == 0))
+    return tree

@@ -34,8 +34,24 @@ def _check_c(c: float, alpha: float, smoothed: bool) -> float:
     return c
 
 
-def alpha_c_distribution(n: int, alpha: float, c: float, rng: np.random.Generator) -> ProductDistribution:
-    """A random (alpha, c)-distribution (BDM 2020, Sec. 1.2): p_i = 1/2 +- d_i, d_i ~ U(c, 1/2 - alpha).
+MEMBERS = ("random", "inner", "outer", "corner")
+# Width of the "just inside the boundary" band, as a share of the admissible interval (c, 1/2 - alpha).
+BOUNDARY_BAND = 0.02
+
+
+def alpha_c_distribution(n: int, alpha: float, c: float, rng: np.random.Generator,
+                         member: str = "random") -> ProductDistribution:
+    """An (alpha, c)-distribution (BDM 2020, Sec. 1.2): p_i = 1/2 +- d_i with d_i in (c, 1/2 - alpha).
+
+    Theorem 1 is a worst case over this class, so besides random members (``member="random"``,
+    d_i ~ U(c, 1/2 - alpha)) we draw its extreme members:
+
+    * ``"inner"``: every margin just above c (d_i uniform in the lowest ``BOUNDARY_BAND`` share of
+      the interval), where parities are least biased (Lemma 9's (2c)^(k-1) factor is attained);
+    * ``"outer"``: every p_i just inside (alpha, 1 - alpha) (the highest band), where some cells
+      of a path have probability close to alpha^k (the alpha^(-2k) factor of Lemmas 5, 6 and 8);
+    * ``"corner"``: coordinate 0 in the outer band, the others in the inner band, the corner at
+      which Lemma 9's bound alpha^2 (2c)^(k-1) is closest to the truth.
 
     Signs are fair coins. Requires alpha in (0, 1/2) and c in (0, 1/2 - alpha).
     """
@@ -43,7 +59,19 @@ def alpha_c_distribution(n: int, alpha: float, c: float, rng: np.random.Generato
     alpha = _check_alpha(alpha)
     c = _check_c(c, alpha, smoothed=False)
     rng = check_rng(rng)
-    d = rng.uniform(np.nextafter(c, 1.0), 0.5 - alpha, size=n)  # in (c, 1/2 - alpha)
+    if member not in MEMBERS:
+        raise ValueError(f"member must be one of {MEMBERS}, got {member!r}")
+    lo, hi = np.nextafter(c, 1.0), 0.5 - alpha
+    band = BOUNDARY_BAND * (hi - lo)
+    if member == "random":
+        d = rng.uniform(lo, hi, size=n)  # in (c, 1/2 - alpha)
+    else:
+        u = rng.random(n)
+        inner, outer = lo + band * u, hi - band * u  # u in [0, 1) keeps both inside the interval
+        d = inner if member == "inner" else outer
+        if member == "corner":
+            d = inner.copy()
+            d[0] = outer[0]
     sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
     return ProductDistribution(0.5 + sign * d)
 
@@ -77,6 +105,33 @@ def smoothed_distribution(p_hat: np.ndarray | float, alpha: float, c: float, rng
         raise ValueError(f"p_hat[{i}] must be in (alpha + c, 1 - alpha - c) = "
                          f"({alpha + c:g}, {1 - alpha - c:g}), got {ph[i]!r}")
     return ProductDistribution(ph + rng.uniform(-c, c, size=ph.size))
+
+
+CENTRES = ("1/2", "random", "edge")
+
+
+def smoothing_centre(n: int, alpha: float, c: float, kind: str, rng: np.random.Generator) -> np.ndarray:
+    """A centre p_hat in (alpha + c, 1 - alpha - c)^n for :func:`smoothed_distribution`.
+
+    ``"1/2"``: the uniform distribution (smoothing is then the only source of bias);
+    ``"random"``: p_hat_i ~ U(alpha + c, 1 - alpha - c); ``"edge"``: every p_hat_i just inside
+    an end of that interval (the lowest or highest ``BOUNDARY_BAND`` share, end chosen by a fair
+    coin), so p_i reaches alpha after smoothing and some cells have probability near alpha^k.
+    """
+    n = check_int("n", n, 1)
+    alpha = _check_alpha(alpha)
+    c = _check_c(c, alpha, smoothed=True)
+    rng = check_rng(rng)
+    if kind not in CENTRES:
+        raise ValueError(f"kind must be one of {CENTRES}, got {kind!r}")
+    lo, hi = alpha + c, 1 - alpha - c
+    if kind == "1/2":
+        return np.full(n, 0.5)
+    if kind == "random":
+        return rng.uniform(lo, hi, size=n)
+    band = BOUNDARY_BAND * (hi - lo)
+    inset = band * (1.0 - rng.random(n))  # in (0, band], so p_hat stays strictly inside
+    return np.where(rng.random(n) < 0.5, lo + inset, hi - inset)
 
 
 def multilinear(table: np.ndarray, Z: np.ndarray) -> np.ndarray:
@@ -141,6 +196,78 @@ def covariance_measure(table: np.ndarray, dist: ProductDistribution,
         p = dist.p[i]
         out[free, i] = p * (1 - p) * (multilinear(table, z1) - multilinear(table, z0))
     return out[0] if single else out
+
+
+def covariance_by_enumeration(table: np.ndarray, dist: ProductDistribution, w: np.ndarray) -> np.ndarray:
+    """I(D_w, i) straight from its definition E[y x_i] - E[y] E[x_i], summing over the 2^k points.
+
+    An independent computation of :func:`covariance_measure` (no multilinear extension): the
+    points of X_w are weighted by their probability under D and renormalised. ``w`` is a (B, k)
+    batch of restrictions (−1 = free); the result has shape (B, k).
+    """
+    table = check_table(table)
+    k = table_variables(table)
+    if not isinstance(dist, ProductDistribution) or dist.n != k:
+        raise ValueError(f"dist must be a ProductDistribution on k = {k} coordinates")
+    W = _check_restrictions(w, k)
+    bits = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(np.float64)
+    consistent = ((W[:, None, :] < 0) | (W[:, None, :] == bits[None, :, :])).all(axis=2)
+    weights = consistent * dist.point_weights()[None, :]
+    weights /= weights.sum(axis=1, keepdims=True)
+    f = table.astype(np.float64)
+    e_y = weights @ f
+    e_x = weights @ bits
+    e_yx = weights @ (bits * f[:, None])
+    out = e_yx - e_y[:, None] * e_x
+    out[W >= 0] = 0.0  # x_i is constant on the path; remove rounding noise
+    return out
+
+
+def hoeffding_covariance_deviation(size: int | np.ndarray, delta: float | np.ndarray) -> np.ndarray:
+    """An explicit form of BDM 2020 Lemma 8: |I(S_w, i) - I(D_w, i)| <= 3 t with probability >= 1 - delta.
+
+    Given |S_w| = N, the examples of S_w are i.i.d. from D_w. Hoeffding's inequality bounds each
+    of the three means E_S[y x_i], E_S[y], E_S[x_i] (values in [0, 1]) within
+    t = sqrt(ln(6 / delta) / (2 N)) of its expectation with probability >= 1 - delta / 3, and
+    |ab - a'b'| <= |a - a'| + |b - b'| for a, b in [0, 1]; so the covariance is within 3 t.
+    (The paper states it with m >~ alpha^(-2k) eps^(-2) log(1/delta), through N >~ alpha^k m.)
+    """
+    N = np.asarray(size, dtype=np.float64)
+    if N.size and N.min() < 1:
+        raise ValueError(f"size must be >= 1 (a non-empty S_w), got {N.min():g}")
+    d = np.asarray(delta, dtype=np.float64)
+    if d.size and not ((d > 0) & (d < 1)).all():
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    return 3.0 * np.sqrt(np.log(6.0 / d) / (2.0 * N))
+
+
+def theorem7_epsilon(table: np.ndarray, dist: ProductDistribution) -> float:
+    """The largest eps for which Theorem 7's hypothesis holds (BDM 2020, Theorem 7).
+
+    The minimum, over paths w in {*, 0, 1}^k on which f is not constant, of the largest
+    |I(D_w, i)| over the free relevant i. ``dist`` is the distribution of the k relevant
+    coordinates. Returns inf when f is constant (no such path).
+    """
+    table = check_table(table)
+    W = all_restrictions(table_variables(table))
+    live = ~restriction_is_constant(table, W)
+    if not live.any():
+        return float("inf")
+    return float(np.abs(covariance_measure(table, dist, W[live])).max(axis=1).min())
+
+
+def lemma4_hypotheses(split_features: np.ndarray, X: np.ndarray, relevant: np.ndarray) -> tuple[bool, bool]:
+    """The two hypotheses of BDM 2020 Lemma 4, read off a finished run.
+
+    ``split_features`` are the features of the tree's internal nodes; ``relevant`` lists J.
+    Returns (every split is on a relevant feature, every cell x_J in {0,1}^k holds an example).
+    When both hold Lemma 4 says the tree has zero error.
+    """
+    X = check_binary_matrix("X", X)
+    J = np.asarray(relevant, dtype=np.int64).reshape(-1)
+    only_relevant = bool(np.isin(np.asarray(split_features, dtype=np.int64), J).all())
+    cells = X[:, J].astype(np.int64) @ (1 << np.arange(J.size, dtype=np.int64))
+    return only_relevant, bool(np.unique(cells).size == 2 ** J.size)
 
 
 def all_restrictions(k: int) -> np.ndarray:
@@ -210,7 +337,8 @@ def population_gain(table: np.ndarray, dist: ProductDistribution, w: np.ndarray 
 
 
 __all__ = [
-    "MAX_TABLE_VARIABLES", "alpha_c_distribution", "all_restrictions", "covariance_measure", "empirical_covariance",
-    "is_alpha_c_distribution", "multilinear", "population_gain", "restriction_is_constant",
-    "smoothed_distribution",
+    "CENTRES", "MAX_TABLE_VARIABLES", "MEMBERS", "alpha_c_distribution", "all_restrictions", "covariance_by_enumeration",
+    "covariance_measure", "empirical_covariance", "hoeffding_covariance_deviation",
+    "is_alpha_c_distribution", "lemma4_hypotheses", "multilinear", "population_gain", "restriction_is_constant",
+    "smoothed_distribution", "smoothing_centre", "theorem7_epsilon",
 ]

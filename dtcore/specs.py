@@ -99,10 +99,6 @@ CH5_ID3 = ParameterSpec("05_id3_smoothed", "Chapter 5. ID3 learns juntas under s
     Param("m_grid", "int_list", [100, 300, 1000, 3000, 10000], [100, 300, 1000, 3000, 10000, 30000, 100000],
           "sample sizes", low=1, sort=True),
     Param("impurity", "str", "gini", help="impurity of ID3", choices=("gini", "entropy", "kearns_mansour")),
-    Param("n_speed", "int", 100, help="speed benchmark: features", low=1),
-    Param("m_speed", "int", 100000, help="speed benchmark: samples", low=1),
-    Param("k_speed", "int", 7, help="speed benchmark: junta size", low=1, high=lambda p: min(p["n_speed"], 12),
-          range_text="in [1, min(n_speed, 12)]"),
 ))
 
 APPENDIX_PERFORMANCE = ParameterSpec("appendix_performance", "Appendix. Performance", (

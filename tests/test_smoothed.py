@@ -9,9 +9,11 @@ from hypothesis import given, settings, strategies as st
 from dtcore import bounds
 from dtcore.cube import ProductDistribution, all_points
 from dtcore.functions import junta, junta_tree, parity, parity_table, random_junta
-from dtcore.smoothed import (all_restrictions, alpha_c_distribution, covariance_measure,
+from dtcore.smoothed import (BOUNDARY_BAND, all_restrictions, alpha_c_distribution, covariance_by_enumeration,
+                             covariance_measure, hoeffding_covariance_deviation,
                              empirical_covariance, is_alpha_c_distribution, multilinear,
-                             population_gain, restriction_is_constant, smoothed_distribution)
+                             lemma4_hypotheses, population_gain, restriction_is_constant, smoothed_distribution,
+                             smoothing_centre, theorem7_epsilon)
 
 
 def test_alpha_c_distribution_properties():
@@ -139,21 +141,118 @@ def test_lemma9_holds_exactly_on_parities():
         d = alpha_c_distribution(k, 0.1, 0.15, rng)
         I = covariance_measure(parity_table(k), d, all_restrictions(k))
         W = all_restrictions(k)
-        assert np.abs(I[W < 0]).min() > bounds.lemma9_covariance_lower(0.1, 0.15, k)
+        assert np.abs(I[W < 0]).min() > bounds.bdm20_lemma9_covariance_lower(0.1, 0.15, k)
 
 
 def test_bounds_values_and_errors():
-    assert bounds.lemma5_gain_upper(4, 0.01) == pytest.approx(0.08)
-    assert bounds.lemma6_gain_lower(8, 0.1) == pytest.approx(0.01)
-    assert bounds.lemma9_covariance_lower(0.1, 0.25, 3) == pytest.approx(0.01 * 0.25)
-    assert bounds.lemma11_threshold(0.1, 0.5, 0.2, 2) == pytest.approx(2 * 0.01 * 0.25 * 0.1**4)
-    printed = bounds.theorem10_sample_size(8, 4, 0.1, 0.2, 3, 100, 0.1)
-    derived = bounds.theorem10_sample_size(8, 4, 0.1, 0.2, 3, 100, 0.1, as_printed=False)
+    assert bounds.bdm20_lemma5_gain_upper(4, 0.01) == pytest.approx(0.08)
+    assert bounds.bdm20_lemma6_gain_lower(8, 0.1) == pytest.approx(0.01)
+    assert bounds.bdm20_lemma9_covariance_lower(0.1, 0.25, 3) == pytest.approx(0.01 * 0.25)
+    assert bounds.bdm20_lemma11_threshold(0.1, 0.5, 0.2, 2) == pytest.approx(2 * 0.01 * 0.25 * 0.1**4)
+    printed = bounds.bdm20_theorem10_samples(8, 4, 0.1, 0.2, 3, 100, 0.1)
+    derived = bounds.bdm20_theorem10_samples(8, 4, 0.1, 0.2, 3, 100, 0.1, as_printed=False)
     assert printed > derived > 0
-    assert derived == pytest.approx(bounds.theorem7_sample_size(
-        8, 4, bounds.lemma9_covariance_lower(0.1, 0.2, 3), 0.1, 3, 100, 0.1))
-    assert bounds.theorem12_sample_size(8, 4, 0.1, 0.2, 3, 100, 0.1, 0.1) > 0
+    assert derived == pytest.approx(bounds.bdm20_theorem7_samples(
+        8, 4, bounds.bdm20_lemma9_covariance_lower(0.1, 0.2, 3), 0.1, 3, 100, 0.1))
+    assert bounds.bdm20_theorem12_samples(8, 4, 0.1, 0.2, 3, 100, 0.1, 0.1) > 0
     with pytest.raises(ValueError, match="alpha"):
-        bounds.lemma9_covariance_lower(0.5, 0.1, 2)
+        bounds.bdm20_lemma9_covariance_lower(0.5, 0.1, 2)
     with pytest.raises(ValueError, match="c"):
-        bounds.lemma11_threshold(0.1, 0.1, 0.0, 2)
+        bounds.bdm20_lemma11_threshold(0.1, 0.1, 0.0, 2)
+
+
+@pytest.mark.parametrize("member", ["random", "inner", "outer", "corner"])
+def test_every_member_is_an_alpha_c_distribution(member):
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        D = alpha_c_distribution(6, 0.1, 0.15, rng, member=member)
+        assert is_alpha_c_distribution(D, 0.1, 0.15)
+
+
+def test_boundary_members_sit_in_their_bands():
+    rng = np.random.default_rng(6)
+    alpha, c = 0.1, 0.15
+    band = BOUNDARY_BAND * (0.5 - alpha - c)
+    inner = np.abs(alpha_c_distribution(200, alpha, c, rng, member="inner").p - 0.5)
+    outer = np.abs(alpha_c_distribution(200, alpha, c, rng, member="outer").p - 0.5)
+    corner = np.abs(alpha_c_distribution(5, alpha, c, rng, member="corner").p - 0.5)
+    assert inner.max() <= c + band and inner.min() > c
+    assert outer.min() >= 0.5 - alpha - band and outer.max() < 0.5 - alpha
+    assert corner[0] >= 0.5 - alpha - band and corner[1:].max() <= c + band
+
+
+def test_random_member_keeps_its_stream():
+    a = alpha_c_distribution(7, 0.1, 0.15, np.random.default_rng(9)).p
+    b = alpha_c_distribution(7, 0.1, 0.15, np.random.default_rng(9), member="random").p
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="member"):
+        alpha_c_distribution(7, 0.1, 0.15, np.random.default_rng(9), member="edge")
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_covariance_by_enumeration_matches_multilinear_form(k):
+    rng = np.random.default_rng(k)
+    for _ in range(5):
+        t = rng.integers(0, 2, 2**k).astype(np.uint8)
+        D = ProductDistribution(rng.uniform(0.05, 0.95, k))
+        W = all_restrictions(k)
+        np.testing.assert_allclose(covariance_by_enumeration(t, D, W), covariance_measure(t, D, W), atol=1e-13)
+
+
+def test_covariance_by_enumeration_on_a_parity_is_the_product_formula():
+    p = np.array([0.2, 0.7, 0.35])
+    I = covariance_by_enumeration(parity_table(3), ProductDistribution(p), np.full((1, 3), -1))[0]
+    expected = p * (1 - p) * np.array([abs((1 - 2 * p[1]) * (1 - 2 * p[2])), abs((1 - 2 * p[0]) * (1 - 2 * p[2])),
+                                       abs((1 - 2 * p[0]) * (1 - 2 * p[1]))])
+    np.testing.assert_allclose(np.abs(I), expected, atol=1e-14)
+
+
+def test_hoeffding_covariance_deviation_covers_sampled_covariances():
+    rng = np.random.default_rng(11)
+    D = ProductDistribution(np.array([0.3, 0.6, 0.8]))
+    t = parity_table(3)
+    exact = covariance_measure(t, D)
+    N, runs, delta = 400, 2000, 0.05
+    X = (rng.random((runs, N, 3)) < D.p).astype(np.float64)
+    y = X.sum(axis=2) % 2
+    emp = (X * y[..., None]).mean(axis=1) - y.mean(axis=1)[:, None] * X.mean(axis=1)
+    bound = hoeffding_covariance_deviation(N, delta)
+    assert (np.abs(emp - exact) > bound).mean() <= delta
+    assert bound == pytest.approx(3 * np.sqrt(np.log(6 / delta) / (2 * N)))
+    with pytest.raises(ValueError, match="delta"):
+        hoeffding_covariance_deviation(10, 1.5)
+    with pytest.raises(ValueError, match="size"):
+        hoeffding_covariance_deviation(0, 0.1)
+
+
+@pytest.mark.parametrize("kind", ["1/2", "random", "edge"])
+def test_smoothing_centres_are_admissible(kind):
+    alpha, c = 0.1, 0.15
+    rng = np.random.default_rng(3)
+    ph = smoothing_centre(300, alpha, c, kind, rng)
+    assert ((ph > alpha + c) & (ph < 1 - alpha - c)).all()
+    smoothed_distribution(ph, alpha, c, rng)  # accepted
+    if kind == "edge":
+        band = BOUNDARY_BAND * (1 - 2 * (alpha + c))
+        assert (np.minimum(ph - alpha - c, 1 - alpha - c - ph) <= band).all()
+        assert (ph < 0.5).any() and (ph > 0.5).any()
+    with pytest.raises(ValueError, match="kind"):
+        smoothing_centre(3, alpha, c, "middle", rng)
+
+
+def test_theorem7_epsilon_of_a_parity_is_lemma9_exact():
+    p = np.array([0.2, 0.7, 0.35])
+    eps = theorem7_epsilon(parity_table(3), ProductDistribution(p))
+    # on the all-free path the smallest coordinate-wise covariance is the answer for a parity
+    expected = min(p[j] * (1 - p[j]) * np.prod([abs(1 - 2 * p[i]) for i in range(3) if i != j]) for j in range(3))
+    assert eps >= expected - 1e-15
+    assert eps > bounds.bdm20_lemma9_covariance_lower(0.2, 0.15, 3)
+    assert theorem7_epsilon(np.zeros(4, dtype=np.uint8), ProductDistribution(np.array([0.3, 0.6]))) == np.inf
+    assert theorem7_epsilon(parity_table(2), ProductDistribution.uniform(2)) == 0.0
+
+
+def test_lemma4_hypotheses():
+    X = all_points(3).astype(np.uint8)
+    assert lemma4_hypotheses(np.array([0, 1]), X, [0, 1]) == (True, True)
+    assert lemma4_hypotheses(np.array([0, 2]), X, [0, 1]) == (False, True)
+    assert lemma4_hypotheses(np.array([], dtype=np.int64), X[:3], [0, 1]) == (True, False)
