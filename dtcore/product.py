@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .cube import ProductDistribution
+from .cube import ProductDistribution, point_index
 from .grow import Frontier, Split, grow
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_real, check_rng
@@ -91,11 +91,6 @@ def m_error(j: int, eps: float, delta: float) -> float:
 
 
 # --- drawing and routing ---------------------------------------------------------------------
-
-def _codes(X: np.ndarray) -> np.ndarray:
-    """One int64 bit code per row (bit i = x_i)."""
-    return X.astype(np.int64) @ (np.int64(1) << np.arange(X.shape[1], dtype=np.int64))
-
 
 def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_variable: int,
                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
@@ -240,7 +235,7 @@ class PracticalScorer:
         X = self.dist.sample(need, self.rng)
         y = np.asarray(self.oracle(X))
         self.label_queries += need
-        pool.add(_codes(X), self._route(tree, lookup, X), y)
+        pool.add(point_index(X), self._route(tree, lookup, X), y)
 
     def top_up(self, frontier: Frontier) -> None:
         """Draw new samples so that every set meets the schedule of step j = #leaves."""
@@ -253,7 +248,7 @@ class PracticalScorer:
             X, var, q = _draw_sensitive_pairs(self.dist, self.oracle, need, self.rng)
             self.label_queries += q
             self.pairs_per_variable += need
-            self.pairs.add(_codes(X), self._route(tree, lookup, X), var)
+            self.pairs.add(point_index(X), self._route(tree, lookup, X), var)
         self._top_up_labelled(self.ll, math.ceil(m_label(j, self.eps, self.delta)), tree, lookup)
         self._top_up_labelled(self.ee, math.ceil(m_error(j, self.eps, self.delta)), tree, lookup)
 
