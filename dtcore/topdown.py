@@ -40,7 +40,7 @@ from typing import Literal
 
 import numpy as np
 
-from .grow import Frontier, GrowthResult, Split, grow
+from .grow import Frontier, GrowthResult, Split, grow, select_by_path
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 from .tree import restriction_key
@@ -237,21 +237,6 @@ class BatchLeaf:
     def key(self) -> bytes:
         """An intrinsic key of the leaf (its restriction), used to break ties between leaves."""
         return restriction_key(self.restriction)
-
-
-def select_by_path(frontier: Frontier) -> int | None:
-    """Leaf of highest score; ties go to the leaf with the smallest restriction (lexicographic).
-
-    Unlike creation order, the restriction is a property of the leaf itself, so a learner that
-    grows only some of the leaves (LocalLearner) breaks ties exactly as the full tree does.
-    """
-    scores = frontier.scores
-    if scores.size == 0 or not np.isfinite(scores).any():
-        return None
-    top = np.flatnonzero(scores == scores.max())
-    if top.size == 1:
-        return int(top[0])
-    return int(min(top, key=lambda k: frontier.states[k].key))
 
 
 class MiniBatchScorer:
