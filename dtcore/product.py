@@ -12,6 +12,12 @@ Two learners, both on the shared growth loop :func:`dtcore.grow.grow`:
   on a second sample, termination by the estimated error on a third, with the three sample
   schedules M_S, M_LL, M_EE of Section 5 / Appendix B grown as the tree grows.
 
+The last section measures runs from the outside, for the chapter's checks: :func:`exact_replay`
+re-measures every intermediate tree of an exact run on the truth table, :func:`exact_run_record`
+summarises a run of Algorithm 1 for Lemmas 4.4-4.7 and Theorems 1.1/5.1, :func:`audit_practical_run`
+gives the exact errors of Algorithm 2's returned tree (Lemmas 5.3, 5.4), and :class:`CountingOracle`
+counts the labels a run asks for (Secs. 5.2-5.3).
+
 Everything is vectorised over samples: a top-up draws one block of points, evaluates the label
 oracle on it once, and routes it through the tree with :meth:`DecisionTree.apply`.
 """
