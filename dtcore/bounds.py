@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .validate import check_real
+from .validate import check_int, check_real
 
 
 def _check_size(s: float) -> float:
@@ -98,6 +98,7 @@ def paper_asymptotic_exponent(s: float, eps: float) -> float:
 
 
 # --- Chapter 4: Moakhar–Ghahremani–Banihashem–Hajiaghayi 2026 (product spaces) --------------
+# Prefix mnbt26_: the paper's authors' initials and year; names carry the paper's own numbers.
 
 def _check_depths(depth: float, avg_depth: float) -> tuple[float, float]:
     d = float(depth)
@@ -109,7 +110,7 @@ def _check_depths(depth: float, avg_depth: float) -> tuple[float, float]:
     return d, min(a, d)
 
 
-def product_log_size_bound(depth: float, avg_depth: float, eps: float, factor: float = 1.0) -> float:
+def mnbt26_log_size_bound(depth: float, avg_depth: float, eps: float, factor: float = 1.0) -> float:
     """ln of max((e Delta / (eps D))^(c Delta D), e^(c Delta D)), c = ``factor``.
 
     c = 1: Theorem 1.1 of Moakhar et al. 2026 (exact greedy); c = 4: Theorem 5.1 (any leaf whose
@@ -122,19 +123,19 @@ def product_log_size_bound(depth: float, avg_depth: float, eps: float, factor: f
     return max(k * math.log(math.e * a / (eps * d)), k)
 
 
-def theorem11_size_bound(depth: float, avg_depth: float, eps: float) -> float:
+def mnbt26_theorem11_size_bound(depth: float, avg_depth: float, eps: float) -> float:
     """Moakhar et al. 2026, Theorem 1.1: size <= max((e Delta/(eps D))^(Delta D), e^(Delta D)) (may be inf)."""
-    log_b = product_log_size_bound(depth, avg_depth, eps, 1.0)
+    log_b = mnbt26_log_size_bound(depth, avg_depth, eps, 1.0)
     return math.inf if log_b > 700 else math.exp(log_b)
 
 
-def theorem51_size_bound(depth: float, avg_depth: float, eps: float) -> float:
+def mnbt26_theorem51_size_bound(depth: float, avg_depth: float, eps: float) -> float:
     """Moakhar et al. 2026, Theorem 5.1 (1/4-approximate scores): exponent 4 Delta D (may be inf)."""
-    log_b = product_log_size_bound(depth, avg_depth, eps, 4.0)
+    log_b = mnbt26_log_size_bound(depth, avg_depth, eps, 4.0)
     return math.inf if log_b > 700 else math.exp(log_b)
 
 
-def max_influence_lower(variance: float, avg_depth: float, paper_form: bool = False) -> float:
+def mnbt26_lemma_c1_max_influence_lower(variance: float, avg_depth: float, paper_form: bool = False) -> float:
     """Lower bound on max_i Inf_i^mu(f) for f computed by a tree of average depth Delta under mu.
 
     Correct form (OSSS 2005 for +-1 functions, whose influence E|f(x) - f(x^(i))| is twice the
@@ -149,7 +150,7 @@ def max_influence_lower(variance: float, avg_depth: float, paper_form: bool = Fa
     return v / a if paper_form else v / (2.0 * a)
 
 
-def lemma44_score_lower(eps: float, leaves: int | np.ndarray, avg_depth: float,
+def mnbt26_lemma44_score_lower(eps: float, leaves: int | np.ndarray, avg_depth: float,
                         paper_form: bool = False) -> np.ndarray | float:
     """Score of the chosen leaf while error > eps, with j leaves (Moakhar et al. 2026, Lemma 4.4).
 
@@ -161,7 +162,7 @@ def lemma44_score_lower(eps: float, leaves: int | np.ndarray, avg_depth: float,
     return c * eps / (np.asarray(leaves, dtype=np.float64) * float(avg_depth))
 
 
-def lemma45_score_lower(cost: float | np.ndarray, leaves: int | np.ndarray, depth: float,
+def mnbt26_lemma45_score_lower(cost: float | np.ndarray, leaves: int | np.ndarray, depth: float,
                         avg_depth: float, paper_form: bool = False) -> np.ndarray | float:
     """Score of the chosen leaf >= cost / (j D Delta) (paper, Lemma 4.5); corrected: / (2 j D Delta)."""
     c = 1.0 if paper_form else 0.5
@@ -169,7 +170,7 @@ def lemma45_score_lower(cost: float | np.ndarray, leaves: int | np.ndarray, dept
         np.asarray(leaves, dtype=np.float64) * float(depth) * float(avg_depth))
 
 
-def path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
+def mnbt26_path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
     """Delta of a path tree with k queries whose level-d exit is taken with probability q_d.
 
     Delta = sum_{d<k} d q_d prod_{e<d}(1-q_e) + k prod_{e<k}(1-q_e) (Moakhar et al. 2026, App. E.2;
@@ -184,6 +185,79 @@ def path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
     survive = np.concatenate([[1.0], np.cumprod(1.0 - q)])  # Pr[reach level d], d = 0..k
     d = np.arange(1, k)
     return float((d * q[:-1] * survive[:-1][: k - 1]).sum() + k * survive[k - 1])
+
+
+def mnbt26_lemma46_phase1_steps(depth: float, avg_depth: float, eps: float) -> float:
+    """Lemma 4.6 (Phase 1): J_1 <= max((Delta/(eps D))^(D Delta), 1) splits until cost <= eps D.
+
+    Moakhar et al. 2026, Lemma 4.6 as printed (its proof iterates Lemma 4.5 as printed).
+    """
+    d, a = _check_depths(depth, avg_depth)
+    eps = check_real("eps", eps, 0.0, 1.0)
+    log_b = d * a * math.log(a / (eps * d))
+    return 1.0 if log_b <= 0 else (math.inf if log_b > 700 else math.exp(log_b))
+
+
+def mnbt26_lemma47_total_steps(phase1_steps: float, depth: float, avg_depth: float) -> float:
+    """Lemma 4.7 (Phase 2): J_total <= J_1 e^(Delta D), J_1 counted from 1 as in the proof's harmonic sum.
+
+    Moakhar et al. 2026, Lemma 4.7 (its proof uses the eps/(j Delta) form of Lemma 4.4).
+    """
+    d, a = _check_depths(depth, avg_depth)
+    j1 = float(phase1_steps)
+    if not j1 >= 1:
+        raise ValueError(f"phase1_steps must be >= 1 (the proof's first index), got {phase1_steps!r}")
+    return j1 * math.exp(a * d)
+
+
+def mnbt26_lemma53_label_gap(leaves: int, step: int, delta: float, label_points: float) -> float:
+    """Lemma 5.3: |error(T) - error(T*)| <= sqrt(2 (l ln 2 + ln(16 j^2/delta)) / m_hat) w.p. 1 - delta/(8 j^2).
+
+    T is the majority labelling of an l-leaf bare tree from m_hat points, T* its best labelling
+    (Moakhar et al. 2026, Sec. 5.3; a union bound over the 2^l labellings).
+    """
+    l, j = check_int("leaves", leaves, 1), check_int("step", step, 1)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    m = check_real("label_points", label_points, 0.0, math.inf)
+    return math.sqrt(2.0 * (l * math.log(2.0) + math.log(16.0 * j * j / delta)) / m)
+
+
+def mnbt26_score_pairs_needed(step: int, delta: float, eps: float, n: int) -> float:
+    """Pairs per variable that make Sec. 5.2's failure bound (j+1) n exp(-m eps/(12 (j+1) n)) equal delta/(4 j^2).
+
+    Solving for m gives M_S(j, delta, eps, n) of Moakhar et al. 2026, Sec. 5.2; computed here from
+    the failure bound, independently of :func:`dtcore.product.m_score`.
+    """
+    j, n = check_int("step", step, 1), check_int("n", n, 1)
+    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
+    rate = eps / (12.0 * (j + 1) * n)
+    return math.log((j + 1) * n / (delta / (4.0 * j * j))) / rate
+
+
+def mnbt26_label_points_needed(step: int, eps: float, delta: float) -> float:
+    """Labelling points that make Lemma 5.3's gap for the (j+1)-leaf tree equal eps/8 (M_LL of Sec. 5.3)."""
+    j = check_int("step", step, 1)
+    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
+    return 2.0 * ((j + 1) * math.log(2.0) + math.log(16.0 * j * j / delta)) / (eps / 8.0) ** 2
+
+
+def mnbt26_error_points_needed(step: int, eps: float, delta: float) -> float:
+    """Error-estimation points with exp(-m eps^2/32) = delta/(16 j^2) (M_EE of Lemma 5.4)."""
+    j = check_int("step", step, 1)
+    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
+    return math.log(16.0 * j * j / delta) / (eps * eps / 32.0)
+
+
+def mnbt26_error_estimate_deviation(error_points: float, step: int, delta: float) -> float:
+    """One-sided Hoeffding deviation t with exp(-2 m t^2) = delta/(16 j^2) for m error-estimation points.
+
+    At m = M_EE(j) this is exactly eps/8, so a tree the algorithm accepts (estimate <= 3 eps/4) has
+    error <= 7 eps/8 except with probability delta/(16 j^2) per step (Lemma 5.4's Hoeffding step).
+    """
+    j = check_int("step", step, 1)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    m = check_real("error_points", error_points, 0.0, math.inf)
+    return math.sqrt(math.log(16.0 * j * j / delta) / (2.0 * m))
 
 
 # --- Chapter 5: Brutzkus–Daniely–Malach, COLT 2020 (BDM) ------------------------------------

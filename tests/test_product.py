@@ -12,10 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtcore import analysis, bounds, functions
-from dtcore.cube import ProductDistribution, truth_table
+from dtcore.cube import ProductDistribution, all_points, truth_table
 from dtcore.grow import build_top_down_dt, select_best
 from dtcore.product import (
+    CountingOracle,
+    audit_practical_run,
     estimate_scores,
+    exact_replay,
+    exact_run_record,
+    leaf_label_masses,
     m_error,
     m_label,
     m_score,
@@ -24,9 +29,6 @@ from dtcore.product import (
     tree_oracle,
 )
 
-from .notebook_runner import expect_parameter_error, run_chapter
-
-CHAPTER = "04_product_spaces.ipynb"
 
 
 def _random_setting(seed: int, n: int, size: int):
@@ -49,15 +51,15 @@ def test_schedules_match_formulas():
 
 def test_bounds_known_values():
     # balanced: D = Delta = k gives (e/eps)^(k^2) (Appendix E.1)
-    assert bounds.theorem11_size_bound(3, 3, 0.5) == pytest.approx((math.e / 0.5) ** 9)
-    assert bounds.product_log_size_bound(3, 3, 0.5, 4.0) == pytest.approx(36 * math.log(2 * math.e))
+    assert bounds.mnbt26_theorem11_size_bound(3, 3, 0.5) == pytest.approx((math.e / 0.5) ** 9)
+    assert bounds.mnbt26_log_size_bound(3, 3, 0.5, 4.0) == pytest.approx(36 * math.log(2 * math.e))
     # small eps-independent regime: e^(Delta D) wins when e Delta/(eps D) < e
-    assert bounds.theorem11_size_bound(10, 1, 0.5) == pytest.approx(math.exp(10))
-    assert bounds.max_influence_lower(1.0, 1.0) == 0.5
-    assert bounds.max_influence_lower(1.0, 1.0, paper_form=True) == 1.0
-    assert bounds.lemma44_score_lower(0.1, 2, 2.0) == pytest.approx(0.025)
-    assert bounds.lemma44_score_lower(0.1, 2, 2.0, paper_form=True) == pytest.approx(0.05)
-    assert bounds.path_average_depth(30, 0.5) == pytest.approx(2.0, abs=1e-6)
+    assert bounds.mnbt26_theorem11_size_bound(10, 1, 0.5) == pytest.approx(math.exp(10))
+    assert bounds.mnbt26_lemma_c1_max_influence_lower(1.0, 1.0) == 0.5
+    assert bounds.mnbt26_lemma_c1_max_influence_lower(1.0, 1.0, paper_form=True) == 1.0
+    assert bounds.mnbt26_lemma44_score_lower(0.1, 2, 2.0) == pytest.approx(0.025)
+    assert bounds.mnbt26_lemma44_score_lower(0.1, 2, 2.0, paper_form=True) == pytest.approx(0.05)
+    assert bounds.mnbt26_path_average_depth(30, 0.5) == pytest.approx(2.0, abs=1e-6)
 
 
 @pytest.mark.parametrize("q", [0.5, 0.3, 0.9])
@@ -66,7 +68,7 @@ def test_path_tree_average_depth_closed_form(q):
     tree = functions.path_tree(8, k + 1, np.random.default_rng(0), exit_sides=[1] * k)
     dist = ProductDistribution(np.full(8, q))  # exit on x = 1: probability q per level
     assert tree.depth == k and tree.size == k + 1
-    assert tree.average_depth(dist) == pytest.approx(bounds.path_average_depth(k, q))
+    assert tree.average_depth(dist) == pytest.approx(bounds.mnbt26_path_average_depth(k, q))
 
 
 def test_balanced_tree_shape():
@@ -85,8 +87,8 @@ def test_path_tree_every_query_matters():
 @pytest.mark.parametrize("bad", [
     lambda: functions.path_tree(4, 6, np.random.default_rng(0)),
     lambda: functions.path_tree(4, 3, np.random.default_rng(0), exit_sides=[0, 2]),
-    lambda: bounds.theorem11_size_bound(2, 3, 0.1),
-    lambda: bounds.theorem11_size_bound(3, 3, 1.5),
+    lambda: bounds.mnbt26_theorem11_size_bound(2, 3, 0.1),
+    lambda: bounds.mnbt26_theorem11_size_bound(3, 3, 1.5),
     lambda: m_score(1, 0.1, 0.0, 3),
     lambda: m_label(0, 0.1, 0.1),
     lambda: m_error(1, 0.1, 1.0),
@@ -113,7 +115,7 @@ def test_exact_lemmas_random_mu(seed, n, size):
     assert inf.sum() <= target.depth * var + 1e-12
     assert inf.sum() <= delta / 2 + 1e-12
     # Lemma C.1, corrected form (OSSS): max_i Inf_i >= Var / (2 Delta)
-    assert inf.max() >= bounds.max_influence_lower(var, delta) - 1e-12
+    assert inf.max() >= bounds.mnbt26_lemma_c1_max_influence_lower(var, delta) - 1e-12
     # Lemma 4.1 (error <= cost) and Lemma 4.3 (cost drops by the score) along a run
     res = build_top_down_dt(table, 0.01, dist, kind="rerandomised")
     tr = res.trace
@@ -128,8 +130,8 @@ def test_lemma_c1_paper_form_fails_on_dictator():
     inf = analysis.influences(table, dist, "rerandomised")
     var = analysis.variance(table, dist)
     assert inf.max() == pytest.approx(0.5) and var == pytest.approx(1.0)
-    assert inf.max() < bounds.max_influence_lower(var, 1.0, paper_form=True)
-    assert inf.max() == pytest.approx(bounds.max_influence_lower(var, 1.0))  # tight
+    assert inf.max() < bounds.mnbt26_lemma_c1_max_influence_lower(var, 1.0, paper_form=True)
+    assert inf.max() == pytest.approx(bounds.mnbt26_lemma_c1_max_influence_lower(var, 1.0))  # tight
 
 
 # --- Theorem 5.1 selector --------------------------------------------------------------------
@@ -156,7 +158,7 @@ def test_quarter_adversarial_within_theorem51(seed, n):
     splits = tr[tr["feature"] >= 0]
     assert (tr["error"] <= tr["cost"] + 1e-12).all()
     assert len(splits) + 1 == res.tree.size
-    bound = bounds.theorem51_size_bound(target.depth, target.average_depth(dist), eps)
+    bound = bounds.mnbt26_theorem51_size_bound(target.depth, target.average_depth(dist), eps)
     assert res.tree.size <= bound
 
 
@@ -235,19 +237,6 @@ def test_bad_bias(p):
         ProductDistribution(np.full(4, p))
 
 
-# --- the chapter -------------------------------------------------------------------------------
-
-def test_chapter_tiny_non_default(tmp_path):
-    run_chapter(CHAPTER, tmp_path, seed=3, n_exact=5, n_functions=12, biases=[0.5, 0.2],
-                fig2_n=8, fig2_eps=[0.3], fig2_dims=[3], reps=1)
-
-
-@pytest.mark.parametrize("param, value", [("biases", [0.5, 1.0]), ("fig2_eps", [0.1, 1.2]),
-                                          ("delta", 0.0), ("biases", [0.0])])
-def test_chapter_bad_parameters(tmp_path, param, value):
-    expect_parameter_error(CHAPTER, tmp_path, param, **{param: value})
-
-
 def test_gated_majority_refutes_lemma44_delta_form():
     """f = x0 and Maj_9 under Pr[x0 = 1] = 0.02: Delta(f_leaf) > Delta_opt breaks Lemma 4.4's Delta form."""
     k, q = 9, 0.02
@@ -261,8 +250,70 @@ def test_gated_majority_refutes_lemma44_delta_form():
     assert D == k + 1 and avg < 1.2
     steps = build_top_down_dt(f, eps, dist, kind="rerandomised").trace.query("feature >= 0")
     j = steps["leaves"].to_numpy()
-    assert (steps["score"] / bounds.lemma44_score_lower(eps, j, avg)).min() < 0.75  # Delta-form fails
-    assert (steps["score"] / bounds.lemma44_score_lower(eps, j, D)).min() >= 1      # D-form holds
-    assert (steps["score"] / bounds.lemma45_score_lower(steps["cost"], j, D, D)).min() >= 1
+    assert (steps["score"] / bounds.mnbt26_lemma44_score_lower(eps, j, avg)).min() < 0.75  # Delta-form fails
+    assert (steps["score"] / bounds.mnbt26_lemma44_score_lower(eps, j, D)).min() >= 1      # D-form holds
+    assert (steps["score"] / bounds.mnbt26_lemma45_score_lower(steps["cost"], j, D, D)).min() >= 1
     with pytest.raises(ValueError, match="k"):
         functions.gated_majority_tree(4)
+
+
+# --- measuring runs from the outside -----------------------------------------------------------
+
+def test_exact_replay_matches_scorer_trace():
+    tree, f, dist, _ = _random_setting(5, 7, 12)
+    run = build_top_down_dt(f, 0.05, dist, kind="rerandomised")
+    rep = exact_replay(run.trace, f, dist)
+    np.testing.assert_allclose(rep["cost"], run.trace["cost"], atol=1e-12)
+    np.testing.assert_allclose(rep["error"], run.trace["error"], atol=1e-12)
+    steps = rep.iloc[:-1]
+    np.testing.assert_allclose(steps["chosen_score"], steps["best_score"], atol=1e-12)  # greedy
+
+
+def test_exact_run_record_adversarial_share_and_error():
+    tree, f, dist, _ = _random_setting(6, 7, 10)
+    row = exact_run_record(tree, dist, 0.1, adversarial=True)
+    assert row["min_share"] >= 0.25 - 1e-12
+    assert row["final_error"] <= 0.1 + 1e-12
+    greedy = exact_run_record(tree, dist, 0.1)
+    assert greedy["max_greedy_gap"] <= 1e-12 and greedy["l44_Dform"] >= 1
+
+
+def test_leaf_label_masses_against_truth_table():
+    rng = np.random.default_rng(2)
+    dist = ProductDistribution(rng.uniform(0.1, 0.9, size=6))
+    target = functions.random_tree(6, 9, rng)
+    hyp = functions.random_tree(6, 5, rng)
+    masses = leaf_label_masses(hyp, target, dist)
+    w, f = dist.point_weights(), target.truth_table()
+    leaves = hyp.leaves()
+    pos = np.searchsorted(leaves, hyp.apply(np.array(all_points(6))))
+    for b in (0, 1):
+        expected = np.bincount(pos, weights=w * (f == b), minlength=len(leaves))
+        np.testing.assert_allclose(masses[:, b], expected, atol=1e-12)
+
+
+def test_audit_and_counting_oracle():
+    rng = np.random.default_rng(4)
+    target = functions.balanced_tree(6, 2, rng)
+    dist = ProductDistribution(np.full(6, 0.3))
+    oracle = CountingOracle(tree_oracle(target))
+    res = practical_build_top_down_dt(oracle, dist, 0.2, 0.1, rng)
+    assert oracle.queries == res.label_queries
+    audit = audit_practical_run(res, target, dist)
+    assert audit["error"] == pytest.approx(tree_disagreement(res.tree, target, dist), abs=1e-12)
+    assert audit["best_error"] == pytest.approx(analysis.completion_error(res.tree, target.truth_table(), dist), abs=1e-12)
+    assert audit["best_error"] <= audit["error"] + 1e-12
+
+
+def test_schedules_agree_with_the_lemmas_they_come_from():
+    j, d, e, n = 4, 0.1, 0.15, 7
+    assert bounds.mnbt26_score_pairs_needed(j, d, e, n) == pytest.approx(m_score(j, d, e, n))
+    assert bounds.mnbt26_label_points_needed(j, e, d) == pytest.approx(m_label(j, e, d))
+    assert bounds.mnbt26_error_points_needed(j, e, d) == pytest.approx(m_error(j, e, d))
+    assert bounds.mnbt26_error_estimate_deviation(m_error(j, e, d), j, d) == pytest.approx(e / 8)
+    assert bounds.mnbt26_lemma53_label_gap(j + 1, j, d, m_label(j, e, d)) == pytest.approx(e / 8)
+    assert bounds.mnbt26_lemma46_phase1_steps(2, 1.0, 0.6) == 1.0
+    assert bounds.mnbt26_lemma46_phase1_steps(2, 2.0, 0.25) == pytest.approx(4.0 ** 4)
+    assert bounds.mnbt26_lemma47_total_steps(2, 2, 1.0) == pytest.approx(2 * math.e ** 2)
+    with pytest.raises(ValueError, match="phase1_steps"):
+        bounds.mnbt26_lemma47_total_steps(0, 2, 1.0)
