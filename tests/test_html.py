@@ -121,7 +121,7 @@ def build_book(repo: Path = REPO) -> str | None:
             [str(jupyter_book), *BUILD_ARGS], cwd=repo, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     if result.returncode != 0:
-        lines = log.read_text(errors="replace").splitlines()
+        lines = re.sub(r"\x1b\[[0-9;]*m", "", log.read_text(errors="replace")).splitlines()  # no colours
         problems = [line for line in lines if ("WARNING" in line or "ERROR" in line) and "[IPKernelApp]" not in line]
         failure = f"the book build failed (exit {result.returncode}, log {log}):\n" + "\n".join((problems or lines)[-30:])
         if failed.parent.is_dir():
