@@ -356,31 +356,47 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
 
 def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
     """Build ``result.tree`` from a level-wise run, numbering nodes as the depth-first recursion of
-    Algorithm 1 does (a stack; the x_j = 1 child is expanded first), and fill the trace in that order."""
-    tree = result.tree
+    Algorithm 1 does (a stack; the x_j = 1 child is expanded first, children are numbered when their
+    parent splits), with the values that recursion leaves on every node, and fill the trace in
+    that order. One Python step per split for the numbering; the tree is built in one pass per level."""
     feature, child0, child1 = grown.feature.tolist(), grown.child0.tolist(), grown.child1.tolist()
-    leaf_value, child_value = grown.leaf_value.tolist(), grown.child_value.tolist()
-    if feature[0] == LEAF:
-        tree.set_value(0, leaf_value[0])
-    stack = [(0, 0)]                                  # (breadth-first id, tree node)
-    while stack:  # one step per node: building the DecisionTree itself
-        b, node = stack.pop()
-        f = feature[b]
-        if f == LEAF:
+    size = len(feature)
+    new_id = [0] * size
+    popped: list[int] = []
+    next_id = 1
+    stack = [0]
+    while stack:  # one step per split node (no NumPy call)
+        b = stack.pop()
+        if feature[b] == LEAF:
             continue
-        if trace:
+        popped.append(b)
+        c0, c1 = child0[b], child1[b]
+        new_id[c0], new_id[c1] = next_id, next_id + 1
+        next_id += 2
+        stack.append(c0)
+        stack.append(c1)
+    new = np.asarray(new_id, dtype=np.int64)
+    split = np.asarray(popped, dtype=np.int64)
+    f = np.full(size, LEAF, dtype=np.int64)
+    k0 = np.full(size, -1, dtype=np.int64)
+    k1 = np.full(size, -1, dtype=np.int64)
+    value = np.zeros(size)
+    f[new[split]] = grown.feature[split]
+    k0[new[split]] = new[grown.child0[split]]
+    k1[new[split]] = new[grown.child1[split]]
+    # a node is created with its parent's majority label; a leaf ends with its own value
+    value[new[grown.child0[split]]] = grown.child_value[split]
+    value[new[grown.child1[split]]] = grown.child_value[split]
+    leaves = grown.feature == LEAF
+    value[new[leaves]] = grown.leaf_value[leaves]
+    tree = DecisionTree.from_arrays(result.tree.n, f, k0, k1, value)
+    result.tree = tree
+    if trace:
+        for b in popped:  # one trace entry per split, in the recursion's order
             N, ny, g, n1, n11 = grown.traced[b]
+            node = new_id[b]
             result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
-                                        n11 / N - (ny / N) * (n1 / N), f))
-        c0, c1 = tree.split(node, f)
-        # a child is created with its parent's majority label; a leaf child ends with its own value
-        inherited = tree.value[node]
-        for child, kid in ((c0, child0[b]), (c1, child1[b])):
-            value = leaf_value[kid] if feature[kid] == LEAF else child_value[b]
-            if value != inherited:
-                tree.set_value(child, value)
-        stack.append((child0[b], c0))
-        stack.append((child1[b], c1))
+                                        n11 / N - (ny / N) * (n1 / N), feature[b]))
 
 
 def paths_reuse_no_feature(tree: DecisionTree) -> bool:

@@ -88,6 +88,52 @@ class DecisionTree:
         out._feature_names = None if self.feature_names is None else list(self.feature_names)
         return out
 
+    @classmethod
+    def from_arrays(cls, n: int, feature: np.ndarray, child0: np.ndarray, child1: np.ndarray,
+                    value: np.ndarray) -> "DecisionTree":
+        """A deterministic tree from its node arrays: the tree :meth:`split` calls would build.
+
+        ``feature[v]`` is the variable node v queries (-1 for a leaf), ``child0[v]``/``child1[v]`` its
+        x = 0 / x = 1 children (-1 for a leaf), ``value[v]`` its value; node 0 is the root and every
+        child has a larger id than its parent. For learners that grow many nodes at once (ID3 level
+        by level): one NumPy pass per level instead of one :meth:`split` call per node.
+        """
+        tree = cls(n)
+        feature, child0, child1 = (np.asarray(a, dtype=np.int64).reshape(-1) for a in (feature, child0, child1))
+        value = np.asarray(value, dtype=np.float64).reshape(-1)
+        size = feature.size
+        if size == 0 or not (child0.size == child1.size == value.size == size):
+            raise ValueError(f"feature, child0, child1 and value must have one entry per node, got sizes "
+                             f"{feature.size}, {child0.size}, {child1.size}, {value.size}")
+        if ((feature < LEAF) | (feature >= tree.n)).any():
+            raise ValueError(f"feature must hold -1 (leaf) or variables in [0, {tree.n - 1}]")
+        internal = feature >= 0
+        ids = np.flatnonzero(internal)
+        kids = np.concatenate([child0[ids], child1[ids]])
+        if ((child0[~internal] != -1).any() or (child1[~internal] != -1).any()
+                or not np.array_equal(np.sort(kids), np.arange(1, size)) or (kids <= np.tile(ids, 2)).any()):
+            raise ValueError("child0/child1 must give every node but the root one parent with a smaller id")
+        if ((value < 0.0) | (value > 1.0)).any():
+            raise ValueError("value must lie in [0, 1]")
+        restriction = np.full((size, tree.n), -1, dtype=np.int8)
+        depth = np.zeros(size, dtype=np.int64)
+        level = np.zeros(1, dtype=np.int64)
+        while level.size:  # one NumPy pass per tree level
+            parents = level[internal[level]]
+            f = feature[parents]
+            if (restriction[parents, f] >= 0).any():
+                raise ValueError("feature must not be queried twice on a path")
+            for child, bit in ((child0[parents], 0), (child1[parents], 1)):
+                restriction[child] = restriction[parents]
+                restriction[child, f] = bit
+                depth[child] = depth[parents] + 1
+            level = np.concatenate([child0[parents], child1[parents]])
+        tree.feature, tree.child0, tree.child1 = feature.tolist(), child0.tolist(), child1.tolist()
+        tree.value, tree.branch_prob = value.tolist(), [0.0] * size
+        tree.node_depth = depth.tolist()
+        tree._restriction = list(restriction)
+        return tree
+
     # --- structure ----------------------------------------------------------------------
     @property
     def node_count(self) -> int:

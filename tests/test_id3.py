@@ -383,3 +383,26 @@ def test_agreement_counts_even_majorities_and_rounding_as_ties():
         clf = DecisionTreeClassifier(random_state=seed).fit(np.asfortranarray(X, dtype=np.float32), y)
         res = agreement_up_to_ties(id3(X, y).tree, sklearn_to_tree(clf, 8), X, y)
         assert res.same and res.ties > 0
+
+
+def test_decision_tree_from_arrays_equals_split_by_split():
+    """DecisionTree.from_arrays (used by the level-wise ID3) builds what split/set_value build."""
+    from dtcore.functions import random_tree
+
+    ref = random_tree(9, 40, np.random.default_rng(5))
+    built = DecisionTree.from_arrays(9, ref.feature, ref.child0, ref.child1, ref.value)
+    assert (built.feature, built.child0, built.child1, built.value, built.node_depth) == \
+        (ref.feature, ref.child0, ref.child1, ref.value, ref.node_depth)
+    assert all(np.array_equal(built.restriction(v), ref.restriction(v)) for v in range(ref.node_count))
+    X = (np.random.default_rng(1).random((500, 9)) < 0.5).astype(np.uint8)
+    assert np.array_equal(built.predict(X), ref.predict(X))
+    c0, c1 = built.split(built.leaves()[0], int(np.flatnonzero(built.restriction(built.leaves()[0]) < 0)[0]))
+    assert built.node_depth[c0] == built.node_depth[c1] and built.size == ref.size + 1
+    with pytest.raises(ValueError, match="twice"):
+        DecisionTree.from_arrays(3, [0, 0, -1, -1, -1], [1, 3, -1, -1, -1], [2, 4, -1, -1, -1], [0.0] * 5)
+    with pytest.raises(ValueError, match="child0/child1"):
+        DecisionTree.from_arrays(3, [0, -1, -1], [2, -1, -1], [2, -1, -1], [0.0] * 3)
+    with pytest.raises(ValueError, match="feature"):
+        DecisionTree.from_arrays(3, [5, -1, -1], [1, -1, -1], [2, -1, -1], [0.0] * 3)
+    with pytest.raises(ValueError, match="value"):
+        DecisionTree.from_arrays(3, [-1], [-1], [-1], [2.0])
