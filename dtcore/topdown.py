@@ -43,7 +43,7 @@ import numpy as np
 from .grow import Frontier, GrowthResult, Split, grow
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
-from .tree import restriction_key
+from .tree import DecisionTree, restriction_key
 
 Weighting = Literal["empirical", "uniform"]
 WEIGHTINGS = ("empirical", "uniform")
@@ -63,16 +63,17 @@ def depth_cap(t: int) -> int:
     return int(math.floor(math.log2(t) + math.log2(math.log2(t)) + 1e-12))
 
 
-def local_gains(G: Callable[[np.ndarray], np.ndarray], n: float, pos: float, n1: np.ndarray,
+def local_gains(G: Callable[[np.ndarray], np.ndarray], count: float, pos: float, n1: np.ndarray,
                 p1: np.ndarray, weighting: str) -> np.ndarray:
     """LocalGain_G(l, i) for every variable i from the counts of a leaf's sample.
 
-    ``n`` points reach the leaf, ``pos`` of them labelled 1; ``n1[i]`` have x_i = 1, ``p1[i]`` of
-    those labelled 1. Variables with an empty side get -inf (not a candidate split).
+    ``count`` points reach the leaf, ``pos`` of them labelled 1; ``n1[i]`` have x_i = 1, ``p1[i]``
+    of those labelled 1. Variables with an empty side get -inf (not a candidate split).
     BGLT 2020, Sec. 1.1 (``"empirical"``) and Appendix A / Fig. 1 (``"uniform"``).
     """
     n1 = np.asarray(n1, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
+    n = float(count)
     n0, p0 = n - n1, pos - p1
     valid = (n1 > 0) & (n0 > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -254,59 +255,36 @@ def select_by_path(frontier: Frontier) -> int | None:
     return int(min(top, key=lambda k: frontier.states[k].key))
 
 
-class MiniBatchScorer:
-    """Purity gains and completions from minibatches (BGLT 2020, Fig. 1, Definitions 1–2).
+class EagerBatches:
+    """How MiniBatchTopDown_G finds a leaf's rows: S reordered once, every consistent point kept.
 
-    ``label_of(rows)`` returns the labels of original rows of S (a :class:`~dtcore.local.LabelOracle`
-    counts them). ``order`` is the shared random order of S (Footnote 2). Leaves deeper than
-    ``max_depth`` are not scored, hence never split.
+    ``order`` is the shared random order of S (Footnote 2). A leaf's ``idx`` holds the positions
+    (in that order) of every point of S consistent with it, ascending, so ``idx[:b]`` is
+    Batch_b(S, l) and ``idx.size`` is |S ∩ l|. :class:`dtcore.local.LazyBatches` finds the same
+    rows lazily; :class:`MiniBatchScorer` scores a split from either.
     """
 
-    def __init__(self, X: np.ndarray, label_of: Callable[[np.ndarray], np.ndarray], b: int,
-                 order: np.ndarray, impurity: str = "gini", weighting: Weighting = "uniform",
-                 max_depth: int | None = None) -> None:
+    def __init__(self, X: np.ndarray, order: np.ndarray) -> None:
         X = check_binary_matrix("X", X)
         self.N, self.n = X.shape
-        self.b = check_int("b", b, 1)
         order = np.asarray(order)
         if order.shape != (self.N,) or not np.array_equal(np.sort(order), np.arange(self.N)):
             raise ValueError(f"order must be a permutation of range({self.N}), got shape {order.shape}")
         self.order = order
         self.Xp = np.ascontiguousarray(X[order])  # rows in priority order
         self.XpT = np.ascontiguousarray(self.Xp.T)  # columns, for routing
-        self.label_of = label_of
-        self.G = get_impurity(impurity)
-        self.weighting = _check_weighting(weighting)
-        self.max_depth = max_depth
 
     def root(self) -> BatchLeaf:
         return BatchLeaf(np.full(self.n, -1, dtype=np.int8), 0, np.arange(self.N))
 
-    def batch(self, state: BatchLeaf) -> np.ndarray:
-        """Batch_b(S, l) as original row indices of S."""
-        return self.order[state.idx[: self.b]]
+    def reach(self, state: BatchLeaf) -> int:
+        """|S ∩ l|: how many points of S are consistent with the leaf."""
+        return int(state.idx.size)
 
-    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
-        if state.stats is None:
-            pos_idx = state.idx[: self.b]
-            yb = np.asarray(self.label_of(self.order[pos_idx]), dtype=np.float64)
-            Xb = self.Xp[pos_idx].astype(np.float64)
-            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
-        return state.stats
-
-    def scored(self, state: BatchLeaf) -> bool:
-        """Whether the learner scores this leaf (depth at most D)."""
-        return self.max_depth is None or state.depth <= self.max_depth
-
-    def best_split(self, state: BatchLeaf) -> Split | None:
-        if not self.scored(state) or state.idx.size == 0:
-            return None
-        n, pos, n1, p1 = self._stats(state)
-        if pos == 0 or pos == n:
-            return None
-        gains = local_gains(self.G, n, pos, n1, p1, self.weighting)
-        weight = state.idx.size / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
-        return _best(gains, weight)
+    def batch(self, state: BatchLeaf, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Batch_b(S, l): its original row indices in S and its rows of X."""
+        pos_idx = state.idx[:b]
+        return self.order[pos_idx], self.Xp[pos_idx]
 
     def _child(self, state: BatchLeaf, feature: int, value: int) -> BatchLeaf:
         r = state.restriction.copy()
@@ -317,12 +295,65 @@ class MiniBatchScorer:
     def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
         return self._child(state, feature, 0), self._child(state, feature, 1)
 
+
+class MiniBatchScorer:
+    """Purity gains and completions from minibatches (BGLT 2020, Fig. 1, Definitions 1–2).
+
+    Composed of *how a leaf finds its rows* (``batches``: :class:`EagerBatches` here, the lazy
+    :class:`dtcore.local.LazyBatches` for the strand learners) and *how a split is scored* (this
+    class: the purity gain of Definition 1 on the leaf's minibatch). ``label_of(rows)`` returns the
+    labels of original rows of S (a :class:`~dtcore.local.LabelOracle` counts them). Leaves deeper
+    than ``max_depth`` are not scored, hence never split.
+    """
+
+    def __init__(self, batches: EagerBatches, label_of: Callable[[np.ndarray], np.ndarray], b: int,
+                 impurity: str = "gini", weighting: Weighting = "uniform",
+                 max_depth: int | None = None) -> None:
+        self.batches = batches
+        self.N, self.n = batches.N, batches.n
+        self.b = check_int("b", b, 1)
+        self.label_of = label_of
+        self.G = get_impurity(impurity)
+        self.weighting = _check_weighting(weighting)
+        self.max_depth = max_depth
+
+    def root(self) -> BatchLeaf:
+        return self.batches.root()
+
+    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
+        if state.stats is None:
+            rows, Xb = self.batches.batch(state, self.b)
+            yb = np.asarray(self.label_of(rows), dtype=np.float64)
+            Xb = Xb.astype(np.float64)
+            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
+        return state.stats
+
+    def scored(self, state: BatchLeaf) -> bool:
+        """Whether the learner scores this leaf (depth at most D)."""
+        return self.max_depth is None or state.depth <= self.max_depth
+
+    def best_split(self, state: BatchLeaf) -> Split | None:
+        if not self.scored(state):
+            return None
+        reach = self.batches.reach(state)
+        if reach == 0:
+            return None
+        count, pos, n1, p1 = self._stats(state)
+        if pos == 0 or pos == count:
+            return None
+        gains = local_gains(self.G, count, pos, n1, p1, self.weighting)
+        weight = reach / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
+        return _best(gains, weight)
+
+    def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
+        return self.batches.children(state, feature)
+
     def label(self, state: BatchLeaf) -> float:
         """round(mean label of Batch_b(S, l)) (Definition 2); 0 for a leaf no point of S reaches."""
-        if state.idx.size == 0:
+        if self.batches.reach(state) == 0:
             return 0.0
-        n, pos, _, _ = self._stats(state)
-        return 1.0 if 2 * pos >= n else 0.0
+        count, pos, _, _ = self._stats(state)
+        return 1.0 if 2 * pos >= count else 0.0
 
 
 def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
@@ -355,5 +386,62 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
         labels = check_labels("y", y, X.shape[0])
         label_of = labels.__getitem__
     D = depth_cap(t) if max_depth is None else check_int("max_depth", max_depth, 0)
-    scorer = MiniBatchScorer(X, label_of, b, order, impurity, weighting, D)
+    scorer = MiniBatchScorer(EagerBatches(X, order), label_of, b, impurity, weighting, D)
     return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t, select=select_by_path)
+
+
+# --- scikit-learn trees as DecisionTree ---------------------------------------------------------
+
+def tree_from_sklearn(clf: object, n: int | None = None) -> DecisionTree:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` on 0/1 features as a :class:`DecisionTree`.
+
+    A node that tests ``x_f <= threshold`` (any threshold in [0, 1)) becomes a query of x_f with
+    its left child as the x_f = 0 branch. Internal nodes are split in the order of their left
+    child's node id: for scikit-learn's best-first builder (``max_leaf_nodes`` set) the k-th node
+    expanded creates ids 2k + 1 and 2k + 2, so the returned tree's nodes are created in the order
+    scikit-learn made its splits and :func:`split_sequence` reads that order back. A leaf is
+    labelled 1 when its class-1 weight is at least its class-0 weight (the round(E[y | l]) of
+    BGLT 2020, ties to 1). ``n`` defaults to the number of features the classifier saw.
+    """
+    tr = getattr(clf, "tree_", None)
+    if tr is None:
+        raise ValueError(f"clf must be a fitted scikit-learn decision tree, got {type(clf).__name__}")
+    n = check_int("n", getattr(clf, "n_features_in_", 1) if n is None else n, 1)
+    left, right = np.asarray(tr.children_left), np.asarray(tr.children_right)
+    feature, threshold = np.asarray(tr.feature), np.asarray(tr.threshold)
+    internal = np.flatnonzero(left >= 0)
+    if internal.size and (feature[internal].max() >= n or not ((threshold[internal] >= 0)
+                                                               & (threshold[internal] < 1)).all()):
+        raise ValueError("clf must be fitted on n 0/1 features (thresholds in [0, 1)), got a feature "
+                         f"index up to {int(feature[internal].max())} or a threshold outside [0, 1)")
+    classes = list(getattr(clf, "classes_", [0, 1]))
+    value = np.asarray(tr.value)[:, 0, :]
+    one = value[:, classes.index(1)] if 1 in classes else np.zeros(len(left))
+    zero = value[:, classes.index(0)] if 0 in classes else np.zeros(len(left))
+    tree = DecisionTree(n)
+    ours = {0: 0}  # scikit-learn node id -> our node id
+    for v in internal[np.argsort(left[internal], kind="stable")]:
+        c0, c1 = tree.split(ours[int(v)], int(feature[v]))
+        ours[int(left[v])], ours[int(right[v])] = c0, c1
+    for v, node in ours.items():
+        if left[v] < 0:
+            tree.set_value(node, 1.0 if one[v] >= zero[v] else 0.0)
+    return tree
+
+
+def split_sequence(tree: DecisionTree) -> list[tuple[bytes, int]]:
+    """(restriction key of the split node, feature) for every split, in the order it was made.
+
+    :meth:`DecisionTree.split` numbers children consecutively, so ordering the internal nodes by
+    their x = 0 child's id recovers the order of the splits (for a tree grown by
+    :func:`dtcore.grow.grow` or built by :func:`tree_from_sklearn`).
+    """
+    internal = [v for v in range(tree.node_count) if tree.feature[v] >= 0]
+    internal.sort(key=lambda v: tree.child0[v])
+    return [(tree.restriction_key(v), int(tree.feature[v])) for v in internal]
+
+
+def splits_differing(a: DecisionTree, b: DecisionTree) -> int:
+    """How many steps of the split sequences of two trees differ (a missing step counts as one)."""
+    sa, sb = split_sequence(a), split_sequence(b)
+    return sum(x != y for x, y in zip(sa, sb)) + abs(len(sa) - len(sb))

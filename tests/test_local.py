@@ -114,12 +114,12 @@ def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, w
     full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, impurity, weighting)
     Q = ProductDistribution.uniform(12).sample(25, rng)
     oracle = LabelOracle.from_labels(y)
-    local = local_learner(t, b, X, oracle, Q, draws, impurity, weighting)
+    local = local_learner(X, oracle, t, b, Q, draws, impurity, weighting)
     np.testing.assert_array_equal(local.labels, full.tree.predict(Q))
     assert local.labelled == oracle.labelled <= bglt_local_labels(b, t, b, len(Q))
     for q in Q[:3]:  # one query at a time, fresh oracle: same answers, within Lemma D.1
         one_oracle = LabelOracle.from_labels(y)
-        one = local_learner(t, b, X, one_oracle, q, draws, impurity, weighting)
+        one = local_learner(X, one_oracle, t, b, q, draws, impurity, weighting)
         assert one.labels[0] == full.tree.predict(q[None])[0]
         assert one.labelled <= bglt_local_labels(b, t, b, 1)
     # and TopDownSizeEstimate's tree is MiniBatchTopDown's tree of size t' (with the same depth
@@ -150,7 +150,7 @@ def test_est_is_the_test_error_of_the_tree():
     y_test = tribes(X_test, 3)
     full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws)
     oracle = LabelOracle.from_labels(y)
-    out = est(t, b, X, oracle, X_test, y_test, draws)
+    out = est(X, oracle, t, b, X_test, y_test, draws)
     assert out.error == np.mean(full.tree.predict(X_test) != y_test)
     assert out.labelled <= bglt_local_labels(b, t, b, 300)
     assert out.labelled < len(y)
@@ -161,15 +161,15 @@ def test_bad_parameters():
     draws = SharedDraws.draw(200, 6, 4, rng)
     o = LabelOracle.from_labels(y)
     with pytest.raises(ValueError, match="t must be"):
-        local_learner(0, 4, X, o, X[0], draws)
+        local_learner(X, o, 0, 4, X[0], draws)
     with pytest.raises(ValueError, match="b must be"):
-        local_learner(4, 0, X, o, X[0], draws)
+        local_learner(X, o, 4, 0, X[0], draws)
     with pytest.raises(ValueError, match="b must be"):
         top_down_size_estimate(X, o, 4, -1, draws)
     with pytest.raises(ValueError, match="draws"):
-        est(4, 4, X, o, X[:3], y[:3], None)
+        est(X, o, 4, 4, X[:3], y[:3], None)
     with pytest.raises(ValueError, match="X_test"):
-        est(4, 4, X, o, X[:0], y[:0], draws)
+        est(X, o, 4, 4, X[:0], y[:0], draws)
     with pytest.raises(ValueError, match="eta"):
         bglt_theorem5_strands(16, 0.5, 0.1)
     with pytest.raises(ValueError, match="eta"):
@@ -204,7 +204,7 @@ def test_is_monotone():
 
 # --- the lazy minibatches of the prepared sample = the straightforward definition ---------------------
 
-class NaiveStrandScorer(local_module.StrandScorer):
+class NaiveLazyBatches(local_module.LazyBatches):
     """Reference: Batch_b(S°, l) found by filtering every row of S° (in the shared order) against l."""
 
     def resolve(self, state):
@@ -217,10 +217,10 @@ class NaiveStrandScorer(local_module.StrandScorer):
 
 
 def _run_both(fn):
-    """fn() with the optimised scorer, then with the naive reference scorer."""
+    """fn() with the optimised lazy minibatches, then with the naive reference."""
     fast = fn()
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(local_module, "StrandScorer", NaiveStrandScorer)
+        m.setattr(local_module, "LazyBatches", NaiveLazyBatches)
         slow = fn()
     return fast, slow
 
@@ -236,7 +236,7 @@ def _labelled_reference(res, X, draws, Q, b, t):
         fixed = r >= 0
         return draws.order[np.flatnonzero((Xp[:, fixed] == r[fixed]).all(axis=1))[:b]]
 
-    for node, r in enumerate(tree._restriction):
+    for node, r in enumerate(tree.restriction(v) for v in range(tree.node_count)):
         fixed = r >= 0
         reached = any((P[:, fixed] == r[fixed]).all(axis=1).any() for P in (draws.strands, Q))
         if reached and tree.node_depth[node] <= D:
@@ -261,8 +261,8 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
 
     def local_run():
         o = LabelOracle.from_labels(y)
-        many = local_learner(t, b, X, o, Q, draws, "gini", weighting)
-        ones = [local_learner(t, b, X, o, q, draws, "entropy", weighting) for q in Q[:3]]
+        many = local_learner(X, o, t, b, Q, draws, "gini", weighting)
+        ones = [local_learner(X, o, t, b, q, draws, "entropy", weighting) for q in Q[:3]]
         return many, ones, o
 
     def full_run():
@@ -279,7 +279,7 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
     np.testing.assert_array_equal(fast.tree.leaf_restrictions(), slow.tree.leaf_restrictions())
     # which points the many-query run labelled, from the definitions alone
     o = LabelOracle.from_labels(y)
-    res = local_learner(t, b, X, o, Q, draws, "gini", weighting)
+    res = local_learner(X, o, t, b, Q, draws, "gini", weighting)
     np.testing.assert_array_equal(o.labelled_mask, _labelled_reference(res, X, draws, Q, b, t))
     (ff, ffo), (sf, sfo) = _run_both(full_run)
     assert ff.tree.size == sf.tree.size and ff.e == sf.e  # the same t'
@@ -295,17 +295,17 @@ def test_prepared_sample_is_reused_and_refreshed_when_x_changes():
     draws = SharedDraws.draw(len(y), 10, 30, rng)
     assert draws.prepared(X) is draws.prepared(X)  # prepared once, reused
     Q = ProductDistribution.uniform(10).sample(20, rng)
-    before = local_learner(t, b, X, LabelOracle.from_labels(y), Q, draws)
+    before = local_learner(X, LabelOracle.from_labels(y), t, b, Q, draws)
     X[:] = X[::-1].copy()  # mutate S° in place (reverse the rows): the cached copy must not be used
     y2 = majority(X)
-    after = local_learner(t, b, X, LabelOracle.from_labels(y2), Q, draws)
-    fresh = local_learner(t, b, X.copy(), LabelOracle.from_labels(y2), Q, SharedDraws(draws.order, draws.strands))
+    after = local_learner(X, LabelOracle.from_labels(y2), t, b, Q, draws)
+    fresh = local_learner(X.copy(), LabelOracle.from_labels(y2), t, b, Q, SharedDraws(draws.order, draws.strands))
     np.testing.assert_array_equal(after.labels, fresh.labels)
     np.testing.assert_array_equal(after.tree.leaf_restrictions(), fresh.tree.leaf_restrictions())
     assert not np.array_equal(before.tree.leaf_restrictions(), after.tree.leaf_restrictions())
     assert not draws.order.flags.writeable and not draws.strands.flags.writeable
     with pytest.raises(ValueError, match="X must have 3000 rows"):
-        local_learner(t, b, X[:10], LabelOracle.from_labels(y2[:10]), Q, draws)
+        local_learner(X[:10], LabelOracle.from_labels(y2[:10]), t, b, Q, draws)
     with pytest.raises(ValueError, match="order"):
         SharedDraws(np.array([0, 0, 2]), draws.strands)
     with pytest.raises(ValueError, match="strands"):
@@ -322,5 +322,5 @@ def test_shared_draws_pickle_without_their_cache():
     assert copy._cache == {} and len(draws._cache) == 1
     np.testing.assert_array_equal(copy.order, draws.order)
     q = X[:5]
-    np.testing.assert_array_equal(local_learner(8, 16, X, LabelOracle.from_labels(y), q, copy).labels,
-                                  local_learner(8, 16, X, LabelOracle.from_labels(y), q, draws).labels)
+    np.testing.assert_array_equal(local_learner(X, LabelOracle.from_labels(y), 8, 16, q, copy).labels,
+                                  local_learner(X, LabelOracle.from_labels(y), 8, 16, q, draws).labels)
