@@ -41,7 +41,7 @@ import numpy as np
 
 from .cube import ProductDistribution
 from .grow import GrowthResult, Split, grow
-from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, Weighting, depth_cap, select_by_path
+from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, PureLeaves, Weighting, depth_cap, select_by_path
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 
@@ -335,11 +335,11 @@ class StrandScorer(MiniBatchScorer):
 
     def __init__(self, sample: PreparedSample, oracle: Callable[[np.ndarray], np.ndarray], b: int,
                  draws: SharedDraws, queries: np.ndarray | None, impurity: str, weighting: Weighting,
-                 max_depth: int, local: bool) -> None:
+                 max_depth: int, local: bool, pure_leaves: PureLeaves = "split") -> None:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
         super().__init__(LazyBatches(sample, b, complete=weighting == "empirical"), oracle, b,
-                         impurity, weighting, max_depth)
+                         impurity, weighting, max_depth, pure_leaves)
         self.strand_points = check_binary_matrix("strands", draws.strands, self.n)
         self.query_points = (np.zeros((0, self.n), dtype=np.uint8) if queries is None
                              else check_binary_matrix("queries", queries, self.n))
@@ -398,8 +398,12 @@ class LocalResult:
     """What the strand learners return.
 
     ``tree``: the grown (partial) tree; ``labels``: predictions at the query points; ``e``: the
-    final size estimate; ``labelled``: distinct points of S° labelled during this call;
-    ``query_leaves``: the leaf node each query ends in; ``trace``: growth trace (with e).
+    final size estimate; ``labelled``: distinct points of S° labelled during this call (by an oracle
+    that counts them, e.g. :class:`LabelOracle`); ``requests``: labels asked for during this call,
+    one per point of every minibatch read (what Lemma D.1 counts; nested minibatches make this
+    larger than ``labelled``); ``query_leaves``: the leaf node each query ends in; ``trace``: growth
+    trace (with e); ``reached_t``: whether e reached t (False when growth ran out of splittable
+    leaves first, which ``pure_leaves="stop"`` or the depth cap can cause).
     """
 
     tree: DecisionTree
@@ -408,17 +412,19 @@ class LocalResult:
     labelled: int
     query_leaves: np.ndarray
     trace: object
+    requests: int = 0
+    reached_t: bool = True
 
 
 def _run_strands(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                  draws: SharedDraws, queries: np.ndarray | None, impurity: str,
-                 weighting: Weighting, local: bool) -> tuple[GrowthResult, StrandScorer]:
+                 weighting: Weighting, local: bool, pure_leaves: PureLeaves) -> tuple[GrowthResult, StrandScorer]:
     t = check_int("t", t, 1)
     b = check_int("b", b, 1)
     if not isinstance(draws, SharedDraws):
         raise ValueError(f"draws must be a SharedDraws, got {type(draws).__name__}")
     sample = draws.prepared(X)
-    scorer = StrandScorer(sample, oracle, b, draws, queries, impurity, weighting, depth_cap(t), local)
+    scorer = StrandScorer(sample, oracle, b, draws, queries, impurity, weighting, depth_cap(t), local, pure_leaves)
     res = grow(scorer, stop=lambda fr: scorer.e >= t, n=scorer.n, select=select_by_path,
                observe=lambda fr: {"e": scorer.e})
     return res, scorer
@@ -428,25 +434,30 @@ def _count(oracle: object) -> int:
     return int(getattr(oracle, "labelled", 0))
 
 
+def _requests(oracle: object) -> int:
+    return int(getattr(oracle, "requests", 0))
+
+
 def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                            draws: SharedDraws, impurity: str = "gini",
-                           weighting: Weighting = "uniform") -> LocalResult:
+                           weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> LocalResult:
     """TopDownSizeEstimate_G(t, b, S) (BGLT 2020, Appendix D, Figure 4).
 
     MiniBatchTopDown_G with the stop rule "strand size estimate e >= t" instead of "size = t":
     grows best-first (leaves of depth <= D = :func:`~dtcore.topdown.depth_cap` scored on their
     minibatches from ``draws``) until e >= t, then completes every leaf by its minibatch. Its size
     t' is the t' of Theorem 2; MiniBatchTopDown_G(t', b, S) with the same draws builds the same tree.
+    ``pure_leaves``: see :class:`~dtcore.topdown.MiniBatchScorer` (``"split"`` is the paper's rule).
     """
-    start = _count(oracle)
-    res, scorer = _run_strands(X, oracle, t, b, draws, None, impurity, weighting, local=False)
+    start, asked = _count(oracle), _requests(oracle)
+    res, scorer = _run_strands(X, oracle, t, b, draws, None, impurity, weighting, False, pure_leaves)
     return LocalResult(res.tree, np.zeros(0, dtype=np.uint8), scorer.e, _count(oracle) - start,
-                       np.zeros(0, dtype=np.int64), res.trace)
+                       np.zeros(0, dtype=np.int64), res.trace, _requests(oracle) - asked, scorer.e >= t)
 
 
 def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                   x_star: np.ndarray, draws: SharedDraws, impurity: str = "gini",
-                  weighting: Weighting = "uniform") -> LocalResult:
+                  weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> LocalResult:
     """LocalLearner_G(t, b, S°, x*) (BGLT 2020, Figure 2; Theorem 2 / Theorem 5).
 
     Grows only the leaves reached by the strands of ``draws`` or by the query points ``x_star``
@@ -456,8 +467,8 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: 
     :func:`top_down_size_estimate`. ``labelled`` counts the distinct points of S° labelled here.
     """
     Q = np.atleast_2d(np.asarray(x_star))
-    start = _count(oracle)
-    res, scorer = _run_strands(X, oracle, t, b, draws, Q, impurity, weighting, local=True)
+    start, asked = _count(oracle), _requests(oracle)
+    res, scorer = _run_strands(X, oracle, t, b, draws, Q, impurity, weighting, True, pure_leaves)
     tree = res.tree
     leaves = tree._route(scorer.query_points, None)
     labels = np.zeros(leaves.size, dtype=np.uint8)
@@ -466,23 +477,27 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: 
         value = scorer.minibatch_label(state)  # round(mean of Batch_b(S°, l)), Definition 2
         tree.set_value(int(node), value)
         labels[leaves == node] = int(value)
-    return LocalResult(tree, labels, scorer.e, _count(oracle) - start, leaves, res.trace)
+    return LocalResult(tree, labels, scorer.e, _count(oracle) - start, leaves, res.trace,
+                       _requests(oracle) - asked, scorer.e >= t)
 
 
 @dataclass
 class EstResult:
-    """Est_G's output: the estimated test error, LocalLearner's predictions, labels used."""
+    """Est_G's output: the estimated test error, LocalLearner's predictions, labels used
+    (``labelled`` distinct points, ``requests`` label requests; see :class:`LocalResult`)."""
 
     error: float
     predictions: np.ndarray
     labelled: int
     e: float
     tree: DecisionTree
+    requests: int = 0
+    reached_t: bool = True
 
 
 def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int, X_test: np.ndarray,
         y_test: np.ndarray, draws: SharedDraws, impurity: str = "gini",
-        weighting: Weighting = "uniform") -> EstResult:
+        weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> EstResult:
     """Est_G(t, b, S°, S_test) (BGLT 2020, Figure 5; Theorem 3 / Theorem 6).
 
     The fraction of test points where LocalLearner_G(t, b, S°, x) differs from the test label,
@@ -495,5 +510,6 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: in
     y_test = check_labels("y_test", y_test, X_test.shape[0])
     if X_test.shape[0] == 0:
         raise ValueError("X_test must have at least one row, got 0")
-    res = local_learner(X, oracle, t, b, X_test, draws, impurity, weighting)
-    return EstResult(float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e, res.tree)
+    res = local_learner(X, oracle, t, b, X_test, draws, impurity, weighting, pure_leaves)
+    return EstResult(float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e, res.tree,
+                     res.requests, res.reached_t)

@@ -12,8 +12,10 @@ with one of the paper's two weightings:
 * ``"uniform"`` (Appendix A and Figure 1): w(l) = 2^-|l|, (w0, w1) = (1/2, 1/2).
 
 A split must leave data on both sides (a variable whose sample at the leaf is constant, for
-instance one already queried on the path, is not a candidate), and a leaf whose sample is pure
-is never split (the purity gain of every split is 0 there). Among variables, ties go to the
+instance one already queried on the path, is not a candidate). TopDown_G never splits a leaf whose
+sample is pure (the purity gain of every split is 0 there), as CART does; MiniBatchTopDown_G
+follows the paper by default and splits such a leaf, with gain 0, when no leaf has a positive gain
+(``pure_leaves="stop"`` gives the CART behaviour). Among variables, ties go to the
 lowest index. Leaves are completed with round(E[y | l]) = 1[E[y | l] >= 1/2].
 
 TopDown_G keeps the sample partitioned by leaf through an index array (each leaf a contiguous
@@ -47,6 +49,14 @@ from .tree import DecisionTree, restriction_key
 
 Weighting = Literal["empirical", "uniform"]
 WEIGHTINGS = ("empirical", "uniform")
+PureLeaves = Literal["split", "stop"]
+PURE_LEAVES = ("split", "stop")
+
+
+def _check_pure_leaves(pure_leaves: str) -> str:
+    if pure_leaves not in PURE_LEAVES:
+        raise ValueError(f"pure_leaves must be one of {PURE_LEAVES}, got {pure_leaves!r}")
+    return pure_leaves
 
 
 def _check_weighting(weighting: str) -> str:
@@ -304,11 +314,17 @@ class MiniBatchScorer:
     class: the purity gain of Definition 1 on the leaf's minibatch). ``label_of(rows)`` returns the
     labels of original rows of S (a :class:`~dtcore.local.LabelOracle` counts them). Leaves deeper
     than ``max_depth`` are not scored, hence never split.
+
+    ``pure_leaves`` says what happens to a leaf whose minibatch is pure (every label equal):
+    ``"split"`` (the paper: Figure 1 splits the (leaf, variable) of largest gain, and a zero gain is
+    still a gain, so such a leaf is split, with score 0, when nothing better is left) or ``"stop"``
+    (never split it, as CART does; growth may then end before the size the stop rule asks for).
+    A split must still leave minibatch points on both sides.
     """
 
     def __init__(self, batches: EagerBatches, label_of: Callable[[np.ndarray], np.ndarray], b: int,
                  impurity: str = "gini", weighting: Weighting = "uniform",
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, pure_leaves: PureLeaves = "split") -> None:
         self.batches = batches
         self.N, self.n = batches.N, batches.n
         self.b = check_int("b", b, 1)
@@ -316,6 +332,7 @@ class MiniBatchScorer:
         self.G = get_impurity(impurity)
         self.weighting = _check_weighting(weighting)
         self.max_depth = max_depth
+        self.pure_leaves = _check_pure_leaves(pure_leaves)
 
     def root(self) -> BatchLeaf:
         return self.batches.root()
@@ -339,7 +356,7 @@ class MiniBatchScorer:
         if reach == 0:
             return None
         count, pos, n1, p1 = self._stats(state)
-        if pos == 0 or pos == count:
+        if (pos == 0 or pos == count) and self.pure_leaves == "stop":
             return None
         gains = local_gains(self.G, count, pos, n1, p1, self.weighting)
         weight = reach / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
@@ -364,7 +381,7 @@ def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
 def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.ndarray], t: int,
                        b: int, impurity: str = "gini", rng: np.random.Generator | None = None,
                        order: np.ndarray | None = None, weighting: Weighting = "uniform",
-                       max_depth: int | None = None) -> GrowthResult:
+                       max_depth: int | None = None, pure_leaves: PureLeaves = "split") -> GrowthResult:
     """MiniBatchTopDown_G(t, b, S) (BGLT 2020, Figure 1; Theorem 1).
 
     Grows best-first to ``t`` leaves, scoring each leaf of depth at most D = :func:`depth_cap`
@@ -372,6 +389,8 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     label of its minibatch. ``y`` is the label array of S or a label oracle ``rows -> labels``.
     The minibatches come from ``order`` (a permutation of S's rows) or, if None, one drawn from
     ``rng``. Ties between leaves go to the smallest restriction (:func:`select_by_path`).
+    ``pure_leaves`` (see :class:`MiniBatchScorer`): ``"split"`` follows the paper, ``"stop"`` never
+    splits a leaf with a pure minibatch, so the tree may have fewer than ``t`` leaves.
     """
     t = check_int("t", t, 1)
     b = check_int("b", b, 1)
@@ -386,7 +405,7 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
         labels = check_labels("y", y, X.shape[0])
         label_of = labels.__getitem__
     D = depth_cap(t) if max_depth is None else check_int("max_depth", max_depth, 0)
-    scorer = MiniBatchScorer(EagerBatches(X, order), label_of, b, impurity, weighting, D)
+    scorer = MiniBatchScorer(EagerBatches(X, order), label_of, b, impurity, weighting, D, pure_leaves)
     return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t, select=select_by_path)
 
 

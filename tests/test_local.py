@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtcore.bounds import (bglt_lemma_b3_batch, bglt_local_labels, bglt_size_estimator_deviation,
-                           bglt_theorem5_strands)
+from dtcore.bounds import (bglt20_lemma_b3_batch, bglt20_lemma_c1_deviation, bglt20_lemma_d1_labels,
+                           bglt20_theorem5_strands)
 from dtcore.cube import ProductDistribution, all_points
 from dtcore.functions import is_monotone, majority, random_monotone_tree, random_tree, tribes
 import dtcore.local as local_module
@@ -58,9 +58,9 @@ def test_size_estimator_concentrates_as_hoeffding_says():
     m, reps, delta = 200, 400, 0.1
     dev = np.array([abs(size_estimate(tree, ProductDistribution.uniform(12).sample(m, rng)) - tree.size)
                     for _ in range(reps)])
-    bound = bglt_size_estimator_deviation(m, tree.depth, delta)
+    bound = bglt20_lemma_c1_deviation(m, tree.depth, delta)
     assert np.mean(dev >= bound) <= delta
-    assert bglt_size_estimator_deviation(4 * m, tree.depth, delta) == pytest.approx(bound / 2)
+    assert bglt20_lemma_c1_deviation(4 * m, tree.depth, delta) == pytest.approx(bound / 2)
 
 
 # --- label oracle and shared draws ----------------------------------------------------------------
@@ -107,25 +107,28 @@ def test_shared_draws_are_reproducible_and_validated():
 @given(seed=st.integers(0, 10**6), t=st.integers(1, 48), b=st.integers(1, 40),
        impurity=st.sampled_from(["gini", "entropy", "kearns_mansour"]),
        target=st.sampled_from(["majority", "tribes", "monotone_tree"]),
-       weighting=st.sampled_from(["uniform", "empirical"]))
-def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, weighting):
+       weighting=st.sampled_from(["uniform", "empirical"]), pure=st.sampled_from(["split", "stop"]))
+def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, weighting, pure):
     rng, X, y = instance(seed, n=12, N=1500, target=target)
     draws = SharedDraws.draw(len(y), X.shape[1], b, rng)
-    full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, impurity, weighting)
+    full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, impurity, weighting, pure)
     Q = ProductDistribution.uniform(12).sample(25, rng)
     oracle = LabelOracle.from_labels(y)
-    local = local_learner(X, oracle, t, b, Q, draws, impurity, weighting)
+    local = local_learner(X, oracle, t, b, Q, draws, impurity, weighting, pure)
     np.testing.assert_array_equal(local.labels, full.tree.predict(Q))
-    assert local.labelled == oracle.labelled <= bglt_local_labels(b, t, b, len(Q))
+    # Lemma D.1 counts label requests; nested minibatches make the distinct points fewer
+    assert local.labelled == oracle.labelled <= local.requests == oracle.requests
+    assert local.requests <= bglt20_lemma_d1_labels(b, t, b, len(Q))
+    assert local.reached_t == (local.e >= t) and full.reached_t == (full.e >= t)
     for q in Q[:3]:  # one query at a time, fresh oracle: same answers, within Lemma D.1
         one_oracle = LabelOracle.from_labels(y)
-        one = local_learner(X, one_oracle, t, b, q, draws, impurity, weighting)
+        one = local_learner(X, one_oracle, t, b, q, draws, impurity, weighting, pure)
         assert one.labels[0] == full.tree.predict(q[None])[0]
-        assert one.labelled <= bglt_local_labels(b, t, b, 1)
+        assert one.labelled <= one.requests <= bglt20_lemma_d1_labels(b, t, b, 1)
     # and TopDownSizeEstimate's tree is MiniBatchTopDown's tree of size t' (with the same depth
     # cap D(t): the paper's "MiniBatchTopDown(t', b, S)" would use D(t'), which can differ)
     mb = minibatch_top_down(X, y, full.tree.size, b, impurity, order=draws.order,
-                            weighting=weighting, max_depth=depth_cap(t))
+                            weighting=weighting, max_depth=depth_cap(t), pure_leaves=pure)
     np.testing.assert_array_equal(mb.tree.leaf_restrictions(), full.tree.leaf_restrictions())
     np.testing.assert_array_equal(mb.tree.leaf_values(), full.tree.leaf_values())
 
@@ -152,7 +155,7 @@ def test_est_is_the_test_error_of_the_tree():
     oracle = LabelOracle.from_labels(y)
     out = est(X, oracle, t, b, X_test, y_test, draws)
     assert out.error == np.mean(full.tree.predict(X_test) != y_test)
-    assert out.labelled <= bglt_local_labels(b, t, b, 300)
+    assert out.labelled <= bglt20_lemma_d1_labels(b, t, b, 300)
     assert out.labelled < len(y)
 
 
@@ -171,18 +174,26 @@ def test_bad_parameters():
     with pytest.raises(ValueError, match="X_test"):
         est(X, o, 4, 4, X[:0], y[:0], draws)
     with pytest.raises(ValueError, match="eta"):
-        bglt_theorem5_strands(16, 0.5, 0.1)
+        bglt20_theorem5_strands(16, 0.5, 0.1)
     with pytest.raises(ValueError, match="eta"):
-        bglt_theorem5_strands(16, 0.0, 0.1)
+        bglt20_theorem5_strands(16, 0.0, 0.1)
 
 
 def test_bounds_values():
-    assert bglt_local_labels(10, 16, 10, 1) == 10 * (11 * (depth_cap(16) + 1) + 1)
-    # Theorem 5 from its proof: m = 4^D ln(2t(1+eta)/delta) / (2 (eta t)^2)
+    assert bglt20_lemma_d1_labels(10, 16, 10, 1) == 10 * (11 * (depth_cap(16) + 1) + 1)
+    # Theorem 5 from its proof: m = R^2 ln(2t(1+eta)/delta) / (2 (eta t)^2), R = t log t (paper) or 2^(D+1)
+    assert bglt20_theorem5_strands(64, 0.25, 0.1) == pytest.approx(
+        (64 * 6) ** 2 * np.log(2 * 64 * 1.25 / 0.1) / (2 * 16.0**2))
+    assert int(np.ceil(bglt20_theorem5_strands(64, 0.25, 0.1))) == 2125  # the value issue 11 quotes
     D = depth_cap(64)
-    assert bglt_theorem5_strands(64, 0.25, 0.1) == pytest.approx(
-        4.0**D * np.log(2 * 64 * 1.25 / 0.1) / (2 * 16.0**2))
-    assert bglt_lemma_b3_batch(4.0, 1.0, 1.0, 10, 10, 0.1) == pytest.approx(128 * np.log(9000))
+    assert bglt20_theorem5_strands(64, 0.25, 0.1, "depth") == pytest.approx(
+        4.0 ** (D + 1) * np.log(2 * 64 * 1.25 / 0.1) / (2 * 16.0**2))
+    for t in (2, 3, 8, 50, 64, 1000):  # 2^(D+1) > t log t >= 2^D
+        ratio = bglt20_theorem5_strands(t, 0.2, 0.1, "depth") / bglt20_theorem5_strands(t, 0.2, 0.1)
+        assert 1.0 < ratio <= 4.0 + 1e-12
+    with pytest.raises(ValueError, match="form"):
+        bglt20_theorem5_strands(64, 0.25, 0.1, "loose")
+    assert bglt20_lemma_b3_batch(4.0, 1.0, 1.0, 10, 10, 0.1) == pytest.approx(128 * np.log(9000))
 
 
 # --- random monotone trees -------------------------------------------------------------------------
@@ -324,3 +335,36 @@ def test_shared_draws_pickle_without_their_cache():
     q = X[:5]
     np.testing.assert_array_equal(local_learner(X, LabelOracle.from_labels(y), 8, 16, q, copy).labels,
                                   local_learner(X, LabelOracle.from_labels(y), 8, 16, q, draws).labels)
+
+
+# --- pure minibatches: the paper splits them (gain 0), the CART-style rule stops ----------------------
+
+def test_pure_leaves_split_reaches_t_where_stop_falls_short():
+    # a monotone AND of 3 variables: most leaves become pure after a few splits
+    rng = np.random.default_rng(3)
+    X = ProductDistribution.uniform(12).sample(20000, rng)
+    y = (X[:, 0] & X[:, 1] & X[:, 2]).astype(np.uint8)
+    t, b = 64, 32
+    draws = SharedDraws.draw(len(y), 12, 400, rng)
+    stop = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, pure_leaves="stop")
+    split = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, pure_leaves="split")
+    assert not stop.reached_t and stop.e < t
+    assert split.reached_t and split.e >= t
+    assert abs(split.tree.size - t) <= 0.25 * t
+    # both complete the leaves from their minibatches: same function on the cube
+    np.testing.assert_array_equal(stop.tree.predict(all_points(12)), split.tree.predict(all_points(12)))
+    mb_stop = minibatch_top_down(X, y, t, b, order=draws.order, pure_leaves="stop")
+    mb_split = minibatch_top_down(X, y, t, b, order=draws.order)
+    assert mb_stop.tree.size < t == mb_split.tree.size
+    with pytest.raises(ValueError, match="pure_leaves"):
+        minibatch_top_down(X, y, t, b, order=draws.order, pure_leaves="never")
+
+
+def test_requests_count_every_minibatch_point_and_labelled_the_distinct_ones():
+    rng, X, y = instance(4, n=12, N=5000)
+    draws = SharedDraws.draw(len(y), 12, 16, rng)
+    oracle = LabelOracle.from_labels(y)
+    res = top_down_size_estimate(X, oracle, 16, 16, draws)
+    # every scored or completed leaf reads one minibatch of min(b, |S ∩ l|) points
+    assert res.requests == oracle.requests and res.labelled == oracle.labelled == int(oracle.labelled_mask.sum())
+    assert res.labelled < res.requests  # nested minibatches share points
