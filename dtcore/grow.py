@@ -31,7 +31,12 @@ class Split:
 
 
 class Scorer(Protocol[State]):
-    """What a top-down learner has to say about its leaves."""
+    """What a top-down learner has to say about its leaves.
+
+    A scorer may also define ``refresh(frontier)``: the loop calls it once per step, before the
+    stop rule, to draw more samples and re-score or relabel the current leaves (Algorithm 2 of
+    Moakhar et al. 2026 does). The stop rule itself only decides; it changes nothing.
+    """
 
     def root(self) -> State:
         """State of the single-leaf tree."""
@@ -64,12 +69,47 @@ class Frontier(Generic[State]):
 Selector = Callable[[Frontier], int | None]
 
 
+# --- leaf-selection rules: which leaf of the frontier the loop splits next -------------------
+
 def select_best(frontier: Frontier) -> int | None:
     """The leaf with the highest score (the earliest-created one among ties); None if none splits."""
     scores = frontier.scores
     if scores.size == 0 or not np.isfinite(scores).any():
         return None
     return int(np.argmax(scores))
+
+
+def select_by_path(frontier: Frontier) -> int | None:
+    """Leaf of highest score; ties go to the leaf with the smallest restriction (lexicographic).
+
+    Unlike creation order, the restriction is a property of the leaf itself, so a learner that
+    grows only some of the leaves (LocalLearner, BGLT 2020) breaks ties exactly as the full tree
+    does. Leaf states must carry a ``key`` (:func:`dtcore.tree.restriction_key` of the leaf).
+    """
+    scores = frontier.scores
+    if scores.size == 0 or not np.isfinite(scores).any():
+        return None
+    top = np.flatnonzero(scores == scores.max())
+    if top.size == 1:
+        return int(top[0])
+    return int(min(top, key=lambda k: frontier.states[k].key))
+
+
+def select_quarter_adversarial(frontier: Frontier) -> int | None:
+    """Theorem 5.1's robust rule, played adversarially (Moakhar et al. 2026, Sec. 5.1).
+
+    Eligible leaves are those whose score is at least 1/4 of the best score; among them the one
+    with the *smallest* score is split (ties: the earliest leaf). Splitting a low-score leaf
+    lowers cost_f(T) by the least (Lemma 4.3), which is the worst case for the size bound.
+    Returns None when no leaf can be split.
+    """
+    scores = frontier.scores
+    if scores.size == 0 or not np.isfinite(scores).any():
+        return None
+    best = float(scores.max())
+    eligible = np.isfinite(scores) & (scores >= 0.25 * best)
+    masked = np.where(eligible, scores, np.inf)
+    return int(np.argmin(masked))
 
 
 @dataclass
@@ -90,9 +130,11 @@ def grow(
 ) -> GrowthResult:
     """Grow a tree best-first: score every leaf, split the selected one, until ``stop``.
 
-    Stops when ``stop(frontier)`` is true, when the tree has ``max_leaves`` leaves, or when no
-    leaf can be split. ``observe(frontier)`` adds columns to each trace row (taken before the
-    split of that step, and once more at the end).
+    Each step: ``observe`` (extra trace columns), the scorer's optional ``refresh(frontier)``
+    (sample top-ups and re-scoring), then ``stop(frontier)``, which only decides. The loop ends
+    when ``stop`` is true, when the tree has ``max_leaves`` leaves, or when no leaf can be split.
+    ``observe(frontier)`` adds columns to each trace row (taken before the split of that step, and
+    once more at the end).
     """
     n = check_int("n", n, 1)
     if max_leaves is not None:
@@ -102,10 +144,13 @@ def grow(
     tree.set_value(0, scorer.label(root))
     frontier: Frontier = Frontier(tree, [0], [root], [scorer.best_split(root)])
     rows: list[dict[str, float]] = []
+    refresh = getattr(scorer, "refresh", None)
     while True:
         row: dict[str, float] = {"step": len(rows), "leaves": len(frontier.nodes)}
         if observe is not None:
             row.update(observe(frontier))
+        if refresh is not None:
+            refresh(frontier)
         done = stop(frontier) or (max_leaves is not None and len(frontier.nodes) >= max_leaves)
         pos = None if done else select(frontier)
         if pos is None:

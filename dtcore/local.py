@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cube import ProductDistribution
-from .grow import GrowthResult, Split, grow
-from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, PureLeaves, Weighting, depth_cap, select_by_path
+from .grow import GrowthResult, Split, grow, select_by_path
+from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, PureLeaves, Weighting, depth_cap
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 

@@ -3,7 +3,7 @@
 Two learners, both on the shared growth loop :func:`dtcore.grow.grow`:
 
 * the *robust* BuildTopDownDT of Theorem 5.1 — exact scores, but the split leaf may be any leaf
-  whose score is at least a quarter of the best one; :func:`select_quarter_adversarial` makes
+  whose score is at least a quarter of the best one; :func:`dtcore.grow.select_quarter_adversarial` makes
   the choice adversarially (the eligible leaf with the *smallest* score, which lowers the cost
   potential the least and so grows the largest trees). Plug it into
   ``build_top_down_dt(..., kind="rerandomised", select=select_quarter_adversarial)``;
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .cube import ProductDistribution
-from .grow import Frontier, Split, grow
+from .grow import Frontier, Split, grow, select_quarter_adversarial
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_real, check_rng
 
@@ -37,25 +37,6 @@ MAX_PRACTICAL_VARIABLES = 62
 """Algorithm 2 stores each kept sample as one int64 bit code, so n <= 62."""
 
 _CHUNK_ROWS = 1 << 19  # rows drawn per block (fixed, so the random stream does not depend on sizes)
-
-
-# --- Theorem 5.1: the 1/4-approximate, adversarial leaf choice ------------------------------
-
-def select_quarter_adversarial(frontier: Frontier) -> int | None:
-    """Theorem 5.1's robust rule, played adversarially (Moakhar et al. 2026, Sec. 5.1).
-
-    Eligible leaves are those whose score is at least 1/4 of the best score; among them the one
-    with the *smallest* score is split (ties: the earliest leaf). Splitting a low-score leaf
-    lowers cost_f(T) by the least (Lemma 4.3), which is the worst case for the size bound.
-    Returns None when no leaf can be split.
-    """
-    scores = frontier.scores
-    if scores.size == 0 or not np.isfinite(scores).any():
-        return None
-    best = float(scores.max())
-    eligible = np.isfinite(scores) & (scores >= 0.25 * best)
-    masked = np.where(eligible, scores, np.inf)
-    return int(np.argmin(masked))
 
 
 # --- the sample schedules of Section 5 / Appendix B ------------------------------------------
@@ -257,8 +238,8 @@ class PracticalScorer:
         self._top_up_labelled(self.ll, math.ceil(m_label(j, self.eps, self.delta)), tree, lookup)
         self._top_up_labelled(self.ee, math.ceil(m_error(j, self.eps, self.delta)), tree, lookup)
 
-    def stop(self, frontier: Frontier) -> bool:
-        """Lines 9–16 of Algorithm 2 (after the top-up): re-estimate, relabel, test termination."""
+    def refresh(self, frontier: Frontier) -> None:
+        """Lines 9–15 of Algorithm 2: top up the samples, re-estimate every score, relabel the leaves."""
         self.top_up(frontier)
         ids = self.next_id
         n = self.n
@@ -276,15 +257,18 @@ class PracticalScorer:
             lab = self.label(state)
             frontier.tree.set_value(node, lab)
             mistakes += int(ee_counts[state, 0 if lab == 1.0 else 1])
+        self.mistakes = mistakes
         self.estimated_error = mistakes / self.ee.code.size
-        done = mistakes <= 0.75 * self.eps * self.ee.code.size
         self.history.append({
             "j": len(frontier.nodes), "pairs_per_variable": self.pairs_per_variable,
             "score_pairs": self.pairs_per_variable * n, "ll_samples": self.ll.code.size,
             "ee_samples": self.ee.code.size, "label_queries": self.label_queries,
-            "estimated_error": self.estimated_error, "terminate": done,
+            "estimated_error": self.estimated_error, "terminate": self.stop(frontier),
         })
-        return done
+
+    def stop(self, frontier: Frontier) -> bool:
+        """Line 16 of Algorithm 2: stop once the estimated error is at most 3ε/4 (after :meth:`refresh`)."""
+        return self.mistakes <= 0.75 * self.eps * self.ee.code.size
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The verification table that closes every chapter: each row is a check of a stated kind.
 
-Kinds (see ``DESIGN.md``):
+Kinds:
 
 ``bound``
     a measured quantity against a bound computed independently of the measurement. The caller

@@ -42,7 +42,7 @@ from typing import Literal
 
 import numpy as np
 
-from .grow import Frontier, GrowthResult, Split, grow
+from .grow import GrowthResult, Split, grow, select_by_path
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 from .tree import DecisionTree, restriction_key
@@ -250,21 +250,6 @@ class BatchLeaf:
         return restriction_key(self.restriction)
 
 
-def select_by_path(frontier: Frontier) -> int | None:
-    """Leaf of highest score; ties go to the leaf with the smallest restriction (lexicographic).
-
-    Unlike creation order, the restriction is a property of the leaf itself, so a learner that
-    grows only some of the leaves (LocalLearner) breaks ties exactly as the full tree does.
-    """
-    scores = frontier.scores
-    if scores.size == 0 or not np.isfinite(scores).any():
-        return None
-    top = np.flatnonzero(scores == scores.max())
-    if top.size == 1:
-        return int(top[0])
-    return int(min(top, key=lambda k: frontier.states[k].key))
-
-
 class EagerBatches:
     """How MiniBatchTopDown_G finds a leaf's rows: S reordered once, every consistent point kept.
 
@@ -388,7 +373,7 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     (or ``max_depth``) on its minibatch of ``b`` points, and completes every leaf by the majority
     label of its minibatch. ``y`` is the label array of S or a label oracle ``rows -> labels``.
     The minibatches come from ``order`` (a permutation of S's rows) or, if None, one drawn from
-    ``rng``. Ties between leaves go to the smallest restriction (:func:`select_by_path`).
+    ``rng``. Ties between leaves go to the smallest restriction (:func:`dtcore.grow.select_by_path`).
     ``pure_leaves`` (see :class:`MiniBatchScorer`): ``"split"`` follows the paper, ``"stop"`` never
     splits a leaf with a pure minibatch, so the tree may have fewer than ``t`` leaves.
     """
