@@ -449,3 +449,36 @@ def splits_differing(a: DecisionTree, b: DecisionTree) -> int:
     """How many steps of the split sequences of two trees differ (a missing step counts as one)."""
     sa, sb = split_sequence(a), split_sequence(b)
     return sum(x != y for x, y in zip(sa, sb)) + abs(len(sa) - len(sb))
+
+
+# --- true purity gains on the cube (BGLT 2020, Section 2 and Appendix B) -------------------------
+
+def exact_purity_gains(table: np.ndarray, restriction: np.ndarray,
+                       impurity: str = "gini") -> tuple[float, float, np.ndarray]:
+    """A leaf's exact statistics under the uniform distribution, from the truth table of f.
+
+    Returns (2^-|l| G(E[f_l]), 2^-|l| min(E[f_l], 1 - E[f_l]), gains), where ``gains[i]`` is the
+    true PurityGain_{G,f}(l, i) = 2^-|l| [G(E[f_l]) - G(E[f_l | x_i = 0]) / 2 - G(E[f_l | x_i = 1]) / 2]
+    of BGLT 2020 (Section 2, uniform weighting), -inf on the variables fixed by l. The first value
+    is the leaf's term of the potential G-impurity_f (Fact 2.1), the second its share of the error
+    of the f-completion (each leaf labelled by f's majority on it). Bit i of a table index is x_i.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n = table.size.bit_length() - 1
+    if table.size != 2**n:
+        raise ValueError(f"table must have length 2^n, got {table.size}")
+    r = np.asarray(restriction)
+    if r.shape != (n,):
+        raise ValueError(f"restriction must have length {n}, got shape {r.shape}")
+    G = get_impurity(impurity)
+    cube = table.reshape((2,) * n)  # axis k holds x_{n-1-k}
+    index = tuple(int(r[n - 1 - k]) if r[n - 1 - k] >= 0 else slice(None) for k in range(n))
+    region = cube[index]  # remaining axes: the free variables, highest index first
+    free = [i for i in range(n - 1, -1, -1) if r[i] < 0]
+    weight = 2.0 ** -(n - len(free))
+    mean = float(region.mean())
+    gains = np.full(n, -np.inf)
+    for axis, i in enumerate(free):
+        halves = np.moveaxis(region, axis, 0).reshape(2, -1).mean(axis=1)
+        gains[i] = weight * (float(G(mean)) - 0.5 * float(G(halves[0])) - 0.5 * float(G(halves[1])))
+    return weight * float(G(mean)), weight * min(mean, 1.0 - mean), gains

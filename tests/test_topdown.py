@@ -390,3 +390,25 @@ def test_splits_differing_counts_changed_and_missing_steps():
     a, b = top_down(X, y, 8).tree, top_down(X, y, 6).tree
     assert splits_differing(a, a) == 0
     assert splits_differing(a, b) == 2
+
+
+def test_exact_purity_gains_against_direct_counts():
+    from dtcore.topdown import exact_purity_gains
+    rng = np.random.default_rng(3)
+    n = 6
+    table = (rng.random(2**n) < 0.4).astype(np.uint8)
+    X = all_points(n)
+    G = get_impurity("entropy")
+    r = np.array([-1, 1, -1, -1, 0, -1], dtype=np.int8)
+    inside = np.all((X == r) | (r < 0), axis=1)
+    mu = table[inside].mean()
+    term, err, gains = exact_purity_gains(table, r, "entropy")
+    assert term == pytest.approx(G(mu) / 4) and err == pytest.approx(min(mu, 1 - mu) / 4)
+    for i in range(n):
+        if r[i] >= 0:
+            assert gains[i] == -np.inf
+            continue
+        m0, m1 = table[inside & (X[:, i] == 0)].mean(), table[inside & (X[:, i] == 1)].mean()
+        assert gains[i] == pytest.approx((G(mu) - G(m0) / 2 - G(m1) / 2) / 4, abs=1e-15)
+    with pytest.raises(ValueError, match="restriction"):
+        exact_purity_gains(table, r[:3])
