@@ -29,7 +29,9 @@ mask test per chunk, until b consistent points are found; a leaf that is never s
 strands, or deeper than D) is never scanned. A query then costs about sum over grown leaves of
 b 2^depth mask tests plus b n for the counts, independent of |S°| once b 2^D < |S°|. With the
 ``"empirical"`` weighting the gain's weight |S° ∩ l| / |S°| needs every consistent point, so there
-each leaf keeps all of them (as :class:`~dtcore.topdown.MiniBatchScorer` does).
+each leaf keeps all of them (as :class:`~dtcore.topdown.EagerBatches` does). This lazy search is
+:class:`LazyBatches`, the "how a leaf finds its rows" half of :class:`StrandScorer`; the other half,
+how a split is scored, is :class:`~dtcore.topdown.MiniBatchScorer`'s.
 """
 
 from __future__ import annotations
