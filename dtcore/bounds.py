@@ -320,7 +320,7 @@ def bdm20_theorem12_samples(beta: float, gamma: float, alpha: float, c: float, k
             * k * math.log(n / delta2))
 
 
-# --- Chapter 2: Blanc–Gupta–Lange–Tan, NeurIPS 2020 (BGLT) -------------------------------------
+# --- Chapter 2: Blanc–Gupta–Lange–Tan, NeurIPS 2020 (BGLT20) -------------------------------------
 
 def _depth_cap(t: int) -> int:
     from .topdown import depth_cap
@@ -328,24 +328,24 @@ def _depth_cap(t: int) -> int:
     return depth_cap(t)
 
 
-def bglt_lemma_b3_batch(C: float, alpha: float, Delta: float, t: int, d: int, delta: float) -> float:
-    """BGLT Lemma B.3: b >= max(8, 2 (2C/Delta)^(2/alpha)) ln(9 t d / delta) gives every local gain
+def bglt20_lemma_b3_batch(C: float, alpha: float, Delta: float, t: int, d: int, delta: float) -> float:
+    """BGLT20 Lemma B.3: b >= max(8, 2 (2C/Delta)^(2/alpha)) ln(9 t d / delta) gives every local gain
     of MiniBatchTopDown_G within Delta of the truth, w.p. >= 1 - delta."""
     Delta = check_real("Delta", Delta, 0.0, math.inf)
     delta = check_real("delta", delta, 0.0, 1.0)
     return max(8.0, 2.0 * (2.0 * C / Delta) ** (2.0 / alpha)) * math.log(9.0 * t * d / delta)
 
 
-def bglt_theorem4_batch(C: float, alpha: float, kappa: float, s: float, eps: float, t: int, d: int,
-                        delta: float) -> float:
-    """BGLT Theorem 4 (formal Theorem 1) via Lemma B.5: Lemma B.3's b with Delta = kappa eps^2 / (320 log2^2 s)."""
+def bglt20_theorem4_batch(C: float, alpha: float, kappa: float, s: float, eps: float, t: int, d: int,
+                          delta: float) -> float:
+    """BGLT20 Theorem 4 (formal Theorem 1) via Lemma B.5: Lemma B.3's b with Delta = kappa eps^2 / (320 log2^2 s)."""
     eps = check_real("eps", eps, 0.0, 0.5)
     Delta = kappa / 320.0 * (eps / math.log2(_check_size(s))) ** 2
-    return bglt_lemma_b3_batch(C, alpha, Delta, t, d, delta)
+    return bglt20_lemma_b3_batch(C, alpha, Delta, t, d, delta)
 
 
-def bglt_size_estimator_deviation(m: int, depth: int, delta: float) -> float:
-    """BGLT Lemma C.1: with m uniform strands and tree depth ``depth``, |e - s| < Delta w.p. >= 1 - delta,
+def bglt20_lemma_c1_deviation(m: int, depth: int, delta: float) -> float:
+    """BGLT20 Lemma C.1: with m uniform strands and tree depth ``depth``, |e - s| < Delta w.p. >= 1 - delta,
     Delta = 2^depth sqrt(ln(2/delta) / (2m)) (Hoeffding, each term in [0, 2^depth])."""
     delta = check_real("delta", delta, 0.0, 1.0)
     if int(m) < 1 or int(depth) < 0:
@@ -353,21 +353,39 @@ def bglt_size_estimator_deviation(m: int, depth: int, delta: float) -> float:
     return 2.0 ** int(depth) * math.sqrt(math.log(2.0 / delta) / (2.0 * int(m)))
 
 
-def bglt_theorem5_strands(t: int, eta: float, delta: float) -> float:
-    """BGLT Theorem 5 (proof): m >= 4^D ln(2 t (1 + eta) / delta) / (2 (eta t)^2) strands, D = floor(log t + log log t),
-    make every size estimate e_j, j <= t(1 + eta), accurate to eta t, hence t' in t(1 +- eta), w.p. >= 1 - delta."""
+STRAND_FORMS = ("paper", "depth")
+
+
+def bglt20_theorem5_strands(t: int, eta: float, delta: float, form: str = "paper") -> float:
+    """Strands m for t' in t(1 +- eta) w.p. >= 1 - delta (BGLT20, proof of Theorem 5).
+
+    Lemma C.1 with Delta = eta t and a union bound over the t(1 + eta) trees T_1, ..., T_{t(1+eta)}:
+    m >= R^2 ln(2 t (1 + eta) / delta) / (2 (eta t)^2), where R bounds every term 2^|l(x)|.
+
+    * ``form="paper"``: R = 2^(log t + log log t) = t log2 t, the paper's expression (it takes the
+      depth of every T_j to be at most log t + log log t).
+    * ``form="depth"``: R = 2^(D + 1), D = floor(log t + log log t): MiniBatchTopDown_G splits leaves
+      of depth up to D, so its trees reach depth D + 1, and this is the range Hoeffding needs.
+      It is (2^(D+1) / (t log t))^2 times the paper's, between 1 and 4 times it.
+    """
+    t = int(t)
+    if t < 2:
+        raise ValueError(f"t must be an integer >= 2, got {t!r}")
     eta = check_real("eta", eta, 0.0, 0.5)
     delta = check_real("delta", delta, 0.0, 1.0)
-    D = _depth_cap(t)
-    return 4.0**D * math.log(2.0 * t * (1.0 + eta) / delta) / (2.0 * (eta * t) ** 2)
+    if form not in STRAND_FORMS:
+        raise ValueError(f"form must be one of {STRAND_FORMS}, got {form!r}")
+    R = t * math.log2(t) if form == "paper" else 2.0 ** (_depth_cap(t) + 1)
+    return R**2 * math.log(2.0 * t * (1.0 + eta) / delta) / (2.0 * (eta * t) ** 2)
 
 
-def bglt_local_labels(b: int, t: int, n_strands: int, n_queries: int = 1) -> int:
-    """BGLT Lemma D.1 / Theorem 6, explicit: LocalLearner_G / Est_G label at most b ((m + k)(D + 1) + k) points.
+def bglt20_lemma_d1_labels(b: int, t: int, n_strands: int, n_queries: int = 1) -> int:
+    """BGLT20 Lemma D.1 / Theorem 6, explicit: LocalLearner_G / Est_G label at most b ((m + k)(D + 1) + k) points.
 
     Each of the m strands and k queries meets at most D + 1 scored leaves (depths 0..D), one
     minibatch of <= b points each, and each query's final leaf may need one more minibatch:
-    q = O(b^2 log t) for k = 1, m = b, and O(|S_test| b log t + b^2 log t) for Est.
+    q = O(b^2 log t) for k = 1, m = b, and O(|S_test| b log t + b^2 log t) for Est. This counts
+    label *requests*; the distinct points labelled are at most as many.
     """
     if int(b) < 1 or int(n_strands) < 1 or int(n_queries) < 0:
         raise ValueError(f"b and n_strands must be >= 1 and n_queries >= 0, got {b}, {n_strands}, {n_queries}")

@@ -482,21 +482,3 @@ def agreement_up_to_ties(tree_a: DecisionTree, tree_b: DecisionTree, X: np.ndarr
     return TreeAgreement(matched, ties, differences)
 
 
-def sklearn_to_tree(estimator: object, n: int) -> DecisionTree:
-    """A fitted scikit-learn ``DecisionTreeClassifier`` on 0/1 features (classes 0, 1) as a
-    :class:`DecisionTree`: a split ``x_f <= t`` with 0 <= t < 1 reads x_f, left is x_f = 0."""
-    t = estimator.tree_
-    classes = np.asarray(estimator.classes_)
-    out = DecisionTree(n)
-    stack = [(0, 0)]
-    while stack:  # one step per node
-        node, ours = stack.pop()
-        left, right = int(t.children_left[node]), int(t.children_right[node])
-        if left < 0:
-            out.set_value(ours, float(classes[int(np.argmax(t.value[node][0]))]))
-            continue
-        if not 0.0 <= float(t.threshold[node]) < 1.0:
-            raise ValueError(f"estimator must split 0/1 features between 0 and 1, got threshold {t.threshold[node]}")
-        c0, c1 = out.split(ours, int(t.feature[node]))
-        stack += [(left, c0), (right, c1)]
-    return out

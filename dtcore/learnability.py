@@ -203,7 +203,7 @@ def estimate_learnability(
     rows = []
     for t in sorted(int(t) for t in size_list):  # one Est run per size, sharing draws and labels
         before = oracle.labelled
-        res = est(t, b, Xb, oracle, Xb_test, y_test, draws, impurity, weighting)
+        res = est(Xb, oracle, t, b, Xb_test, y_test, draws, impurity, weighting)
         rows.append({"t": t, "estimated_error": res.error,
                      "ci_low": max(0.0, res.error - half), "ci_high": min(1.0, res.error + half),
                      "size_estimate": res.e, "labels_new": oracle.labelled - before,

@@ -29,7 +29,9 @@ mask test per chunk, until b consistent points are found; a leaf that is never s
 strands, or deeper than D) is never scanned. A query then costs about sum over grown leaves of
 b 2^depth mask tests plus b n for the counts, independent of |S°| once b 2^D < |S°|. With the
 ``"empirical"`` weighting the gain's weight |S° ∩ l| / |S°| needs every consistent point, so there
-each leaf keeps all of them (as :class:`~dtcore.topdown.MiniBatchScorer` does).
+each leaf keeps all of them (as :class:`~dtcore.topdown.EagerBatches` does). This lazy search is
+:class:`LazyBatches`, the "how a leaf finds its rows" half of :class:`StrandScorer`; the other half,
+how a split is scored, is :class:`~dtcore.topdown.MiniBatchScorer`'s.
 """
 
 from __future__ import annotations
@@ -40,9 +42,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cube import ProductDistribution
-from .grow import GrowthResult, Split, grow
-from .impurity import get_impurity
-from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, Weighting, depth_cap, select_by_path
+from .grow import GrowthResult, Split, grow, select_by_path
+from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, PureLeaves, Weighting, depth_cap
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
 
@@ -247,56 +248,26 @@ class LazyLeaf(BatchLeaf):
     value: np.ndarray | None = None  # the bits they are fixed to
 
 
-class StrandScorer(MiniBatchScorer):
-    """MiniBatchTopDown_G's scorer that also follows strands and query points (BGLT 2020, App. D).
+class LazyBatches:
+    """How the strand learners find a leaf's rows: lazily, on the prepared S° (module docstring).
 
-    ``e`` is the current size estimate mean_x 2^|l(x)| over the strands. With ``local=True``
-    (LocalLearner) only leaves reached by a strand or a query are scored, and no leaf is labelled
-    during growth (the query leaves are labelled at the end); otherwise (TopDownSizeEstimate)
-    every leaf is scored and completed, as MiniBatchTopDown_G does.
-
-    The gains and completions are :class:`~dtcore.topdown.MiniBatchScorer`'s, on the same
-    minibatches; only the way a leaf's minibatch is found differs (lazily, on the prepared
-    ``sample``: see the module docstring), so the trees and the labels asked for are the same.
+    The same rows as :class:`~dtcore.topdown.EagerBatches` (``idx[:b]`` is Batch_b(S°, l)), found
+    only for the leaves that are scored or labelled. With ``complete`` (the ``"empirical"``
+    weighting, whose w(l) = |S° ∩ l| / |S°| needs every consistent point) a leaf keeps all of them.
     """
 
-    def __init__(self, sample: PreparedSample, oracle: Callable[[np.ndarray], np.ndarray], b: int,
-                 draws: SharedDraws, queries: np.ndarray | None, impurity: str, weighting: Weighting,
-                 max_depth: int, local: bool) -> None:
-        # MiniBatchScorer.__init__ would reorder S° on every call; the prepared sample has done it
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    def __init__(self, sample: PreparedSample, b: int, complete: bool) -> None:
         self.sample = sample
         self.N, self.n = sample.N, sample.n
-        self.b = check_int("b", b, 1)
         self.order = sample.order
-        self.label_of = oracle
-        self.G = get_impurity(impurity)
-        self.weighting = weighting
-        self.max_depth = max_depth
-        self.complete = weighting == "empirical"  # w(l) = |S° ∩ l| / |S°| needs every point of l
-        self.strand_points = check_binary_matrix("strands", draws.strands, self.n)
-        self.query_points = (np.zeros((0, self.n), dtype=np.uint8) if queries is None
-                             else check_binary_matrix("queries", queries, self.n))
-        self.local = local
-        self._sum = float(self.strand_points.shape[0])  # sum over strands of 2^depth
-        self.query_leaves: dict[bytes, BatchLeaf] = {}  # current leaves reached by a query
-
-    @property
-    def e(self) -> float:
-        """The strand size estimate of the current tree (Lemma C.1)."""
-        return self._sum / self.strand_points.shape[0]
+        self.b = check_int("b", b, 1)
+        self.complete = complete
 
     def root(self) -> LazyLeaf:
         restriction = np.full(self.n, -1, dtype=np.int8)
         mask, value = self.sample.masks(restriction)
-        leaf = LazyLeaf(restriction, 0, None, seed=np.zeros(0, dtype=np.int64), start=0,
+        return LazyLeaf(restriction, 0, None, seed=np.zeros(0, dtype=np.int64), start=0,
                         mask=mask, value=value)
-        leaf.strands = np.arange(self.strand_points.shape[0])
-        leaf.queries = np.arange(self.query_points.shape[0])
-        if leaf.queries.size:
-            self.query_leaves[leaf.key] = leaf
-        return leaf
 
     def resolve(self, state: LazyLeaf) -> LazyLeaf:
         """Find the leaf's consistent points (see :class:`LazyLeaf`), once."""
@@ -327,23 +298,14 @@ class StrandScorer(MiniBatchScorer):
         state.idx, state.scanned, state.seed = idx, pos, None
         return state
 
-    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
-        # MiniBatchScorer._stats with rows read from the prepared copy of S°: the same numbers
-        if state.stats is None:
-            rows = self.order[state.idx[: self.b]]
-            yb = np.asarray(self.label_of(rows), dtype=np.float64)
-            Xb = self.sample.X[rows].astype(np.float64)
-            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
-        return state.stats
+    def reach(self, state: LazyLeaf) -> int:
+        """|S° ∩ l| when ``complete``; otherwise min(b, |S° ∩ l|) (all the scorer needs: is it 0?)."""
+        return int(self.resolve(state).idx.size)
 
-    def on_strand(self, state: BatchLeaf) -> bool:
-        """Whether a strand or a query point reaches the leaf."""
-        return state.strands.size > 0 or state.queries.size > 0
-
-    def best_split(self, state: LazyLeaf) -> Split | None:
-        if (self.local and not self.on_strand(state)) or not self.scored(state):
-            return None
-        return super().best_split(self.resolve(state))
+    def batch(self, state: LazyLeaf, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Batch_b(S°, l): its original row indices in S° and its rows of X."""
+        rows = self.order[self.resolve(state).idx[:b]]
+        return rows, self.sample.X[rows]
 
     def children(self, state: LazyLeaf, feature: int) -> tuple[LazyLeaf, LazyLeaf]:
         self.resolve(state)
@@ -358,6 +320,59 @@ class StrandScorer(MiniBatchScorer):
                       mask=mask, value=state.value)
         c1 = LazyLeaf(r1, state.depth + 1, None, seed=state.idx, start=state.scanned,
                       mask=mask, value=value1)
+        return c0, c1
+
+
+class StrandScorer(MiniBatchScorer):
+    """MiniBatchTopDown_G's scorer that also follows strands and query points (BGLT 2020, App. D).
+
+    Composed of the lazy rows of :class:`LazyBatches` and :class:`~dtcore.topdown.MiniBatchScorer`'s
+    split scoring, so the gains and completions are the same numbers on the same minibatches and
+    the trees and the labels asked for are those of MiniBatchTopDown_G. On top, it tracks which
+    strands and queries reach each leaf: ``e`` is the current size estimate mean_x 2^|l(x)| over
+    the strands. With ``local=True`` (LocalLearner) only leaves reached by a strand or a query are
+    scored, and no leaf is labelled during growth (the query leaves are labelled at the end);
+    otherwise (TopDownSizeEstimate) every leaf is scored and completed, as MiniBatchTopDown_G does.
+    """
+
+    def __init__(self, sample: PreparedSample, oracle: Callable[[np.ndarray], np.ndarray], b: int,
+                 draws: SharedDraws, queries: np.ndarray | None, impurity: str, weighting: Weighting,
+                 max_depth: int, local: bool, pure_leaves: PureLeaves = "split") -> None:
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+        super().__init__(LazyBatches(sample, b, complete=weighting == "empirical"), oracle, b,
+                         impurity, weighting, max_depth, pure_leaves)
+        self.strand_points = check_binary_matrix("strands", draws.strands, self.n)
+        self.query_points = (np.zeros((0, self.n), dtype=np.uint8) if queries is None
+                             else check_binary_matrix("queries", queries, self.n))
+        self.local = local
+        self._sum = float(self.strand_points.shape[0])  # sum over strands of 2^depth
+        self.query_leaves: dict[bytes, BatchLeaf] = {}  # current leaves reached by a query
+
+    @property
+    def e(self) -> float:
+        """The strand size estimate of the current tree (Lemma C.1)."""
+        return self._sum / self.strand_points.shape[0]
+
+    def root(self) -> LazyLeaf:
+        leaf = self.batches.root()
+        leaf.strands = np.arange(self.strand_points.shape[0])
+        leaf.queries = np.arange(self.query_points.shape[0])
+        if leaf.queries.size:
+            self.query_leaves[leaf.key] = leaf
+        return leaf
+
+    def on_strand(self, state: BatchLeaf) -> bool:
+        """Whether a strand or a query point reaches the leaf."""
+        return state.strands.size > 0 or state.queries.size > 0
+
+    def best_split(self, state: LazyLeaf) -> Split | None:
+        if self.local and not self.on_strand(state):
+            return None
+        return super().best_split(state)
+
+    def children(self, state: LazyLeaf, feature: int) -> tuple[LazyLeaf, LazyLeaf]:
+        c0, c1 = self.batches.children(state, feature)
         s_right = self.strand_points[state.strands, feature] == 1
         q_right = self.query_points[state.queries, feature] == 1
         c0.strands, c1.strands = state.strands[~s_right], state.strands[s_right]
@@ -372,7 +387,7 @@ class StrandScorer(MiniBatchScorer):
 
     def minibatch_label(self, state: LazyLeaf) -> float:
         """round(mean label of Batch_b(S°, l)) (Definition 2); 0 if no point of S° reaches l."""
-        return MiniBatchScorer.label(self, self.resolve(state))
+        return MiniBatchScorer.label(self, state)
 
     def label(self, state: LazyLeaf) -> float:
         if self.local:
@@ -385,8 +400,12 @@ class LocalResult:
     """What the strand learners return.
 
     ``tree``: the grown (partial) tree; ``labels``: predictions at the query points; ``e``: the
-    final size estimate; ``labelled``: distinct points of S° labelled during this call;
-    ``query_leaves``: the leaf node each query ends in; ``trace``: growth trace (with e).
+    final size estimate; ``labelled``: distinct points of S° labelled during this call (by an oracle
+    that counts them, e.g. :class:`LabelOracle`); ``requests``: labels asked for during this call,
+    one per point of every minibatch read (what Lemma D.1 counts; nested minibatches make this
+    larger than ``labelled``); ``query_leaves``: the leaf node each query ends in; ``trace``: growth
+    trace (with e); ``reached_t``: whether e reached t (False when growth ran out of splittable
+    leaves first, which ``pure_leaves="stop"`` or the depth cap can cause).
     """
 
     tree: DecisionTree
@@ -395,17 +414,19 @@ class LocalResult:
     labelled: int
     query_leaves: np.ndarray
     trace: object
+    requests: int = 0
+    reached_t: bool = True
 
 
-def _run_strands(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray],
+def _run_strands(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                  draws: SharedDraws, queries: np.ndarray | None, impurity: str,
-                 weighting: Weighting, local: bool) -> tuple[GrowthResult, StrandScorer]:
+                 weighting: Weighting, local: bool, pure_leaves: PureLeaves) -> tuple[GrowthResult, StrandScorer]:
     t = check_int("t", t, 1)
     b = check_int("b", b, 1)
     if not isinstance(draws, SharedDraws):
         raise ValueError(f"draws must be a SharedDraws, got {type(draws).__name__}")
     sample = draws.prepared(X)
-    scorer = StrandScorer(sample, oracle, b, draws, queries, impurity, weighting, depth_cap(t), local)
+    scorer = StrandScorer(sample, oracle, b, draws, queries, impurity, weighting, depth_cap(t), local, pure_leaves)
     res = grow(scorer, stop=lambda fr: scorer.e >= t, n=scorer.n, select=select_by_path,
                observe=lambda fr: {"e": scorer.e})
     return res, scorer
@@ -415,9 +436,13 @@ def _count(oracle: object) -> int:
     return int(getattr(oracle, "labelled", 0))
 
 
+def _requests(oracle: object) -> int:
+    return int(getattr(oracle, "requests", 0))
+
+
 def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                            draws: SharedDraws, impurity: str = "gini",
-                           weighting: Weighting = "uniform") -> LocalResult:
+                           weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> LocalResult:
     """TopDownSizeEstimate_G(t, b, S) (BGLT 2020, Appendix D, Figure 4).
 
     MiniBatchTopDown_G with the stop rule "strand size estimate e >= t" instead of "size = t":
@@ -439,6 +464,8 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
         The shared order of S° and the strands.
     impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
     weighting : {"uniform", "empirical"}, default="uniform"
+    pure_leaves : {"split", "stop"}, default="split"
+        See :class:`~dtcore.topdown.MiniBatchScorer` (``"split"`` is the paper's rule).
 
     Returns
     -------
@@ -458,15 +485,15 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
     >>> result.tree.size, result.e, result.labelled
     (4, 4.0, 128)
     """
-    start = _count(oracle)
-    res, scorer = _run_strands(t, b, X, oracle, draws, None, impurity, weighting, local=False)
+    start, asked = _count(oracle), _requests(oracle)
+    res, scorer = _run_strands(X, oracle, t, b, draws, None, impurity, weighting, False, pure_leaves)
     return LocalResult(res.tree, np.zeros(0, dtype=np.uint8), scorer.e, _count(oracle) - start,
-                       np.zeros(0, dtype=np.int64), res.trace)
+                       np.zeros(0, dtype=np.int64), res.trace, _requests(oracle) - asked, scorer.e >= t)
 
 
-def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray],
+def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                   x_star: np.ndarray, draws: SharedDraws, impurity: str = "gini",
-                  weighting: Weighting = "uniform") -> LocalResult:
+                  weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> LocalResult:
     """LocalLearner_G(t, b, S°, x*) (BGLT 2020, Figure 2; Theorem 2 / Theorem 5).
 
     Grows only the leaves reached by the strands of ``draws`` or by the query points ``x_star``
@@ -477,17 +504,17 @@ def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], 
 
     Parameters
     ----------
-    t, b : int
-        Size parameter and minibatch size, >= 1.
     X : array of shape (N, n)
         The unlabelled set S°, 0/1.
     oracle : callable
         ``rows -> labels`` of S°'s points.
+    t, b : int
+        Size parameter and minibatch size, >= 1.
     x_star : array of shape (n,) or (q, n)
         The query point(s).
     draws : SharedDraws
         The shared randomness (same draws: same tree as :func:`top_down_size_estimate`).
-    impurity, weighting : str
+    impurity, weighting, pure_leaves : str
         As in :func:`top_down_size_estimate`.
 
     Returns
@@ -505,13 +532,13 @@ def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], 
     >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
     >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
     >>> x_star = np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8)
-    >>> result = local_learner(4, 32, X, oracle, x_star, draws)
+    >>> result = local_learner(X, oracle, 4, 32, x_star, draws)
     >>> result.labels.tolist(), result.labelled
     ([1], 128)
     """
     Q = np.atleast_2d(np.asarray(x_star))
-    start = _count(oracle)
-    res, scorer = _run_strands(t, b, X, oracle, draws, Q, impurity, weighting, local=True)
+    start, asked = _count(oracle), _requests(oracle)
+    res, scorer = _run_strands(X, oracle, t, b, draws, Q, impurity, weighting, True, pure_leaves)
     tree = res.tree
     leaves = tree._route(scorer.query_points, None)
     labels = np.zeros(leaves.size, dtype=np.uint8)
@@ -520,23 +547,27 @@ def local_learner(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], 
         value = scorer.minibatch_label(state)  # round(mean of Batch_b(S°, l)), Definition 2
         tree.set_value(int(node), value)
         labels[leaves == node] = int(value)
-    return LocalResult(tree, labels, scorer.e, _count(oracle) - start, leaves, res.trace)
+    return LocalResult(tree, labels, scorer.e, _count(oracle) - start, leaves, res.trace,
+                       _requests(oracle) - asked, scorer.e >= t)
 
 
 @dataclass
 class EstResult:
-    """Est_G's output: the estimated test error, LocalLearner's predictions, labels used."""
+    """Est_G's output: the estimated test error, LocalLearner's predictions, labels used
+    (``labelled`` distinct points, ``requests`` label requests; see :class:`LocalResult`)."""
 
     error: float
     predictions: np.ndarray
     labelled: int
     e: float
     tree: DecisionTree
+    requests: int = 0
+    reached_t: bool = True
 
 
-def est(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], X_test: np.ndarray,
+def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int, X_test: np.ndarray,
         y_test: np.ndarray, draws: SharedDraws, impurity: str = "gini",
-        weighting: Weighting = "uniform") -> EstResult:
+        weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> EstResult:
     """Est_G(t, b, S°, S_test) (BGLT 2020, Figure 5; Theorem 3 / Theorem 6).
 
     The fraction of test points where LocalLearner_G(t, b, S°, x) differs from the test label,
@@ -547,19 +578,19 @@ def est(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray
 
     Parameters
     ----------
-    t, b : int
-        Size parameter and minibatch size, >= 1.
     X : array of shape (N, n)
         The unlabelled set S°, 0/1.
     oracle : callable
         ``rows -> labels`` of S°'s points.
+    t, b : int
+        Size parameter and minibatch size, >= 1.
     X_test : array of shape (m_test, n)
         The test points, 0/1.
     y_test : array of shape (m_test,)
         Their 0/1 labels.
     draws : SharedDraws
         The shared randomness.
-    impurity, weighting : str
+    impurity, weighting, pure_leaves : str
         As in :func:`top_down_size_estimate`.
 
     Returns
@@ -582,7 +613,7 @@ def est(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray
     >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
     >>> X_test = rng.integers(0, 2, size=(100, 6), dtype=np.uint8)
     >>> y_test = (X_test[:, 0] & X_test[:, 1]) | X_test[:, 2]
-    >>> result = est(4, 32, X, oracle, X_test, y_test, draws)
+    >>> result = est(X, oracle, 4, 32, X_test, y_test, draws)
     >>> result.error, result.labelled
     (0.0, 128)
     """
@@ -590,5 +621,6 @@ def est(t: int, b: int, X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray
     y_test = check_labels("y_test", y_test, X_test.shape[0])
     if X_test.shape[0] == 0:
         raise ValueError("X_test must have at least one row, got 0")
-    res = local_learner(t, b, X, oracle, X_test, draws, impurity, weighting)
-    return EstResult(float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e, res.tree)
+    res = local_learner(X, oracle, t, b, X_test, draws, impurity, weighting, pure_leaves)
+    return EstResult(float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e, res.tree,
+                     res.requests, res.reached_t)

@@ -12,8 +12,10 @@ with one of the paper's two weightings:
 * ``"uniform"`` (Appendix A and Figure 1): w(l) = 2^-|l|, (w0, w1) = (1/2, 1/2).
 
 A split must leave data on both sides (a variable whose sample at the leaf is constant, for
-instance one already queried on the path, is not a candidate), and a leaf whose sample is pure
-is never split (the purity gain of every split is 0 there). Among variables, ties go to the
+instance one already queried on the path, is not a candidate). TopDown_G never splits a leaf whose
+sample is pure (the purity gain of every split is 0 there), as CART does; MiniBatchTopDown_G
+follows the paper by default and splits such a leaf, with gain 0, when no leaf has a positive gain
+(``pure_leaves="stop"`` gives the CART behaviour). Among variables, ties go to the
 lowest index. Leaves are completed with round(E[y | l]) = 1[E[y | l] >= 1/2].
 
 TopDown_G keeps the sample partitioned by leaf through an index array (each leaf a contiguous
@@ -40,13 +42,21 @@ from typing import Literal
 
 import numpy as np
 
-from .grow import Frontier, GrowthResult, Split, grow, select_by_path
+from .grow import GrowthResult, Split, grow, select_by_path
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
-from .tree import restriction_key
+from .tree import DecisionTree, restriction_key
 
 Weighting = Literal["empirical", "uniform"]
 WEIGHTINGS = ("empirical", "uniform")
+PureLeaves = Literal["split", "stop"]
+PURE_LEAVES = ("split", "stop")
+
+
+def _check_pure_leaves(pure_leaves: str) -> str:
+    if pure_leaves not in PURE_LEAVES:
+        raise ValueError(f"pure_leaves must be one of {PURE_LEAVES}, got {pure_leaves!r}")
+    return pure_leaves
 
 
 def _check_weighting(weighting: str) -> str:
@@ -63,16 +73,17 @@ def depth_cap(t: int) -> int:
     return int(math.floor(math.log2(t) + math.log2(math.log2(t)) + 1e-12))
 
 
-def local_gains(G: Callable[[np.ndarray], np.ndarray], n: float, pos: float, n1: np.ndarray,
+def local_gains(G: Callable[[np.ndarray], np.ndarray], count: float, pos: float, n1: np.ndarray,
                 p1: np.ndarray, weighting: str) -> np.ndarray:
     """LocalGain_G(l, i) for every variable i from the counts of a leaf's sample.
 
-    ``n`` points reach the leaf, ``pos`` of them labelled 1; ``n1[i]`` have x_i = 1, ``p1[i]`` of
-    those labelled 1. Variables with an empty side get -inf (not a candidate split).
+    ``count`` points reach the leaf, ``pos`` of them labelled 1; ``n1[i]`` have x_i = 1, ``p1[i]``
+    of those labelled 1. Variables with an empty side get -inf (not a candidate split).
     BGLT 2020, Sec. 1.1 (``"empirical"``) and Appendix A / Fig. 1 (``"uniform"``).
     """
     n1 = np.asarray(n1, dtype=np.float64)
     p1 = np.asarray(p1, dtype=np.float64)
+    n = float(count)
     n0, p0 = n - n1, pos - p1
     valid = (n1 > 0) & (n0 > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -280,59 +291,36 @@ class BatchLeaf:
         return restriction_key(self.restriction)
 
 
-class MiniBatchScorer:
-    """Purity gains and completions from minibatches (BGLT 2020, Fig. 1, Definitions 1–2).
+class EagerBatches:
+    """How MiniBatchTopDown_G finds a leaf's rows: S reordered once, every consistent point kept.
 
-    ``label_of(rows)`` returns the labels of original rows of S (a :class:`~dtcore.local.LabelOracle`
-    counts them). ``order`` is the shared random order of S (Footnote 2). Leaves deeper than
-    ``max_depth`` are not scored, hence never split.
+    ``order`` is the shared random order of S (Footnote 2). A leaf's ``idx`` holds the positions
+    (in that order) of every point of S consistent with it, ascending, so ``idx[:b]`` is
+    Batch_b(S, l) and ``idx.size`` is |S ∩ l|. :class:`dtcore.local.LazyBatches` finds the same
+    rows lazily; :class:`MiniBatchScorer` scores a split from either.
     """
 
-    def __init__(self, X: np.ndarray, label_of: Callable[[np.ndarray], np.ndarray], b: int,
-                 order: np.ndarray, impurity: str = "gini", weighting: Weighting = "uniform",
-                 max_depth: int | None = None) -> None:
+    def __init__(self, X: np.ndarray, order: np.ndarray) -> None:
         X = check_binary_matrix("X", X)
         self.N, self.n = X.shape
-        self.b = check_int("b", b, 1)
         order = np.asarray(order)
         if order.shape != (self.N,) or not np.array_equal(np.sort(order), np.arange(self.N)):
             raise ValueError(f"order must be a permutation of range({self.N}), got shape {order.shape}")
         self.order = order
         self.Xp = np.ascontiguousarray(X[order])  # rows in priority order
         self.XpT = np.ascontiguousarray(self.Xp.T)  # columns, for routing
-        self.label_of = label_of
-        self.G = get_impurity(impurity)
-        self.weighting = _check_weighting(weighting)
-        self.max_depth = max_depth
 
     def root(self) -> BatchLeaf:
         return BatchLeaf(np.full(self.n, -1, dtype=np.int8), 0, np.arange(self.N))
 
-    def batch(self, state: BatchLeaf) -> np.ndarray:
-        """Batch_b(S, l) as original row indices of S."""
-        return self.order[state.idx[: self.b]]
+    def reach(self, state: BatchLeaf) -> int:
+        """|S ∩ l|: how many points of S are consistent with the leaf."""
+        return int(state.idx.size)
 
-    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
-        if state.stats is None:
-            pos_idx = state.idx[: self.b]
-            yb = np.asarray(self.label_of(self.order[pos_idx]), dtype=np.float64)
-            Xb = self.Xp[pos_idx].astype(np.float64)
-            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
-        return state.stats
-
-    def scored(self, state: BatchLeaf) -> bool:
-        """Whether the learner scores this leaf (depth at most D)."""
-        return self.max_depth is None or state.depth <= self.max_depth
-
-    def best_split(self, state: BatchLeaf) -> Split | None:
-        if not self.scored(state) or state.idx.size == 0:
-            return None
-        n, pos, n1, p1 = self._stats(state)
-        if pos == 0 or pos == n:
-            return None
-        gains = local_gains(self.G, n, pos, n1, p1, self.weighting)
-        weight = state.idx.size / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
-        return _best(gains, weight)
+    def batch(self, state: BatchLeaf, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Batch_b(S, l): its original row indices in S and its rows of X."""
+        pos_idx = state.idx[:b]
+        return self.order[pos_idx], self.Xp[pos_idx]
 
     def _child(self, state: BatchLeaf, feature: int, value: int) -> BatchLeaf:
         r = state.restriction.copy()
@@ -343,12 +331,72 @@ class MiniBatchScorer:
     def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
         return self._child(state, feature, 0), self._child(state, feature, 1)
 
+
+class MiniBatchScorer:
+    """Purity gains and completions from minibatches (BGLT 2020, Fig. 1, Definitions 1–2).
+
+    Composed of *how a leaf finds its rows* (``batches``: :class:`EagerBatches` here, the lazy
+    :class:`dtcore.local.LazyBatches` for the strand learners) and *how a split is scored* (this
+    class: the purity gain of Definition 1 on the leaf's minibatch). ``label_of(rows)`` returns the
+    labels of original rows of S (a :class:`~dtcore.local.LabelOracle` counts them). Leaves deeper
+    than ``max_depth`` are not scored, hence never split.
+
+    ``pure_leaves`` says what happens to a leaf whose minibatch is pure (every label equal):
+    ``"split"`` (the paper: Figure 1 splits the (leaf, variable) of largest gain, and a zero gain is
+    still a gain, so such a leaf is split, with score 0, when nothing better is left) or ``"stop"``
+    (never split it, as CART does; growth may then end before the size the stop rule asks for).
+    A split must still leave minibatch points on both sides.
+    """
+
+    def __init__(self, batches: EagerBatches, label_of: Callable[[np.ndarray], np.ndarray], b: int,
+                 impurity: str = "gini", weighting: Weighting = "uniform",
+                 max_depth: int | None = None, pure_leaves: PureLeaves = "split") -> None:
+        self.batches = batches
+        self.N, self.n = batches.N, batches.n
+        self.b = check_int("b", b, 1)
+        self.label_of = label_of
+        self.G = get_impurity(impurity)
+        self.weighting = _check_weighting(weighting)
+        self.max_depth = max_depth
+        self.pure_leaves = _check_pure_leaves(pure_leaves)
+
+    def root(self) -> BatchLeaf:
+        return self.batches.root()
+
+    def _stats(self, state: BatchLeaf) -> tuple[float, float, np.ndarray, np.ndarray]:
+        if state.stats is None:
+            rows, Xb = self.batches.batch(state, self.b)
+            yb = np.asarray(self.label_of(rows), dtype=np.float64)
+            Xb = Xb.astype(np.float64)
+            state.stats = (float(yb.size), float(yb.sum()), Xb.sum(axis=0), yb @ Xb)
+        return state.stats
+
+    def scored(self, state: BatchLeaf) -> bool:
+        """Whether the learner scores this leaf (depth at most D)."""
+        return self.max_depth is None or state.depth <= self.max_depth
+
+    def best_split(self, state: BatchLeaf) -> Split | None:
+        if not self.scored(state):
+            return None
+        reach = self.batches.reach(state)
+        if reach == 0:
+            return None
+        count, pos, n1, p1 = self._stats(state)
+        if (pos == 0 or pos == count) and self.pure_leaves == "stop":
+            return None
+        gains = local_gains(self.G, count, pos, n1, p1, self.weighting)
+        weight = reach / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
+        return _best(gains, weight)
+
+    def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
+        return self.batches.children(state, feature)
+
     def label(self, state: BatchLeaf) -> float:
         """round(mean label of Batch_b(S, l)) (Definition 2); 0 for a leaf no point of S reaches."""
-        if state.idx.size == 0:
+        if self.batches.reach(state) == 0:
             return 0.0
-        n, pos, _, _ = self._stats(state)
-        return 1.0 if 2 * pos >= n else 0.0
+        count, pos, _, _ = self._stats(state)
+        return 1.0 if 2 * pos >= count else 0.0
 
 
 def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
@@ -359,14 +407,16 @@ def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
 def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.ndarray], t: int,
                        b: int, impurity: str = "gini", rng: np.random.Generator | None = None,
                        order: np.ndarray | None = None, weighting: Weighting = "uniform",
-                       max_depth: int | None = None) -> GrowthResult:
+                       max_depth: int | None = None, pure_leaves: PureLeaves = "split") -> GrowthResult:
     """MiniBatchTopDown_G(t, b, S) (BGLT 2020, Figure 1; Theorem 1).
 
     Grows best-first to ``t`` leaves, scoring each leaf of depth at most D = :func:`depth_cap`
     (or ``max_depth``) on its minibatch of ``b`` points, and completes every leaf by the majority
     label of its minibatch. ``y`` is the label array of S or a label oracle ``rows -> labels``.
     The minibatches come from ``order`` (a permutation of S's rows) or, if None, one drawn from
-    ``rng``. Ties between leaves go to the smallest restriction (:func:`select_by_path`).
+    ``rng``. Ties between leaves go to the smallest restriction (:func:`dtcore.grow.select_by_path`).
+    ``pure_leaves`` (see :class:`MiniBatchScorer`): ``"split"`` follows the paper, ``"stop"`` never
+    splits a leaf with a pure minibatch, so the tree may have fewer than ``t`` leaves.
 
     Parameters
     ----------
@@ -386,6 +436,8 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     weighting : {"uniform", "empirical"}, default="uniform"
     max_depth : int, optional
         The depth cap D (default :func:`depth_cap` of ``t``).
+    pure_leaves : {"split", "stop"}, default="split"
+        Whether a leaf whose minibatch is pure is still split (the paper's rule).
 
     Returns
     -------
@@ -417,5 +469,95 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
         labels = check_labels("y", y, X.shape[0])
         label_of = labels.__getitem__
     D = depth_cap(t) if max_depth is None else check_int("max_depth", max_depth, 0)
-    scorer = MiniBatchScorer(X, label_of, b, order, impurity, weighting, D)
+    scorer = MiniBatchScorer(EagerBatches(X, order), label_of, b, impurity, weighting, D, pure_leaves)
     return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t, select=select_by_path)
+
+
+# --- scikit-learn trees as DecisionTree ---------------------------------------------------------
+
+def tree_from_sklearn(clf: object, n: int | None = None) -> DecisionTree:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` on 0/1 features as a :class:`DecisionTree`.
+
+    A node that tests ``x_f <= threshold`` (any threshold in [0, 1)) becomes a query of x_f with
+    its left child as the x_f = 0 branch. Internal nodes are split in the order of their left
+    child's node id: for scikit-learn's best-first builder (``max_leaf_nodes`` set) the k-th node
+    expanded creates ids 2k + 1 and 2k + 2, so the returned tree's nodes are created in the order
+    scikit-learn made its splits and :func:`split_sequence` reads that order back. A leaf is
+    labelled 1 when its class-1 weight is at least its class-0 weight (the round(E[y | l]) of
+    BGLT 2020, ties to 1). ``n`` defaults to the number of features the classifier saw.
+    """
+    tr = getattr(clf, "tree_", None)
+    if tr is None:
+        raise ValueError(f"clf must be a fitted scikit-learn decision tree, got {type(clf).__name__}")
+    n = check_int("n", getattr(clf, "n_features_in_", 1) if n is None else n, 1)
+    left, right = np.asarray(tr.children_left), np.asarray(tr.children_right)
+    feature, threshold = np.asarray(tr.feature), np.asarray(tr.threshold)
+    internal = np.flatnonzero(left >= 0)
+    if internal.size and (feature[internal].max() >= n or not ((threshold[internal] >= 0)
+                                                               & (threshold[internal] < 1)).all()):
+        raise ValueError("clf must be fitted on n 0/1 features (thresholds in [0, 1)), got a feature "
+                         f"index up to {int(feature[internal].max())} or a threshold outside [0, 1)")
+    classes = list(getattr(clf, "classes_", [0, 1]))
+    value = np.asarray(tr.value)[:, 0, :]
+    one = value[:, classes.index(1)] if 1 in classes else np.zeros(len(left))
+    zero = value[:, classes.index(0)] if 0 in classes else np.zeros(len(left))
+    tree = DecisionTree(n)
+    ours = {0: 0}  # scikit-learn node id -> our node id
+    for v in internal[np.argsort(left[internal], kind="stable")]:
+        c0, c1 = tree.split(ours[int(v)], int(feature[v]))
+        ours[int(left[v])], ours[int(right[v])] = c0, c1
+    for v, node in ours.items():
+        if left[v] < 0:
+            tree.set_value(node, 1.0 if one[v] >= zero[v] else 0.0)
+    return tree
+
+
+def split_sequence(tree: DecisionTree) -> list[tuple[bytes, int]]:
+    """(restriction key of the split node, feature) for every split, in the order it was made.
+
+    :meth:`DecisionTree.split` numbers children consecutively, so ordering the internal nodes by
+    their x = 0 child's id recovers the order of the splits (for a tree grown by
+    :func:`dtcore.grow.grow` or built by :func:`tree_from_sklearn`).
+    """
+    internal = [v for v in range(tree.node_count) if tree.feature[v] >= 0]
+    internal.sort(key=lambda v: tree.child0[v])
+    return [(tree.restriction_key(v), int(tree.feature[v])) for v in internal]
+
+
+def splits_differing(a: DecisionTree, b: DecisionTree) -> int:
+    """How many steps of the split sequences of two trees differ (a missing step counts as one)."""
+    sa, sb = split_sequence(a), split_sequence(b)
+    return sum(x != y for x, y in zip(sa, sb)) + abs(len(sa) - len(sb))
+
+
+# --- true purity gains on the cube (BGLT 2020, Section 2 and Appendix B) -------------------------
+
+def exact_purity_gains(table: np.ndarray, restriction: np.ndarray,
+                       impurity: str = "gini") -> tuple[float, float, np.ndarray]:
+    """A leaf's exact statistics under the uniform distribution, from the truth table of f.
+
+    Returns (2^-|l| G(E[f_l]), 2^-|l| min(E[f_l], 1 - E[f_l]), gains), where ``gains[i]`` is the
+    true PurityGain_{G,f}(l, i) = 2^-|l| [G(E[f_l]) - G(E[f_l | x_i = 0]) / 2 - G(E[f_l | x_i = 1]) / 2]
+    of BGLT 2020 (Section 2, uniform weighting), -inf on the variables fixed by l. The first value
+    is the leaf's term of the potential G-impurity_f (Fact 2.1), the second its share of the error
+    of the f-completion (each leaf labelled by f's majority on it). Bit i of a table index is x_i.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n = table.size.bit_length() - 1
+    if table.size != 2**n:
+        raise ValueError(f"table must have length 2^n, got {table.size}")
+    r = np.asarray(restriction)
+    if r.shape != (n,):
+        raise ValueError(f"restriction must have length {n}, got shape {r.shape}")
+    G = get_impurity(impurity)
+    cube = table.reshape((2,) * n)  # axis k holds x_{n-1-k}
+    index = tuple(int(r[n - 1 - k]) if r[n - 1 - k] >= 0 else slice(None) for k in range(n))
+    region = cube[index]  # remaining axes: the free variables, highest index first
+    free = [i for i in range(n - 1, -1, -1) if r[i] < 0]
+    weight = 2.0 ** -(n - len(free))
+    mean = float(region.mean())
+    gains = np.full(n, -np.inf)
+    for axis, i in enumerate(free):
+        halves = np.moveaxis(region, axis, 0).reshape(2, -1).mean(axis=1)
+        gains[i] = weight * (float(G(mean)) - 0.5 * float(G(halves[0])) - 0.5 * float(G(halves[1])))
+    return weight * float(G(mean)), weight * min(mean, 1.0 - mean), gains

@@ -349,7 +349,8 @@ def _levels(tree, d):
 
 
 def test_agreement_up_to_ties_with_sklearn():
-    from dtcore.id3 import agreement_up_to_ties, sklearn_to_tree
+    from dtcore.id3 import agreement_up_to_ties
+    from dtcore.topdown import tree_from_sklearn
 
     rng = np.random.default_rng(7)
     X = (rng.random((4000, 15)) < 0.5).astype(np.uint8)
@@ -357,7 +358,7 @@ def test_agreement_up_to_ties_with_sklearn():
     ours = id3(X, y, "gini").tree
     for seed in range(3):
         clf = DecisionTreeClassifier(random_state=seed).fit(np.asfortranarray(X, dtype=np.float32), y)
-        theirs = sklearn_to_tree(clf, 15)
+        theirs = tree_from_sklearn(clf, 15)
         assert np.array_equal(theirs.predict(X), clf.predict(X))
         agreement = agreement_up_to_ties(ours, theirs, X, y, "gini")
         assert agreement.same and agreement.matched > 100
@@ -374,14 +375,15 @@ def test_agreement_up_to_ties_with_sklearn():
 
 
 def test_agreement_counts_even_majorities_and_rounding_as_ties():
-    from dtcore.id3 import agreement_up_to_ties, sklearn_to_tree
+    from dtcore.id3 import agreement_up_to_ties
+    from dtcore.topdown import tree_from_sklearn
 
     for seed in range(4):
         rng = np.random.default_rng(seed)
         X = (rng.random((3000, 8)) < 0.5).astype(np.uint8)      # many repeated points: impure leaves
         y = ((X[:, 0] & X[:, 3]) ^ X[:, 5] ^ (rng.random(3000) < 0.3)).astype(np.uint8)
         clf = DecisionTreeClassifier(random_state=seed).fit(np.asfortranarray(X, dtype=np.float32), y)
-        res = agreement_up_to_ties(id3(X, y).tree, sklearn_to_tree(clf, 8), X, y)
+        res = agreement_up_to_ties(id3(X, y).tree, tree_from_sklearn(clf, 8), X, y)
         assert res.same and res.ties > 0
 
 

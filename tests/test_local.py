@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtcore.bounds import (bglt_lemma_b3_batch, bglt_local_labels, bglt_size_estimator_deviation,
-                           bglt_theorem5_strands)
+from dtcore.bounds import (bglt20_lemma_b3_batch, bglt20_lemma_c1_deviation, bglt20_lemma_d1_labels,
+                           bglt20_theorem5_strands)
 from dtcore.cube import ProductDistribution, all_points
 from dtcore.functions import is_monotone, majority, random_monotone_tree, random_tree, tribes
 import dtcore.local as local_module
@@ -58,9 +58,9 @@ def test_size_estimator_concentrates_as_hoeffding_says():
     m, reps, delta = 200, 400, 0.1
     dev = np.array([abs(size_estimate(tree, ProductDistribution.uniform(12).sample(m, rng)) - tree.size)
                     for _ in range(reps)])
-    bound = bglt_size_estimator_deviation(m, tree.depth, delta)
+    bound = bglt20_lemma_c1_deviation(m, tree.depth, delta)
     assert np.mean(dev >= bound) <= delta
-    assert bglt_size_estimator_deviation(4 * m, tree.depth, delta) == pytest.approx(bound / 2)
+    assert bglt20_lemma_c1_deviation(4 * m, tree.depth, delta) == pytest.approx(bound / 2)
 
 
 # --- label oracle and shared draws ----------------------------------------------------------------
@@ -107,25 +107,28 @@ def test_shared_draws_are_reproducible_and_validated():
 @given(seed=st.integers(0, 10**6), t=st.integers(1, 48), b=st.integers(1, 40),
        impurity=st.sampled_from(["gini", "entropy", "kearns_mansour"]),
        target=st.sampled_from(["majority", "tribes", "monotone_tree"]),
-       weighting=st.sampled_from(["uniform", "empirical"]))
-def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, weighting):
+       weighting=st.sampled_from(["uniform", "empirical"]), pure=st.sampled_from(["split", "stop"]))
+def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, weighting, pure):
     rng, X, y = instance(seed, n=12, N=1500, target=target)
     draws = SharedDraws.draw(len(y), X.shape[1], b, rng)
-    full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, impurity, weighting)
+    full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, impurity, weighting, pure)
     Q = ProductDistribution.uniform(12).sample(25, rng)
     oracle = LabelOracle.from_labels(y)
-    local = local_learner(t, b, X, oracle, Q, draws, impurity, weighting)
+    local = local_learner(X, oracle, t, b, Q, draws, impurity, weighting, pure)
     np.testing.assert_array_equal(local.labels, full.tree.predict(Q))
-    assert local.labelled == oracle.labelled <= bglt_local_labels(b, t, b, len(Q))
+    # Lemma D.1 counts label requests; nested minibatches make the distinct points fewer
+    assert local.labelled == oracle.labelled <= local.requests == oracle.requests
+    assert local.requests <= bglt20_lemma_d1_labels(b, t, b, len(Q))
+    assert local.reached_t == (local.e >= t) and full.reached_t == (full.e >= t)
     for q in Q[:3]:  # one query at a time, fresh oracle: same answers, within Lemma D.1
         one_oracle = LabelOracle.from_labels(y)
-        one = local_learner(t, b, X, one_oracle, q, draws, impurity, weighting)
+        one = local_learner(X, one_oracle, t, b, q, draws, impurity, weighting, pure)
         assert one.labels[0] == full.tree.predict(q[None])[0]
-        assert one.labelled <= bglt_local_labels(b, t, b, 1)
+        assert one.labelled <= one.requests <= bglt20_lemma_d1_labels(b, t, b, 1)
     # and TopDownSizeEstimate's tree is MiniBatchTopDown's tree of size t' (with the same depth
     # cap D(t): the paper's "MiniBatchTopDown(t', b, S)" would use D(t'), which can differ)
     mb = minibatch_top_down(X, y, full.tree.size, b, impurity, order=draws.order,
-                            weighting=weighting, max_depth=depth_cap(t))
+                            weighting=weighting, max_depth=depth_cap(t), pure_leaves=pure)
     np.testing.assert_array_equal(mb.tree.leaf_restrictions(), full.tree.leaf_restrictions())
     np.testing.assert_array_equal(mb.tree.leaf_values(), full.tree.leaf_values())
 
@@ -150,9 +153,9 @@ def test_est_is_the_test_error_of_the_tree():
     y_test = tribes(X_test, 3)
     full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws)
     oracle = LabelOracle.from_labels(y)
-    out = est(t, b, X, oracle, X_test, y_test, draws)
+    out = est(X, oracle, t, b, X_test, y_test, draws)
     assert out.error == np.mean(full.tree.predict(X_test) != y_test)
-    assert out.labelled <= bglt_local_labels(b, t, b, 300)
+    assert out.labelled <= bglt20_lemma_d1_labels(b, t, b, 300)
     assert out.labelled < len(y)
 
 
@@ -161,28 +164,36 @@ def test_bad_parameters():
     draws = SharedDraws.draw(200, 6, 4, rng)
     o = LabelOracle.from_labels(y)
     with pytest.raises(ValueError, match="t must be"):
-        local_learner(0, 4, X, o, X[0], draws)
+        local_learner(X, o, 0, 4, X[0], draws)
     with pytest.raises(ValueError, match="b must be"):
-        local_learner(4, 0, X, o, X[0], draws)
+        local_learner(X, o, 4, 0, X[0], draws)
     with pytest.raises(ValueError, match="b must be"):
         top_down_size_estimate(X, o, 4, -1, draws)
     with pytest.raises(ValueError, match="draws"):
-        est(4, 4, X, o, X[:3], y[:3], None)
+        est(X, o, 4, 4, X[:3], y[:3], None)
     with pytest.raises(ValueError, match="X_test"):
-        est(4, 4, X, o, X[:0], y[:0], draws)
+        est(X, o, 4, 4, X[:0], y[:0], draws)
     with pytest.raises(ValueError, match="eta"):
-        bglt_theorem5_strands(16, 0.5, 0.1)
+        bglt20_theorem5_strands(16, 0.5, 0.1)
     with pytest.raises(ValueError, match="eta"):
-        bglt_theorem5_strands(16, 0.0, 0.1)
+        bglt20_theorem5_strands(16, 0.0, 0.1)
 
 
 def test_bounds_values():
-    assert bglt_local_labels(10, 16, 10, 1) == 10 * (11 * (depth_cap(16) + 1) + 1)
-    # Theorem 5 from its proof: m = 4^D ln(2t(1+eta)/delta) / (2 (eta t)^2)
+    assert bglt20_lemma_d1_labels(10, 16, 10, 1) == 10 * (11 * (depth_cap(16) + 1) + 1)
+    # Theorem 5 from its proof: m = R^2 ln(2t(1+eta)/delta) / (2 (eta t)^2), R = t log t (paper) or 2^(D+1)
+    assert bglt20_theorem5_strands(64, 0.25, 0.1) == pytest.approx(
+        (64 * 6) ** 2 * np.log(2 * 64 * 1.25 / 0.1) / (2 * 16.0**2))
+    assert int(np.ceil(bglt20_theorem5_strands(64, 0.25, 0.1))) == 2125  # the value issue 11 quotes
     D = depth_cap(64)
-    assert bglt_theorem5_strands(64, 0.25, 0.1) == pytest.approx(
-        4.0**D * np.log(2 * 64 * 1.25 / 0.1) / (2 * 16.0**2))
-    assert bglt_lemma_b3_batch(4.0, 1.0, 1.0, 10, 10, 0.1) == pytest.approx(128 * np.log(9000))
+    assert bglt20_theorem5_strands(64, 0.25, 0.1, "depth") == pytest.approx(
+        4.0 ** (D + 1) * np.log(2 * 64 * 1.25 / 0.1) / (2 * 16.0**2))
+    for t in (2, 3, 8, 50, 64, 1000):  # 2^(D+1) > t log t >= 2^D
+        ratio = bglt20_theorem5_strands(t, 0.2, 0.1, "depth") / bglt20_theorem5_strands(t, 0.2, 0.1)
+        assert 1.0 < ratio <= 4.0 + 1e-12
+    with pytest.raises(ValueError, match="form"):
+        bglt20_theorem5_strands(64, 0.25, 0.1, "loose")
+    assert bglt20_lemma_b3_batch(4.0, 1.0, 1.0, 10, 10, 0.1) == pytest.approx(128 * np.log(9000))
 
 
 # --- random monotone trees -------------------------------------------------------------------------
@@ -204,7 +215,7 @@ def test_is_monotone():
 
 # --- the lazy minibatches of the prepared sample = the straightforward definition ---------------------
 
-class NaiveStrandScorer(local_module.StrandScorer):
+class NaiveLazyBatches(local_module.LazyBatches):
     """Reference: Batch_b(S°, l) found by filtering every row of S° (in the shared order) against l."""
 
     def resolve(self, state):
@@ -217,10 +228,10 @@ class NaiveStrandScorer(local_module.StrandScorer):
 
 
 def _run_both(fn):
-    """fn() with the optimised scorer, then with the naive reference scorer."""
+    """fn() with the optimised lazy minibatches, then with the naive reference."""
     fast = fn()
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(local_module, "StrandScorer", NaiveStrandScorer)
+        m.setattr(local_module, "LazyBatches", NaiveLazyBatches)
         slow = fn()
     return fast, slow
 
@@ -236,7 +247,7 @@ def _labelled_reference(res, X, draws, Q, b, t):
         fixed = r >= 0
         return draws.order[np.flatnonzero((Xp[:, fixed] == r[fixed]).all(axis=1))[:b]]
 
-    for node, r in enumerate(tree._restriction):
+    for node, r in enumerate(tree.restriction(v) for v in range(tree.node_count)):
         fixed = r >= 0
         reached = any((P[:, fixed] == r[fixed]).all(axis=1).any() for P in (draws.strands, Q))
         if reached and tree.node_depth[node] <= D:
@@ -261,8 +272,8 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
 
     def local_run():
         o = LabelOracle.from_labels(y)
-        many = local_learner(t, b, X, o, Q, draws, "gini", weighting)
-        ones = [local_learner(t, b, X, o, q, draws, "entropy", weighting) for q in Q[:3]]
+        many = local_learner(X, o, t, b, Q, draws, "gini", weighting)
+        ones = [local_learner(X, o, t, b, q, draws, "entropy", weighting) for q in Q[:3]]
         return many, ones, o
 
     def full_run():
@@ -279,7 +290,7 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
     np.testing.assert_array_equal(fast.tree.leaf_restrictions(), slow.tree.leaf_restrictions())
     # which points the many-query run labelled, from the definitions alone
     o = LabelOracle.from_labels(y)
-    res = local_learner(t, b, X, o, Q, draws, "gini", weighting)
+    res = local_learner(X, o, t, b, Q, draws, "gini", weighting)
     np.testing.assert_array_equal(o.labelled_mask, _labelled_reference(res, X, draws, Q, b, t))
     (ff, ffo), (sf, sfo) = _run_both(full_run)
     assert ff.tree.size == sf.tree.size and ff.e == sf.e  # the same t'
@@ -295,17 +306,17 @@ def test_prepared_sample_is_reused_and_refreshed_when_x_changes():
     draws = SharedDraws.draw(len(y), 10, 30, rng)
     assert draws.prepared(X) is draws.prepared(X)  # prepared once, reused
     Q = ProductDistribution.uniform(10).sample(20, rng)
-    before = local_learner(t, b, X, LabelOracle.from_labels(y), Q, draws)
+    before = local_learner(X, LabelOracle.from_labels(y), t, b, Q, draws)
     X[:] = X[::-1].copy()  # mutate S° in place (reverse the rows): the cached copy must not be used
     y2 = majority(X)
-    after = local_learner(t, b, X, LabelOracle.from_labels(y2), Q, draws)
-    fresh = local_learner(t, b, X.copy(), LabelOracle.from_labels(y2), Q, SharedDraws(draws.order, draws.strands))
+    after = local_learner(X, LabelOracle.from_labels(y2), t, b, Q, draws)
+    fresh = local_learner(X.copy(), LabelOracle.from_labels(y2), t, b, Q, SharedDraws(draws.order, draws.strands))
     np.testing.assert_array_equal(after.labels, fresh.labels)
     np.testing.assert_array_equal(after.tree.leaf_restrictions(), fresh.tree.leaf_restrictions())
     assert not np.array_equal(before.tree.leaf_restrictions(), after.tree.leaf_restrictions())
     assert not draws.order.flags.writeable and not draws.strands.flags.writeable
     with pytest.raises(ValueError, match="X must have 3000 rows"):
-        local_learner(t, b, X[:10], LabelOracle.from_labels(y2[:10]), Q, draws)
+        local_learner(X[:10], LabelOracle.from_labels(y2[:10]), t, b, Q, draws)
     with pytest.raises(ValueError, match="order"):
         SharedDraws(np.array([0, 0, 2]), draws.strands)
     with pytest.raises(ValueError, match="strands"):
@@ -322,5 +333,38 @@ def test_shared_draws_pickle_without_their_cache():
     assert copy._cache == {} and len(draws._cache) == 1
     np.testing.assert_array_equal(copy.order, draws.order)
     q = X[:5]
-    np.testing.assert_array_equal(local_learner(8, 16, X, LabelOracle.from_labels(y), q, copy).labels,
-                                  local_learner(8, 16, X, LabelOracle.from_labels(y), q, draws).labels)
+    np.testing.assert_array_equal(local_learner(X, LabelOracle.from_labels(y), 8, 16, q, copy).labels,
+                                  local_learner(X, LabelOracle.from_labels(y), 8, 16, q, draws).labels)
+
+
+# --- pure minibatches: the paper splits them (gain 0), the CART-style rule stops ----------------------
+
+def test_pure_leaves_split_reaches_t_where_stop_falls_short():
+    # a monotone AND of 3 variables: most leaves become pure after a few splits
+    rng = np.random.default_rng(3)
+    X = ProductDistribution.uniform(12).sample(20000, rng)
+    y = (X[:, 0] & X[:, 1] & X[:, 2]).astype(np.uint8)
+    t, b = 64, 32
+    draws = SharedDraws.draw(len(y), 12, 400, rng)
+    stop = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, pure_leaves="stop")
+    split = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, pure_leaves="split")
+    assert not stop.reached_t and stop.e < t
+    assert split.reached_t and split.e >= t
+    assert abs(split.tree.size - t) <= 0.25 * t
+    # both complete the leaves from their minibatches: same function on the cube
+    np.testing.assert_array_equal(stop.tree.predict(all_points(12)), split.tree.predict(all_points(12)))
+    mb_stop = minibatch_top_down(X, y, t, b, order=draws.order, pure_leaves="stop")
+    mb_split = minibatch_top_down(X, y, t, b, order=draws.order)
+    assert mb_stop.tree.size < t == mb_split.tree.size
+    with pytest.raises(ValueError, match="pure_leaves"):
+        minibatch_top_down(X, y, t, b, order=draws.order, pure_leaves="never")
+
+
+def test_requests_count_every_minibatch_point_and_labelled_the_distinct_ones():
+    rng, X, y = instance(4, n=12, N=5000)
+    draws = SharedDraws.draw(len(y), 12, 16, rng)
+    oracle = LabelOracle.from_labels(y)
+    res = top_down_size_estimate(X, oracle, 16, 16, draws)
+    # every scored or completed leaf reads one minibatch of min(b, |S ∩ l|) points
+    assert res.requests == oracle.requests and res.labelled == oracle.labelled == int(oracle.labelled_mask.sum())
+    assert res.labelled < res.requests  # nested minibatches share points

@@ -13,7 +13,7 @@ from dtcore.cube import all_points
 from dtcore.impurity import get_impurity
 from dtcore.grow import grow
 from dtcore.topdown import (TopDownScorer, depth_cap, local_gains, minibatch_top_down,
-                            random_order, top_down)
+                            random_order, split_sequence, splits_differing, top_down, tree_from_sklearn)
 
 
 def noisy_data(seed: int, m: int = 5000, n: int = 10):
@@ -22,35 +22,6 @@ def noisy_data(seed: int, m: int = 5000, n: int = 10):
     w = rng.normal(size=n)
     y = ((X @ w + rng.normal(size=m)) > np.median(X @ w)).astype(np.uint8)
     return X, y
-
-
-def split_sequence(res):
-    """(restriction of the split leaf, feature) for every split, in order."""
-    out = []
-    for _, row in res.trace.iterrows():
-        if row.feature < 0:
-            break
-        out.append((res.tree._restriction[int(row.node)].tobytes(), int(row.feature)))
-    return out
-
-
-def sklearn_sequence(clf, n):
-    """The same from a fitted best-first scikit-learn tree: the k-th expanded node created ids
-    2k+1 and 2k+2, so the expansion order is (left child id - 1) / 2."""
-    tr = clf.tree_
-    left, right, feat = tr.children_left, tr.children_right, tr.feature
-    restr = {0: np.full(n, -1, np.int8)}
-    steps, stack = [], [0]
-    while stack:
-        v = stack.pop()
-        if left[v] == -1:
-            continue
-        r0, r1 = restr[v].copy(), restr[v].copy()
-        r0[feat[v]], r1[feat[v]] = 0, 1
-        restr[left[v]], restr[right[v]] = r0, r1
-        steps.append(((left[v] - 1) // 2, restr[v].tobytes(), int(feat[v])))
-        stack += [left[v], right[v]]
-    return [s[1:] for s in sorted(steps)]
 
 
 def near_ties(X, y, res, impurity, rtol=1e-9):
@@ -98,7 +69,8 @@ def test_same_splits_in_same_order_as_sklearn(criterion):
             continue  # honest skip: the order is not determined by the criterion alone
         clf = DecisionTreeClassifier(criterion=criterion, max_leaf_nodes=24, max_features=None,
                                      min_impurity_decrease=0.0, random_state=seed).fit(X, y)
-        assert split_sequence(res) == sklearn_sequence(clf, X.shape[1])
+        assert split_sequence(res.tree) == split_sequence(tree_from_sklearn(clf))
+        assert splits_differing(res.tree, tree_from_sklearn(clf)) == 0
         # completion: round(p) = 1[p >= 1/2] vs scikit-learn's argmax (class 0 on an exact tie)
         proba = clf.predict_proba(X)[:, 1]
         ours = res.tree.predict(X)
@@ -146,8 +118,8 @@ def brute_force_top_down(X, y, t, impurity, weighting="empirical"):
 
 def as_paths(res):
     out = []
-    for r, f in split_sequence(res):
-        r = np.frombuffer(r, dtype=np.int8)
+    for r, f in split_sequence(res.tree):
+        r = np.frombuffer(r, dtype=np.uint8).astype(np.int8) - 1  # restriction_key stores r + 1
         out.append((tuple((int(i), int(r[i])) for i in np.flatnonzero(r >= 0)), f))
     return out
 
@@ -174,7 +146,7 @@ def test_against_brute_force_scores():
     for _, row in res.trace.iterrows():
         if row.feature < 0:
             break
-        r = tree._restriction[int(row.node)]
+        r = tree.restriction(int(row.node))
         mask = np.all((X == r) | (r < 0), axis=1)
         f = int(row.feature)
         yl, l, rr = y[mask], mask & (X[:, f] == 0), mask & (X[:, f] == 1)
@@ -247,7 +219,7 @@ def test_leaf_blocks_and_chunked_counts_are_exact(monkeypatch, chunk):
         np.testing.assert_array_equal(st_.p1, y[rows].astype(np.int64) @ X[rows])
         assert st_.pos == y[rows].sum()
     np.testing.assert_array_equal(np.sort(scorer.index), np.arange(len(y)))
-    assert split_sequence(res) == split_sequence(top_down(X, y, 12, "entropy"))
+    assert split_sequence(res.tree) == split_sequence(top_down(X, y, 12, "entropy").tree)
 
 
 def test_chunk_size_does_not_change_the_tree(monkeypatch):
@@ -255,7 +227,7 @@ def test_chunk_size_does_not_change_the_tree(monkeypatch):
     ref = top_down(X, y, 40, "gini")
     monkeypatch.setattr(TopDownScorer, "chunk_rows", 5)
     other = top_down(X, y, 40, "gini")
-    assert split_sequence(other) == split_sequence(ref)
+    assert split_sequence(other.tree) == split_sequence(ref.tree)
     np.testing.assert_array_equal(other.trace["score"], ref.trace["score"])
 
 
@@ -265,8 +237,8 @@ def test_top_down_leaves_its_input_alone_and_accepts_bool():
     res = top_down(X, y, 20)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
-    assert split_sequence(top_down(X.astype(bool), y.astype(bool), 20)) == split_sequence(res)
-    assert split_sequence(top_down(np.asfortranarray(X), y.astype(np.int64), 20)) == split_sequence(res)
+    assert split_sequence(top_down(X.astype(bool), y.astype(bool), 20).tree) == split_sequence(res.tree)
+    assert split_sequence(top_down(np.asfortranarray(X), y.astype(np.int64), 20).tree) == split_sequence(res.tree)
 
 
 def test_top_down_peak_memory_below_input_size():
@@ -389,3 +361,54 @@ def test_empirical_impurity_drops_by_the_score(seed, t, impurity):
         assert res.tree.value[node] == float(2 * y[mk].sum() >= mk.sum())
     drop = float(G(y.mean())) - total
     assert drop == pytest.approx(res.trace["score"].dropna().sum(), abs=1e-9)
+
+
+def test_tree_from_sklearn_reproduces_predictions_and_order():
+    X, y = noisy_data(3, m=2000, n=8)
+    clf = DecisionTreeClassifier(max_leaf_nodes=12, random_state=0).fit(X, y)
+    tree = tree_from_sklearn(clf)
+    assert tree.size == clf.get_n_leaves() and tree.depth == clf.get_depth()
+    proba = clf.predict_proba(X)[:, 1]
+    np.testing.assert_array_equal(tree.predict(X)[proba != 0.5], clf.predict(X)[proba != 0.5])
+    # the k-th split made by scikit-learn's best-first builder is the k-th in the sequence
+    seq = split_sequence(tree)
+    assert seq[0] == (tree.restriction_key(0), int(clf.tree_.feature[0]))
+    assert len(seq) == tree.size - 1
+
+
+def test_tree_from_sklearn_rejects_non_trees_and_real_features():
+    with pytest.raises(ValueError, match="clf"):
+        tree_from_sklearn(object())
+    rng = np.random.default_rng(0)
+    clf = DecisionTreeClassifier(max_leaf_nodes=4).fit(rng.normal(size=(50, 3)) * 5, rng.integers(0, 2, 50))
+    with pytest.raises(ValueError, match="clf"):
+        tree_from_sklearn(clf)
+
+
+def test_splits_differing_counts_changed_and_missing_steps():
+    X, y = noisy_data(5, m=1000, n=6)
+    a, b = top_down(X, y, 8).tree, top_down(X, y, 6).tree
+    assert splits_differing(a, a) == 0
+    assert splits_differing(a, b) == 2
+
+
+def test_exact_purity_gains_against_direct_counts():
+    from dtcore.topdown import exact_purity_gains
+    rng = np.random.default_rng(3)
+    n = 6
+    table = (rng.random(2**n) < 0.4).astype(np.uint8)
+    X = all_points(n)
+    G = get_impurity("entropy")
+    r = np.array([-1, 1, -1, -1, 0, -1], dtype=np.int8)
+    inside = np.all((X == r) | (r < 0), axis=1)
+    mu = table[inside].mean()
+    term, err, gains = exact_purity_gains(table, r, "entropy")
+    assert term == pytest.approx(G(mu) / 4) and err == pytest.approx(min(mu, 1 - mu) / 4)
+    for i in range(n):
+        if r[i] >= 0:
+            assert gains[i] == -np.inf
+            continue
+        m0, m1 = table[inside & (X[:, i] == 0)].mean(), table[inside & (X[:, i] == 1)].mean()
+        assert gains[i] == pytest.approx((G(mu) - G(m0) / 2 - G(m1) / 2) / 4, abs=1e-15)
+    with pytest.raises(ValueError, match="restriction"):
+        exact_purity_gains(table, r[:3])
