@@ -483,8 +483,9 @@ def tree_from_sklearn(clf: object, n: int | None = None) -> DecisionTree:
     child's node id: for scikit-learn's best-first builder (``max_leaf_nodes`` set) the k-th node
     expanded creates ids 2k + 1 and 2k + 2, so the returned tree's nodes are created in the order
     scikit-learn made its splits and :func:`split_sequence` reads that order back. A leaf is
-    labelled 1 when its class-1 weight is at least its class-0 weight (the round(E[y | l]) of
-    BGLT 2020, ties to 1). ``n`` defaults to the number of features the classifier saw.
+    labelled 1 when its class-1 weight exceeds its class-0 weight, so the tree predicts what the
+    classifier predicts (an evenly split leaf goes to class 0, like scikit-learn's argmax; BGLT
+    2020's round(E[y | l]) would send it to 1). ``n`` defaults to the number of features seen.
     """
     tr = getattr(clf, "tree_", None)
     if tr is None:
@@ -508,7 +509,7 @@ def tree_from_sklearn(clf: object, n: int | None = None) -> DecisionTree:
         ours[int(left[v])], ours[int(right[v])] = c0, c1
     for v, node in ours.items():
         if left[v] < 0:
-            tree.set_value(node, 1.0 if one[v] >= zero[v] else 0.0)
+            tree.set_value(node, 1.0 if one[v] > zero[v] else 0.0)
     return tree
 
 
