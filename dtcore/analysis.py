@@ -305,3 +305,26 @@ def complete(tree, table: np.ndarray, dist: ProductDistribution | None = None):
     for node, p, one in zip(stats["node"], stats["p_reach"], stats["mass_one"]):
         out.set_value(int(node), 1.0 if one >= p - one else 0.0)
     return out
+
+
+def split_cost_drop(tree, table: np.ndarray, leaf_position: int, feature: int,
+                    dist: ProductDistribution | None = None, kind: InfluenceKind = "flip") -> tuple[float, float]:
+    """Both sides of BLT 2020 Lemma 5.1(2) for one split, computed independently.
+
+    Splits a copy of the bare ``tree`` at its ``leaf_position``-th leaf (``tree.leaves()`` order) on
+    the free variable ``feature`` and returns ``(drop, score)``: ``drop`` = cost_f before minus
+    cost_f after, each summed over the leaves of its own tree; ``score`` = Pr[x reaches l] *
+    Inf_feature(f_l) of the split leaf. The lemma says they are equal.
+    """
+    measure = ExactMeasure(table, dist, kind)
+    before = leaf_statistics(tree, table, measure=measure)
+    leaf_position = check_int("leaf_position", leaf_position, 0, len(before["node"]) - 1)
+    restriction = tree.leaf_restrictions()[leaf_position]
+    feature = check_int("feature", feature, 0, measure.n - 1)
+    if restriction[feature] >= 0:
+        raise ValueError(f"feature must be a free variable of the leaf, got x_{feature}, fixed to {restriction[feature]}")
+    score = float(before["weighted_influence"][leaf_position, feature])
+    split = tree.copy()
+    split.split(int(before["node"][leaf_position]), feature)
+    after = leaf_statistics(split, table, measure=measure)
+    return float(before["cost"].sum() - after["cost"].sum()), score

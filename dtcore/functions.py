@@ -108,6 +108,34 @@ def _label_siblings_apart(tree: DecisionTree, rng: np.random.Generator) -> None:
         tree.set_value(leaf, float(labels[leaf]))
 
 
+# --- Chapter 1 (Blanc–Lange–Tan 2020): targets that fool BuildTopDownDT (our constructions) ---
+
+def nested_decoy_parity(X: np.ndarray, k: int, t: int) -> np.ndarray:
+    """Nested decoy parities F_t (our construction for the BLT 2020 lower bound, exact learning).
+
+    F_0 = XOR of x_0..x_{k-1}; level j = 1..t reads the next k + 2 variables (a_j, b_j, then a
+    block x^(j) of k decoys) and outputs F_{j-1} if a_j = b_j = 1, else XOR(x^(j)). Needs
+    n >= k + t (k + 2) variables (the rest are ignored). An explicit tree of size (2t + 1) 2^k
+    queries a_t, b_t first; each decoy has influence 3/4 against 1/4 for a_t, b_t, so the
+    influence heuristic queries the decoys first and rebuilds F_{t-1} under each of their 2^k
+    settings.
+    """
+    X = check_binary_matrix("X", X)
+    k = check_int("k", k, 1)
+    t = check_int("t", t, 0)
+    need = k + t * (k + 2)
+    if X.shape[1] < need:
+        raise ValueError(f"nested_decoy_parity with k = {k}, t = {t} needs n >= {need} variables, got n = {X.shape[1]}")
+    f = X[:, :k].sum(axis=1) & 1
+    pos = k
+    for _ in range(t):  # one level per decoy block; the body is vectorised over the points
+        a, b = X[:, pos], X[:, pos + 1]
+        decoy = X[:, pos + 2: pos + 2 + k].sum(axis=1) & 1
+        f = np.where((a == 1) & (b == 1), f, decoy)
+        pos += 2 + k
+    return f.astype(np.uint8)
+
+
 # --- Appendix D targets of Moakhar et al. 2026: balanced and path (chain) trees -------------
 
 def balanced_tree(n: int, depth: int, rng: np.random.Generator) -> DecisionTree:

@@ -126,15 +126,26 @@ def test_lemma51_split_lowers_cost_by_exactly_the_score(seed, n, product):
     rng, f, bare = random_function_and_tree(seed, n)
     dist = ProductDistribution(rng.uniform(0.1, 0.9, size=n)) if product else None
     kind = "rerandomised" if product else "flip"
-    stats = analysis.leaf_statistics(bare, f, dist, kind)
     pos = int(rng.integers(bare.size))
     free = np.flatnonzero(bare.leaf_restrictions()[pos] < 0)
     if free.size == 0:
         return
-    i = int(rng.choice(free))
-    bare.split(int(stats["node"][pos]), i)
-    after = analysis.cost(bare, f, dist, kind)
-    assert stats["cost"].sum() - after == pytest.approx(stats["weighted_influence"][pos, i], abs=1e-12)
+    size_before = bare.size
+    drop, score = analysis.split_cost_drop(bare, f, pos, int(rng.choice(free)), dist, kind)
+    assert drop == pytest.approx(score, abs=1e-12)
+    assert bare.size == size_before  # the tree itself is left alone
+
+
+def test_split_cost_drop_on_parity_and_bad_feature():
+    f = truth_table(lambda X: parity(X), 3)
+    bare = random_tree(3, 2, np.random.default_rng(0))  # one split: each leaf has weight 1/2
+    fixed = int(np.flatnonzero(bare.leaf_restrictions()[0] >= 0)[0])
+    free = int(np.flatnonzero(bare.leaf_restrictions()[0] < 0)[0])
+    assert analysis.split_cost_drop(bare, f, 0, free) == pytest.approx((0.5, 0.5))
+    with pytest.raises(ValueError, match="feature must be a free variable"):
+        analysis.split_cost_drop(bare, f, 0, fixed)
+    with pytest.raises(ValueError, match="leaf_position"):
+        analysis.split_cost_drop(bare, f, 5, free)
 
 
 @settings(max_examples=60, deadline=None)
