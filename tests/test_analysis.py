@@ -168,3 +168,39 @@ def test_complete_labels_by_majority():
     assert done.leaf_values().tolist() == [1.0]  # tie at 1/2 goes to 1
     full = random_tree(3, 8, np.random.default_rng(0))
     assert np.array_equal(analysis.complete(full, t).truth_table(), t)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 8))
+def test_fourier_variance_and_influences_match_counting(seed, n):
+    rng = np.random.default_rng(seed)
+    f = (rng.random(2**n) < rng.uniform(0.05, 0.95)).astype(np.uint8)
+    var, inf = analysis.fourier_variance_and_influences(f)
+    assert var == pytest.approx(analysis.variance(f), abs=1e-12)
+    assert np.allclose(inf, analysis.influences(f), atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 8), eps=st.sampled_from([0.02, 0.1, 0.3]))
+def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
+    from dtcore.grow import build_top_down_dt
+    rng = np.random.default_rng(seed)
+    f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
+    run = build_top_down_dt(f, eps)
+    replay = analysis.greedy_replay(run.tree, f)
+    assert len(replay) == len(run.trace)
+    assert np.allclose(replay["cost"], run.trace["cost"], atol=1e-12)
+    assert np.allclose(replay["error"], run.trace["error"], atol=1e-12)
+    splits = replay[replay["node"] >= 0]
+    assert np.allclose(splits["selected_score"], run.trace["score"].iloc[:-1], atol=1e-12)
+    assert np.max((splits["best_score"] - splits["selected_score"]).to_numpy(), initial=0.0) <= 1e-12
+    assert np.max(splits["influence_gap"].to_numpy(), initial=0.0) <= 1e-12
+    assert replay["error"].iloc[-1] <= eps
+    if len(splits):
+        assert splits["error"].iloc[-1] > eps  # the run stopped at the first eps-close tree
+
+
+def test_greedy_replay_rejects_a_tree_on_other_variables():
+    f = truth_table(lambda X: parity(X), 3)
+    with pytest.raises(ValueError, match="tree must be on n = 3"):
+        analysis.greedy_replay(random_tree(4, 2, np.random.default_rng(0)), f)

@@ -32,3 +32,9 @@ def test_theorem3_bound_formula():
     assert bounds.blt20_theorem3_log2_size_bound(8, 0.1) > bounds.blt20_theorem3_log2_size_bound(4, 0.1)
     assert bounds.blt20_theorem3_log2_size_bound(8, 0.05) > bounds.blt20_theorem3_log2_size_bound(8, 0.1)
     assert bounds.blt20_theorem3_exponent(4, 0.25) == pytest.approx(4 * 2)
+
+
+def test_theorem3_bound_is_below_2_to_the_n_only_for_tiny_s_and_large_eps():
+    assert bounds.blt20_theorem3_log2_size_bound(3, 0.4) < 12
+    assert bounds.blt20_theorem3_log2_size_bound(4, 0.2) > 12
+    assert bounds.blt20_theorem3_exponent(8, 0.25) == pytest.approx(5 * 2)
