@@ -13,6 +13,8 @@ import numpy as np
 from .validate import check_int, check_real
 
 
+# --- Chapter 1: Blanc–Lange–Tan, ITCS 2020 (BLT20); O'Donnell–Saks–Schramm–Servedio 2005 (OSSS05) ---
+
 def _check_size(s: float) -> float:
     s = float(s)
     if not s >= 2:
@@ -20,31 +22,31 @@ def _check_size(s: float) -> float:
     return s
 
 
-def osss_max_influence_lower(variance: float, s: float) -> float:
+def osss05_max_influence_lower(variance: float, s: float) -> float:
     """OSSS: a function computed by a size-s tree has max_i Inf_i(f) >= Var(f) / log2 s."""
     return float(variance) / math.log2(_check_size(s))
 
 
-def total_influence_upper(variance: float, s: float) -> float:
+def blt20_lemma53_total_influence_upper(variance: float, s: float) -> float:
     """BLT Lemma 5.3: a size-s tree's function has Inf(f) <= Var(f) log2(4 s / Var(f)) (0 if Var = 0)."""
     s = _check_size(s)
     v = check_real("variance", variance, 0.0, 1.0, low_open=False, high_open=False)
     return 0.0 if v == 0 else v * math.log2(4 * s / v)
 
 
-def lemma52_score_lower(eps: float, leaves: int | np.ndarray, s: float) -> np.ndarray | float:
+def blt20_lemma52_score_lower(eps: float, leaves: int | np.ndarray, s: float) -> np.ndarray | float:
     """BLT Lemma 5.2: while error > eps, the selected leaf's score is >= eps / (L log2 s) (L leaves)."""
     eps = check_real("eps", eps, 0.0, 0.5)
     return eps / (np.asarray(leaves, dtype=np.float64) * math.log2(_check_size(s)))
 
 
-def lemma54_threshold(eps: float, s: float) -> float:
+def blt20_lemma54_threshold(eps: float, s: float) -> float:
     """BLT Lemma 5.4 applies while cost_f(T) >= eps log2(4 s / eps)."""
     eps = check_real("eps", eps, 0.0, 0.5)
     return eps * math.log2(4 * _check_size(s) / eps)
 
 
-def lemma54_score_lower(cost: float | np.ndarray, eps: float, leaves: int | np.ndarray, s: float):
+def blt20_lemma54_score_lower(cost: float | np.ndarray, eps: float, leaves: int | np.ndarray, s: float):
     """BLT Lemma 5.4: if cost >= eps log2(4s/eps), the selected score >= cost / (L log2(4s/eps) log2 s)."""
     eps = check_real("eps", eps, 0.0, 0.5)
     s = _check_size(s)
@@ -53,7 +55,7 @@ def lemma54_score_lower(cost: float | np.ndarray, eps: float, leaves: int | np.n
     )
 
 
-def theorem3_size_bound(s: float, eps: float, initial_cost: float | None = None) -> float:
+def blt20_theorem3_size_bound(s: float, eps: float, initial_cost: float | None = None) -> float:
     """An explicit form of BLT Theorem 3 from its two-phase proof; returns a size (may be inf).
 
     With A = log2(4s/eps), B = log2 s and C0 = cost of the one-leaf tree (= Inf(f) <= B):
@@ -76,8 +78,8 @@ def theorem3_size_bound(s: float, eps: float, initial_cost: float | None = None)
     return 1.0 + math.ceil(math.exp(log_l1)) * math.exp(b * (a - 1))
 
 
-def theorem3_log2_size_bound(s: float, eps: float, initial_cost: float | None = None) -> float:
-    """log2 of :func:`theorem3_size_bound`, finite even where the bound overflows a float."""
+def blt20_theorem3_log2_size_bound(s: float, eps: float, initial_cost: float | None = None) -> float:
+    """log2 of :func:`blt20_theorem3_size_bound`, finite even where the bound overflows a float."""
     s = _check_size(s)
     eps = check_real("eps", eps, 0.0, 0.5)
     a, b = math.log2(4 * s / eps), math.log2(s)
@@ -88,7 +90,7 @@ def theorem3_log2_size_bound(s: float, eps: float, initial_cost: float | None = 
     return x + math.log2(1 + 2.0 ** -x) if x < 1000 else x
 
 
-def paper_asymptotic_exponent(s: float, eps: float) -> float:
+def blt20_theorem3_exponent(s: float, eps: float) -> float:
     """The exponent log2(s/eps) log2(1/eps) of BLT Theorem 3's s^O(.) (constant 1, for shape only)."""
     s = _check_size(s)
     eps = check_real("eps", eps, 0.0, 0.5)

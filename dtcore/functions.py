@@ -108,6 +108,115 @@ def _label_siblings_apart(tree: DecisionTree, rng: np.random.Generator) -> None:
         tree.set_value(leaf, float(labels[leaf]))
 
 
+# --- Chapter 1 (Blanc–Lange–Tan 2020): targets that fool BuildTopDownDT (our constructions) ---
+
+def nested_decoy_parity(X: np.ndarray, k: int, t: int) -> np.ndarray:
+    """Nested decoy parities F_t (our construction for the BLT 2020 lower bound, exact learning).
+
+    F_0 = XOR of x_0..x_{k-1}; level j = 1..t reads the next k + 2 variables (a_j, b_j, then a
+    block x^(j) of k decoys) and outputs F_{j-1} if a_j = b_j = 1, else XOR(x^(j)). Needs
+    n >= k + t (k + 2) variables (the rest are ignored). An explicit tree of size (2t + 1) 2^k
+    queries a_t, b_t first; each decoy has influence 3/4 against 1/4 for a_t, b_t, so the
+    influence heuristic queries the decoys first and rebuilds F_{t-1} under each of their 2^k
+    settings.
+    """
+    X = check_binary_matrix("X", X)
+    k = check_int("k", k, 1)
+    t = check_int("t", t, 0)
+    need = k + t * (k + 2)
+    if X.shape[1] < need:
+        raise ValueError(f"nested_decoy_parity with k = {k}, t = {t} needs n >= {need} variables, got n = {X.shape[1]}")
+    f = X[:, :k].sum(axis=1) & 1
+    pos = k
+    for _ in range(t):  # one level per decoy block; the body is vectorised over the points
+        a, b = X[:, pos], X[:, pos + 1]
+        decoy = X[:, pos + 2: pos + 2 + k].sum(axis=1) & 1
+        f = np.where((a == 1) & (b == 1), f, decoy)
+        pos += 2 + k
+    return f.astype(np.uint8)
+
+
+def nested_decoy_parity_size(k: int, t: int) -> int:
+    """Leaves of the explicit tree for :func:`nested_decoy_parity`: (2t + 1) 2^k."""
+    return (2 * check_int("t", t, 0) + 1) * 2 ** check_int("k", k, 1)
+
+
+def decoy_selector_parity(X: np.ndarray, k: int, t: int) -> np.ndarray:
+    """Decoy parities behind a two-way selector (our construction for BLT 2020's lower bound at constant eps).
+
+    F_0 = 0. Level j = 1..t reads the next k + 3 variables: a block d^(j) of k decoys, then the
+    selector bits a_j, c_j, e_j. It outputs XOR(d^(j)) on the decoy region
+    R_j = {a_j = 0, c_j = 0} or {a_j = 1, e_j = 0} (probability 1/2) and F_{j-1} elsewhere. No
+    selector bit is fixed on all of R_j, so every selector bit has influence 1/4 while every decoy
+    has influence Pr[R_j] = 1/2 and every variable of F_{j-1} at most 1/4: the influence heuristic
+    strictly prefers the decoys, with no help from tie-breaking. Needs n >= t (k + 3).
+    """
+    X = check_binary_matrix("X", X)
+    k = check_int("k", k, 1)
+    t = check_int("t", t, 0)
+    need = t * (k + 3)
+    if X.shape[1] < need:
+        raise ValueError(f"decoy_selector_parity with k = {k}, t = {t} needs n >= {need} variables, got n = {X.shape[1]}")
+    f = np.zeros(X.shape[0], dtype=np.int64)
+    pos = 0
+    for _ in range(t):  # one level per block; the body is vectorised over the points
+        decoy = X[:, pos: pos + k].sum(axis=1) & 1
+        a, c, e = X[:, pos + k], X[:, pos + k + 1], X[:, pos + k + 2]
+        in_decoy_region = np.where(a == 0, c == 0, e == 0)
+        f = np.where(in_decoy_region, decoy, f)
+        pos += k + 3
+    return f.astype(np.uint8)
+
+
+def decoy_selector_parity_size(k: int, t: int) -> int:
+    """Leaves of :func:`decoy_selector_parity_tree`: s_0 = 1, s_j = 2 * 2^k + 2 s_{j-1}."""
+    k, t = check_int("k", k, 1), check_int("t", t, 0)
+    s = 1
+    for _ in range(t):
+        s = 2 * 2**k + 2 * s
+    return s
+
+
+def decoy_selector_parity_tree(n: int, k: int, t: int) -> DecisionTree:
+    """The explicit tree for :func:`decoy_selector_parity`: selectors first, each F_{j-1} built twice.
+
+    Level t queries a_t, then c_t (if a_t = 0) or e_t (if a_t = 1); on the decoy region it computes
+    XOR(d^(t)) with a complete tree of 2^k leaves, elsewhere it recurses into F_{t-1}.
+    """
+    n = check_int("n", n, 1)
+    k, t = check_int("k", k, 1), check_int("t", t, 0)
+    if n < t * (k + 3):
+        raise ValueError(f"n must be >= {t * (k + 3)} for k = {k}, t = {t}, got n = {n}")
+    tree = DecisionTree(n)
+
+    def parity_below(node: int, variables: range) -> None:
+        leaves, parities = [node], [0]
+        for v in variables:  # complete tree on the block, one level per variable
+            nxt, nxt_par = [], []
+            for leaf, par in zip(leaves, parities):
+                c0, c1 = tree.split(leaf, v)
+                nxt += [c0, c1]
+                nxt_par += [par, par ^ 1]
+            leaves, parities = nxt, nxt_par
+        for leaf, par in zip(leaves, parities):
+            tree.set_value(leaf, float(par))
+
+    def level(node: int, j: int) -> None:
+        if j == 0:
+            tree.set_value(node, 0.0)
+            return
+        pos = (j - 1) * (k + 3)
+        decoys = range(pos, pos + k)
+        a0, a1 = tree.split(node, pos + k)
+        for side, selector in ((a0, pos + k + 1), (a1, pos + k + 2)):
+            d, g = tree.split(side, selector)
+            parity_below(d, decoys)
+            level(g, j - 1)
+
+    level(0, t)
+    return tree
+
+
 # --- Appendix D targets of Moakhar et al. 2026: balanced and path (chain) trees -------------
 
 def balanced_tree(n: int, depth: int, rng: np.random.Generator) -> DecisionTree:

@@ -126,15 +126,26 @@ def test_lemma51_split_lowers_cost_by_exactly_the_score(seed, n, product):
     rng, f, bare = random_function_and_tree(seed, n)
     dist = ProductDistribution(rng.uniform(0.1, 0.9, size=n)) if product else None
     kind = "rerandomised" if product else "flip"
-    stats = analysis.leaf_statistics(bare, f, dist, kind)
     pos = int(rng.integers(bare.size))
     free = np.flatnonzero(bare.leaf_restrictions()[pos] < 0)
     if free.size == 0:
         return
-    i = int(rng.choice(free))
-    bare.split(int(stats["node"][pos]), i)
-    after = analysis.cost(bare, f, dist, kind)
-    assert stats["cost"].sum() - after == pytest.approx(stats["weighted_influence"][pos, i], abs=1e-12)
+    size_before = bare.size
+    drop, score = analysis.split_cost_drop(bare, f, pos, int(rng.choice(free)), dist, kind)
+    assert drop == pytest.approx(score, abs=1e-12)
+    assert bare.size == size_before  # the tree itself is left alone
+
+
+def test_split_cost_drop_on_parity_and_bad_feature():
+    f = truth_table(lambda X: parity(X), 3)
+    bare = random_tree(3, 2, np.random.default_rng(0))  # one split: each leaf has weight 1/2
+    fixed = int(np.flatnonzero(bare.leaf_restrictions()[0] >= 0)[0])
+    free = int(np.flatnonzero(bare.leaf_restrictions()[0] < 0)[0])
+    assert analysis.split_cost_drop(bare, f, 0, free) == pytest.approx((0.5, 0.5))
+    with pytest.raises(ValueError, match="feature must be a free variable"):
+        analysis.split_cost_drop(bare, f, 0, fixed)
+    with pytest.raises(ValueError, match="leaf_position"):
+        analysis.split_cost_drop(bare, f, 5, free)
 
 
 @settings(max_examples=60, deadline=None)
@@ -157,3 +168,39 @@ def test_complete_labels_by_majority():
     assert done.leaf_values().tolist() == [1.0]  # tie at 1/2 goes to 1
     full = random_tree(3, 8, np.random.default_rng(0))
     assert np.array_equal(analysis.complete(full, t).truth_table(), t)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 8))
+def test_fourier_variance_and_influences_match_counting(seed, n):
+    rng = np.random.default_rng(seed)
+    f = (rng.random(2**n) < rng.uniform(0.05, 0.95)).astype(np.uint8)
+    var, inf = analysis.fourier_variance_and_influences(f)
+    assert var == pytest.approx(analysis.variance(f), abs=1e-12)
+    assert np.allclose(inf, analysis.influences(f), atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 8), eps=st.sampled_from([0.02, 0.1, 0.3]))
+def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
+    from dtcore.grow import build_top_down_dt
+    rng = np.random.default_rng(seed)
+    f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
+    run = build_top_down_dt(f, eps)
+    replay = analysis.greedy_replay(run.tree, f)
+    assert len(replay) == len(run.trace)
+    assert np.allclose(replay["cost"], run.trace["cost"], atol=1e-12)
+    assert np.allclose(replay["error"], run.trace["error"], atol=1e-12)
+    splits = replay[replay["node"] >= 0]
+    assert np.allclose(splits["selected_score"], run.trace["score"].iloc[:-1], atol=1e-12)
+    assert np.max((splits["best_score"] - splits["selected_score"]).to_numpy(), initial=0.0) <= 1e-12
+    assert np.max(splits["influence_gap"].to_numpy(), initial=0.0) <= 1e-12
+    assert replay["error"].iloc[-1] <= eps
+    if len(splits):
+        assert splits["error"].iloc[-1] > eps  # the run stopped at the first eps-close tree
+
+
+def test_greedy_replay_rejects_a_tree_on_other_variables():
+    f = truth_table(lambda X: parity(X), 3)
+    with pytest.raises(ValueError, match="tree must be on n = 3"):
+        analysis.greedy_replay(random_tree(4, 2, np.random.default_rng(0)), f)

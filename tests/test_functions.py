@@ -2,7 +2,10 @@ import numpy as np
 import pytest
 
 from dtcore.cube import all_points
-from dtcore.functions import address, majority, parity, random_tree, random_tree_of_depth, threshold, tribes
+from dtcore.analysis import influences
+from dtcore.cube import truth_table
+from dtcore.functions import (address, majority, nested_decoy_parity, parity, random_tree, random_tree_of_depth,
+                              threshold, tribes)
 
 
 def test_known_values():
@@ -43,3 +46,43 @@ def test_random_tree_is_seeded():
     a = random_tree(10, 20, np.random.default_rng(5)).truth_table()
     b = random_tree(10, 20, np.random.default_rng(5)).truth_table()
     assert np.array_equal(a, b)
+
+
+def test_nested_decoy_parity_levels_and_influences():
+    X = all_points(7)  # k = 1, t = 2: x0 | a1 b1 d1 | a2 b2 d2
+    f = nested_decoy_parity(X, 1, 2)
+    inner = np.where((X[:, 1] == 1) & (X[:, 2] == 1), X[:, 0], X[:, 3])
+    assert np.array_equal(f, np.where((X[:, 4] == 1) & (X[:, 5] == 1), inner, X[:, 6]))
+    inf = influences(truth_table(lambda Y: nested_decoy_parity(Y, 1, 2), 7))
+    assert inf[6] == pytest.approx(0.75) and inf[4] == pytest.approx(0.25) and inf[5] == pytest.approx(0.25)
+    assert inf[:4].max() < 0.75  # the outer decoy is the most influential variable
+    assert np.array_equal(nested_decoy_parity(X[:, :3], 3, 0), parity(X[:, :3]))
+    with pytest.raises(ValueError, match="needs n >= 7"):
+        nested_decoy_parity(X[:, :6], 1, 2)
+
+
+def test_decoy_selector_parity_influences_and_explicit_tree():
+    from dtcore.functions import decoy_selector_parity, decoy_selector_parity_size, decoy_selector_parity_tree
+    k, t = 2, 2
+    n = t * (k + 3)
+    f = truth_table(lambda Y: decoy_selector_parity(Y, k, t), n)
+    inf = influences(f)
+    top = slice((t - 1) * (k + 3), (t - 1) * (k + 3) + k)
+    assert np.allclose(inf[top], 0.5)                           # the level-t decoys
+    assert np.allclose(inf[(t - 1) * (k + 3) + k:], 0.25)       # its selector bits a, c, e
+    assert inf[: (t - 1) * (k + 3)].max() <= 0.25 + 1e-12       # everything deeper
+    tree = decoy_selector_parity_tree(n, k, t)
+    assert np.array_equal(tree.truth_table(), f)
+    assert tree.size == decoy_selector_parity_size(k, t) == 2 * 4 + 2 * (2 * 4 + 2)
+    X = all_points(4)  # k = 1, t = 1: decoy x0, selectors a = x1, c = x2, e = x3, F_0 = 0
+    region = np.where(X[:, 1] == 0, X[:, 2] == 0, X[:, 3] == 0)
+    assert np.array_equal(decoy_selector_parity(X, 1, 1), np.where(region, X[:, 0], 0))
+    with pytest.raises(ValueError, match="needs n >= 10"):
+        decoy_selector_parity(all_points(9), 2, 2)
+    with pytest.raises(ValueError, match="n must be >= 10"):
+        decoy_selector_parity_tree(9, 2, 2)
+
+
+def test_nested_decoy_parity_size():
+    from dtcore.functions import nested_decoy_parity_size
+    assert nested_decoy_parity_size(2, 3) == 7 * 4

@@ -82,3 +82,15 @@ def test_select_best_on_empty_frontier():
     from dtcore.tree import DecisionTree
 
     assert select_best(Frontier(DecisionTree(2))) is None
+
+
+def test_returned_tree_is_eps_close_and_minimal_on_the_decoy_family():
+    from dtcore.functions import decoy_selector_parity
+    f = truth_table(lambda X: decoy_selector_parity(X, 2, 2), 10)
+    for eps in (0.1, 0.05):
+        run = build_top_down_dt(f, eps)
+        assert np.mean(run.tree.truth_table() != f) <= eps          # measured on every point
+        replay = analysis.greedy_replay(run.tree, f)
+        assert replay["error"].iloc[-2] > eps                       # one split fewer is not enough
+        root_block = {5, 6}                                         # the level-2 decoys come first
+        assert run.tree.feature[0] in root_block
