@@ -15,9 +15,7 @@ from dtcore.impurity import entropy, gini, kearns_mansour, lipschitz_constant, s
 from dtcore.smoothed import alpha_c_distribution, empirical_covariance
 from dtcore.tree import DecisionTree
 
-from .notebook_runner import expect_parameter_error, run_chapter
 
-CHAPTER = "05_id3_smoothed.ipynb"
 
 
 # --- impurities --------------------------------------------------------------------------
@@ -214,18 +212,6 @@ def test_parity_success_and_failure_agree_with_sklearn():
         sk_err = float(np.mean(sk.predict(Xt) != junta(Xt, J, t)))
         assert (ours == 0.0) == should_learn
         assert (sk_err < 0.01) == should_learn
-
-
-# --- the chapter ---------------------------------------------------------------------------
-def test_chapter_runs_tiny(tmp_path):
-    nb = run_chapter(CHAPTER, tmp_path, seed=3, n=10, ks=[2, 3], reps=4, m_grid=[200, 800],
-                     n_speed=20, m_speed=2000)
-    assert nb is not None
-
-
-@pytest.mark.parametrize("param,value", [("c", 0.0), ("alpha", 0.6), ("ks", [2, 40]), ("c", -0.1)])
-def test_chapter_rejects_bad_parameters(tmp_path, param, value):
-    expect_parameter_error(CHAPTER, tmp_path, param, **{param: value})
 
 
 # --- level-wise ID3 = the depth-first recursion it replaced ----------------------------------

@@ -1,0 +1,95 @@
+"""Every notebook of the book runs with non-default parameters and rejects bad ones by name.
+
+The notebooks run at their default (quick) parameters inside the book build of
+``tests/test_html.py``; here each is re-run through papermill with small non-default values (the
+run must pass its own verification table, whose last cell asserts it) and with bad values (the
+run must stop in the cell after the parameters with a ``ValueError`` naming the parameter).
+"""
+
+import json
+
+import pytest
+
+from tests.notebook_runner import expect_parameter_error, run_chapter
+
+SHOWN_TABLE = "Bounds (measured against an independently computed bound)"
+
+RUNS = {
+    "01_top_down_guarantees.ipynb": (
+        dict(seed=3, n=8, eps=0.1, eps_grid=[0.2, 0.1], sizes=[4, 8], n_functions=12, n_max_lower_bound=10),
+        [SHOWN_TABLE, "ch1_verification_summary"]),
+    "02_estimating_learnability.ipynb": (
+        dict(seed=5, n=10, n_train=3000, sizes=[8, 16], batch_sizes=[8, 3000], dims=[8, 10], repetitions=1,
+             eta=0.3, n_test=60, train_sizes=[1000, 4000]),
+        ["checks that can fail"]),
+    "03_stochastic_trees.ipynb": (
+        dict(seed=4, n=6, size=4, n_stochastic=1, target_depth=2, m=300, depth=2, degree=1, eta_grid=[0.0, 0.1],
+             repetitions=1, c_grid=[1, 3], lemma_draws=2, benchmark_m=300),
+        [SHOWN_TABLE]),
+    "04_product_spaces.ipynb": (
+        dict(seed=3, n_exact=6, n_functions=12, biases=[0.5, 0.2], eps=0.15, fig2_n=8, fig2_eps=[0.3],
+             fig2_dims=[3], reps=1),
+        [SHOWN_TABLE]),
+    "05_id3_smoothed.ipynb": (
+        dict(seed=7, n=8, ks=[2, 3], alpha=0.1, c=0.15, cs=[0.1, 0.2], reps=4, m_grid=[300, 3000],
+             impurity="entropy"),
+        # gamma is infinite for entropy: the rows that need it are marked, not dropped
+        ["rows are checks that can fail", "not applicable for entropy"]),
+    "06_real_data.ipynb": (
+        dict(seed=2, folds=2, depths=[1, 2], leaf_sizes=[2, 4], n_thresholds=2, est_sizes=[2, 8], batch_size=16,
+             n_test=300, n_heldout=300),
+        ["rows are checks that can fail"]),
+    "appendix_performance.ipynb": (
+        dict(seed=2, repetitions=1, n_exact=8, exact_leaves=8, m_topdown=2000, n_topdown=10, t_topdown=8,
+             m_find=300, m_id3=1500, n_id3=12, m_id3_large=1500, n_id3_large=10, local_sizes=[800],
+             scale_rows=True, m_scale=3000),
+        # compared with a peer: 2 TopDown_G + 4 FIND + 3 ID3 + 1 LocalLearner; self-consistent: the
+        # exact BuildTopDownDT row and the two scale rows
+        ["the outputs agree in all 10 compared benchmark rows and 3 rows are self-consistent"]),
+}
+
+BAD = [
+    ("01_top_down_guarantees.ipynb", {"eps": 0.7}, "eps"),
+    ("01_top_down_guarantees.ipynb", {"n": 0}, "n"),
+    ("01_top_down_guarantees.ipynb", {"eps_grid": [0.1, 0.6]}, "eps_grid[1]"),
+    ("01_top_down_guarantees.ipynb", {"sizes": [1]}, "sizes[0]"),
+    ("02_estimating_learnability.ipynb", {"batch_sizes": [0, 4]}, "batch_sizes[0]"),
+    ("02_estimating_learnability.ipynb", {"sizes": [0]}, "sizes[0]"),
+    ("02_estimating_learnability.ipynb", {"eta": 0.5}, "eta"),
+    ("02_estimating_learnability.ipynb", {"delta": 0.7}, "delta"),
+    ("03_stochastic_trees.ipynb", {"eta_grid": [0.0, 0.7]}, "eta_grid[1]"),
+    ("03_stochastic_trees.ipynb", {"depth": -1}, "depth"),
+    ("03_stochastic_trees.ipynb", {"n_stochastic": 8}, "n_stochastic"),
+    ("03_stochastic_trees.ipynb", {"c_grid": [0]}, "c_grid[0]"),
+    ("04_product_spaces.ipynb", {"biases": [0.5, 1.0]}, "biases[1]"),
+    ("04_product_spaces.ipynb", {"delta": 0.0}, "delta"),
+    ("04_product_spaces.ipynb", {"save_results": "false"}, "save_results"),
+    ("04_product_spaces.ipynb", {"biases": "[0.5, 0.2]"}, "biases"),
+    ("05_id3_smoothed.ipynb", {"c": 0.45}, "c"),
+    ("05_id3_smoothed.ipynb", {"ks": [2, 9]}, "ks[1]"),
+    ("05_id3_smoothed.ipynb", {"impurity": "hinge"}, "impurity"),
+    ("05_id3_smoothed.ipynb", {"m_grid": "[100, 1000]"}, "m_grid"),
+    ("06_real_data.ipynb", {"depths": [0]}, "depths[0]"),
+    ("06_real_data.ipynb", {"n_heldout": 3000, "n_test": 3000}, "n_heldout"),
+    ("appendix_performance.ipynb", {"exact_leaves": 1}, "exact_leaves"),
+    ("appendix_performance.ipynb", {"local_sizes": []}, "local_sizes"),
+    ("appendix_performance.ipynb", {"scale_rows": "yes"}, "scale_rows"),
+    ("appendix_faults.ipynb", {"scale": "huge"}, "scale"),
+] + [(chapter, {"scale": "huge"}, "scale") for chapter in RUNS]
+
+
+@pytest.mark.parametrize("chapter", sorted(RUNS))
+def test_runs_with_non_default_parameters(tmp_path, chapter):
+    parameters, expected = RUNS[chapter]
+    nb = run_chapter(chapter, tmp_path, **parameters)
+    # papermill raises if any cell fails, the last one being table.assert_all()
+    text = json.dumps([cell.get("outputs", []) for cell in nb["cells"]])
+    assert "FAILS" not in text
+    for phrase in expected:
+        assert phrase in text, f"{chapter}: {phrase!r} not in the outputs"
+
+
+@pytest.mark.parametrize("chapter, bad, name", BAD)
+def test_rejects_bad_parameters(tmp_path, chapter, bad, name):
+    message = expect_parameter_error(chapter, tmp_path, name, **bad)
+    assert "must" in message
