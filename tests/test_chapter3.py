@@ -18,7 +18,7 @@ def test_runs_with_non_default_parameters(tmp_path):
 
 
 @pytest.mark.parametrize("bad, name", [
-    ({"eta": 0.5}, "eta"), ({"eta": -0.1}, "eta"), ({"eta_grid": [0.0, 0.7]}, "eta_grid[1]"),
+    ({"eta_grid": [0.5]}, "eta_grid[0]"), ({"eta_grid": [-0.1]}, "eta_grid[0]"), ({"eta_grid": [0.0, 0.7]}, "eta_grid[1]"),
     ({"depth": -1}, "depth"), ({"degree": -1}, "degree"), ({"scale": "huge"}, "scale"),
     ({"n_stochastic": 8}, "n_stochastic"), ({"c_grid": [0]}, "c_grid[0]"),
 ])
