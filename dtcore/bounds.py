@@ -332,7 +332,7 @@ def blt21_lower_bound_excess(eta: float) -> float:
     return check_real("eta", eta, 0.0, 0.5, low_open=False)
 
 
-def hoeffding_union_eps(n_hypotheses: float, m: int, delta: float) -> float:
+def blt21_lemma42_uniform_deviation(n_hypotheses: float, m: int, delta: float) -> float:
     """sqrt(ln(2 N / delta) / (2 m)): every one of N fixed hypotheses has empirical error within
     this of its true error, simultaneously, w.p. >= 1 - delta (Hoeffding + union bound; MR02 / Lemma 4.2)."""
     delta = check_real("delta", delta, 0.0, 1.0)
