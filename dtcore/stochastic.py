@@ -103,6 +103,43 @@ def mean_table(tree: DecisionTree) -> np.ndarray:
     return clip_probabilities(tree.predict_proba(all_points(tree.n)), "mu_T")
 
 
+def mean_table_by_coins(tree: DecisionTree, max_coins: int = 16) -> np.ndarray:
+    """mu_T on the cube by enumerating every outcome of the coins (an independent computation).
+
+    mu_T(x) = sum over coin outcomes r of Pr[r] * value of the leaf that x reaches in T(., r),
+    where Pr[r] multiplies q (1-branch) or 1 - q (0-branch) over the coins that r sets; coins off
+    x's path are summed out exactly because their two branches add to 1. Exponential in the
+    number of coins (at most ``max_coins``): a check for :func:`mean_table`, not a replacement.
+    """
+    tree = _check_tree(tree)
+    max_coins = check_int("max_coins", max_coins, 0, 30)
+    coins = [v for v in range(tree.node_count) if tree.feature[v] == STOCHASTIC]
+    if len(coins) > max_coins:
+        raise ValueError(f"tree must have at most max_coins = {max_coins} coin nodes, got {len(coins)}")
+    points = all_points(tree.n)
+    total = np.zeros(points.shape[0])
+    for outcome in range(2 ** len(coins)):  # loop over coin outcomes; NumPy body over the cube
+        bits = {v: (outcome >> i) & 1 for i, v in enumerate(coins)}
+        prob = 1.0
+        for v, b in bits.items():
+            prob *= tree.branch_prob[v] if b else 1.0 - tree.branch_prob[v]
+        node = np.zeros(points.shape[0], dtype=np.int64)
+        for _ in range(tree.node_count):  # at most node_count steps down any path
+            feature = np.asarray(tree.feature)[node]
+            internal = feature != LEAF
+            if not internal.any():
+                break
+            go_right = np.zeros(points.shape[0], dtype=bool)
+            query = internal & (feature >= 0)
+            go_right[query] = points[query, feature[query]] == 1
+            for v, b in bits.items():
+                go_right[node == v] = bool(b)
+            nxt = np.where(go_right, np.asarray(tree.child1)[node], np.asarray(tree.child0)[node])
+            node = np.where(internal, nxt, node)
+        total += prob * np.asarray(tree.value, dtype=np.float64)[node]
+    return total
+
+
 def sample(tree: DecisionTree, m: int, rng: np.random.Generator,
            dist: ProductDistribution | None = None) -> tuple[np.ndarray, np.ndarray]:
     """m labelled examples (x, T(x)) with x uniform (or from ``dist``) and the coins of T fresh."""
@@ -237,6 +274,6 @@ def truncate_deterministic_depth(tree: DecisionTree, k: int) -> DecisionTree:
     return out
 
 
-__all__ = ["random_stochastic_tree", "mean_table", "sample", "bayes_optimal", "error", "opt",
+__all__ = ["random_stochastic_tree", "mean_table", "mean_table_by_coins", "sample", "bayes_optimal", "error", "opt",
            "fix_coins", "stack_trees", "stochastic_leaf_approximation", "clip_probabilities",
            "deterministic_depths", "truncate_deterministic_depth"]
