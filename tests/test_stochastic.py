@@ -12,7 +12,7 @@ from dtcore.analysis import walsh_hadamard
 from dtcore.cube import all_points
 from dtcore.functions import random_tree
 from dtcore import bounds
-from dtcore.stochastic import (bayes_optimal, clip_probabilities, deterministic_depths, error,
+from dtcore.stochastic import (bayes_optimal, clip_probabilities, mean_table_by_coins, deterministic_depths, error,
                                fix_coins, mean_table, opt, random_stochastic_tree, sample,
                                stack_trees, stochastic_leaf_approximation,
                                truncate_deterministic_depth)
@@ -212,3 +212,33 @@ def test_mean_table_clips_rounding_but_not_real_excursions():
         clip_probabilities(np.array([1.0 + 1e-6]))
     with pytest.raises(ValueError, match="mu"):
         bayes_optimal(np.array([np.nan]))
+
+
+def test_chapter3_uniform_convergence_and_truncation_bounds():
+    """Lemma 5.2 / 5.4 eps solve the union-bound equation; Corollary 4.1's cut mass on a known tree."""
+    import math
+
+    eps52 = bounds.blt21_lemma52_eps(3000, 56, 0.05)
+    eps54 = bounds.blt21_lemma54_eps(3000, 56, 0.05)
+    e = eps52 / 7
+    assert eps54 == pytest.approx(3 * e)
+    assert 2 * (2 * 56 / e + 1) ** 56 * math.exp(-2 * 3000 * e * e) == pytest.approx(0.05, rel=1e-6)
+    assert bounds.blt21_lemma52_eps(30000, 56, 0.05) < eps52  # more data, smaller eps
+    # leaves at depths 1, 2, 3, 3: cutting at depth 1 cuts 2^-2 + 2 * 2^-3 = 1/2; at depth 3 nothing
+    depths = np.array([1, 2, 3, 3])
+    assert bounds.blt21_corollary41_truncation(depths, 1) == 0.5
+    assert bounds.blt21_corollary41_truncation(depths, 3) == 0.0
+    assert bounds.blt21_corollary41_truncation(depths, 0) == 1.0
+    with pytest.raises(ValueError, match="depth"):
+        bounds.blt21_corollary41_truncation(depths, -1)
+    with pytest.raises(ValueError, match="delta"):
+        bounds.blt21_lemma52_eps(10, 5, 1.5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 8), st.integers(2, 16), st.integers(0, 2**31 - 1))
+def test_mean_table_by_coins_agrees_with_path_products(n, size, seed):
+    rng = np.random.default_rng(seed)
+    low = max(0, size - 2**n)  # at most 2^n query leaves
+    t = random_stochastic_tree(n, size, int(rng.integers(low, max(low + 1, min(size, 9)))), rng)
+    assert np.abs(mean_table(t) - mean_table_by_coins(t)).max() < 1e-12
