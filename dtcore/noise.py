@@ -270,7 +270,7 @@ def point_mass_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, 
     fit = low_degree_regression(X, y, degree)
     p = fit.value(X)
     pool = rng.permutation(np.unique(X, axis=0))[:candidates]
-    Phi, Phi_c = features(X, degree), features(pool, degree)
+    Phi, Phi_c = features(X, fit.degree), features(pool, fit.degree)   # the fit's own basis
     kernel = Phi @ Phi_c.T                                    # (m, C): K_d(x_i, candidate)
     k0 = Phi_c.shape[1]                                       # K_d(x*, x*) = number of characters
     p_c = Phi_c @ fit.coef
