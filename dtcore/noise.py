@@ -329,7 +329,11 @@ ADVERSARIES = ("random", "find", "moving", "point_mass", "subcube")
 
 def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.Generator,
             depth: int = 2, degree: int = 2) -> Corruption:
-    """Dispatch to an adversary by name (one of ``ADVERSARIES``); ``depth`` for FIND's, ``degree`` for the regressions'."""
+    """Dispatch to an adversary by name (one of ``ADVERSARIES``).
+
+    ``depth`` is the depth of FIND's clean optimum (for 'find' and 'moving'), ``degree`` that of the
+    regressions' features (for 'point_mass' and 'subcube').
+    """
     if kind == "random":
         return random_label_flips(X, y, eta, rng)
     if kind == "find":
@@ -344,4 +348,5 @@ def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.
 
 
 __all__ = ["Corruption", "check_eta", "budget", "random_label_flips", "find_adversary",
-           "moving_adversary", "point_mass_adversary", "subcube_adversary", "indistinguishable_pair", "equalizing_adversary", "corrupt", "ADVERSARIES"]
+           "moving_adversary", "point_mass_adversary", "subcube_adversary", "indistinguishable_pair",
+           "equalizing_adversary", "corrupt", "ADVERSARIES"]

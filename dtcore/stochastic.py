@@ -243,8 +243,9 @@ def stochastic_leaf_approximation(tree: DecisionTree, c: int, rng: np.random.Gen
     """Lemma 2.1: draw c copies T(., r_i) and stack them into a stochastic-leaf tree.
 
     Blanc–Lange–Tan 2021, Lemma 2.1 (c = 1/eps^2 gives E_r E_x|est - mu_T| <= eps / 2, so some
-    draw achieves it; the bound is :func:`dtcore.bounds.blt21_lemma21_expected_l1`). Returns (stacked tree, the c copies); mu of the stacked tree equals
-    the average of the copies' truth tables.
+    draw achieves it; the bound is :func:`dtcore.bounds.blt21_lemma21_expected_l1`). Returns
+    (stacked tree, the c copies); mu of the stacked tree equals the average of the copies' truth
+    tables.
     """
     tree = _check_tree(tree)
     c = check_int("c", c, 1)
