@@ -426,7 +426,7 @@ def blt21_lower_bound_excess(eta: float) -> float:
     return check_real("eta", eta, 0.0, 0.5, low_open=False)
 
 
-def hoeffding_union_eps(n_hypotheses: float, m: int, delta: float) -> float:
+def blt21_lemma42_uniform_deviation(n_hypotheses: float, m: int, delta: float) -> float:
     """sqrt(ln(2 N / delta) / (2 m)): every one of N fixed hypotheses has empirical error within
     this of its true error, simultaneously, w.p. >= 1 - delta (Hoeffding + union bound; MR02 / Lemma 4.2)."""
     delta = check_real("delta", delta, 0.0, 1.0)
@@ -440,3 +440,44 @@ def blt21_lemma21_expected_l1(c: int) -> float:
     if int(c) < 1:
         raise ValueError(f"c must be an integer >= 1, got {c!r}")
     return 0.5 / math.sqrt(int(c))
+
+
+def _blt21_discretised_eps(m: int, n_coefficients: int, delta: float) -> float:
+    """The eps' of the discretisation argument (proof of BLT 2021 Lemma 5.2): the least eps' with
+    2 |P| exp(-2 m eps'^2) <= delta, |P| = (2K/eps' + 1)^K (K coefficients in [-1, 1] on a grid of
+    step eps'/K, so every truncated polynomial is within eps'/2 of one of them pointwise)."""
+    delta = check_real("delta", delta, 0.0, 1.0)
+    if int(m) < 1 or int(n_coefficients) < 1:
+        raise ValueError(f"m and n_coefficients must be >= 1, got {m!r}, {n_coefficients!r}")
+    K, eps = int(n_coefficients), 1.0
+    for _ in range(200):  # fixed point of a decreasing map: converges monotonically
+        new = math.sqrt((math.log(2.0 / delta) + K * math.log(2.0 * K / eps + 1.0)) / (2.0 * int(m)))
+        if abs(new - eps) < 1e-12:
+            break
+        eps = new
+    return eps
+
+
+def blt21_lemma52_eps(m: int, n_coefficients: int, delta: float) -> float:
+    """BLT 2021 Lemma 5.2 for a stated m: w.p. >= 1 - delta, for every degree-d polynomial p,
+    |E_S°(trunc p - y)^2 - (E_x(trunc p - mu_T)^2 + E Var T(x))| <= 7 eps' (the proof's constant 7:
+    3 eps' per discretisation step on each side plus eps' of Hoeffding), eps' from the union bound
+    over the grid (:func:`_blt21_discretised_eps`). ``n_coefficients`` = sum_{k<=d} C(n, k)."""
+    return 7.0 * _blt21_discretised_eps(m, n_coefficients, delta)
+
+
+def blt21_lemma54_eps(m: int, n_coefficients: int, delta: float) -> float:
+    """BLT 2021 Lemma 5.4 for a stated m (proof "the same as Lemma 5.2"): w.p. >= 1 - delta, for
+    every degree-d polynomial p, |E_S°|trunc p - y| - E_{x,T}|trunc p - T(x)|| <= 3 eps'. The
+    absolute loss is 1-Lipschitz, so each discretisation step costs eps' instead of 3 eps'."""
+    return 3.0 * _blt21_discretised_eps(m, n_coefficients, delta)
+
+
+def blt21_corollary41_truncation(leaf_depths: np.ndarray, depth: int) -> float:
+    """BLT 2021 Corollary 4.1's truncation step, exactly: cutting a tree at depth d changes its
+    output only on inputs that reach depth d and go on, mass sum over leaves deeper than d of
+    2^-depth(leaf) (at most S 2^-d, the paper's count). ``leaf_depths``: query depth of each leaf."""
+    depths = np.asarray(leaf_depths)
+    if int(depth) < 0:
+        raise ValueError(f"depth must be >= 0, got {depth!r}")
+    return float(np.sum(2.0 ** -depths[depths > int(depth)].astype(np.float64)))

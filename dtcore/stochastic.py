@@ -9,7 +9,6 @@ except :func:`sample`, which draws labelled examples.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -71,10 +70,74 @@ def random_stochastic_tree(n: int, size: int, n_stochastic: int, rng: np.random.
     return tree
 
 
+# mu_T is a sum over leaves of products of branch probabilities; in floating point the sum can
+# leave [0, 1] by a few ulps (1.0000000000000002 on a deep tree). Excursions up to this size are
+# rounding and are clipped; anything larger is a real error and raises.
+ROUNDING_TOLERANCE = 1e-9
+
+
+def clip_probabilities(mu: np.ndarray, name: str = "mu") -> np.ndarray:
+    """``mu`` clipped to [0, 1] if it leaves that interval by at most ``ROUNDING_TOLERANCE``.
+
+    A larger excursion (or a NaN) is not rounding but a bug, and raises ``ValueError``.
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    if mu.size == 0:
+        return mu
+    if np.isnan(mu).any():
+        raise ValueError(f"{name} must take values in [0, 1], got NaN")
+    low, high = float(mu.min()), float(mu.max())
+    if low < -ROUNDING_TOLERANCE or high > 1.0 + ROUNDING_TOLERANCE:
+        raise ValueError(f"{name} must take values in [0, 1] (up to rounding {ROUNDING_TOLERANCE:g}), "
+                         f"got values in [{low!r}, {high!r}]")
+    return np.clip(mu, 0.0, 1.0)
+
+
 def mean_table(tree: DecisionTree) -> np.ndarray:
-    """mu_T on every point of the cube (truth-table order), exactly: Pr[T(x) = 1]."""
+    """mu_T on every point of the cube (truth-table order), exactly: Pr[T(x) = 1], in [0, 1].
+
+    Floating-point rounding of the path products is clipped (:func:`clip_probabilities`), so the
+    result always lies in [0, 1] and round(mu_T) is well defined (Sec. 1.3).
+    """
     tree = _check_tree(tree)
-    return tree.predict_proba(all_points(tree.n))
+    return clip_probabilities(tree.predict_proba(all_points(tree.n)), "mu_T")
+
+
+def mean_table_by_coins(tree: DecisionTree, max_coins: int = 16) -> np.ndarray:
+    """mu_T on the cube by enumerating every outcome of the coins (an independent computation).
+
+    mu_T(x) = sum over coin outcomes r of Pr[r] * value of the leaf that x reaches in T(., r),
+    where Pr[r] multiplies q (1-branch) or 1 - q (0-branch) over the coins that r sets; coins off
+    x's path are summed out exactly because their two branches add to 1. Exponential in the
+    number of coins (at most ``max_coins``): a check for :func:`mean_table`, not a replacement.
+    """
+    tree = _check_tree(tree)
+    max_coins = check_int("max_coins", max_coins, 0, 30)
+    coins = [v for v in range(tree.node_count) if tree.feature[v] == STOCHASTIC]
+    if len(coins) > max_coins:
+        raise ValueError(f"tree must have at most max_coins = {max_coins} coin nodes, got {len(coins)}")
+    points = all_points(tree.n)
+    total = np.zeros(points.shape[0])
+    for outcome in range(2 ** len(coins)):  # loop over coin outcomes; NumPy body over the cube
+        bits = {v: (outcome >> i) & 1 for i, v in enumerate(coins)}
+        prob = 1.0
+        for v, b in bits.items():
+            prob *= tree.branch_prob[v] if b else 1.0 - tree.branch_prob[v]
+        node = np.zeros(points.shape[0], dtype=np.int64)
+        for _ in range(tree.node_count):  # at most node_count steps down any path
+            feature = np.asarray(tree.feature)[node]
+            internal = feature != LEAF
+            if not internal.any():
+                break
+            go_right = np.zeros(points.shape[0], dtype=bool)
+            query = internal & (feature >= 0)
+            go_right[query] = points[query, feature[query]] == 1
+            for v, b in bits.items():
+                go_right[node == v] = bool(b)
+            nxt = np.where(go_right, np.asarray(tree.child1)[node], np.asarray(tree.child0)[node])
+            node = np.where(internal, nxt, node)
+        total += prob * np.asarray(tree.value, dtype=np.float64)[node]
+    return total
 
 
 def sample(tree: DecisionTree, m: int, rng: np.random.Generator,
@@ -90,9 +153,7 @@ def sample(tree: DecisionTree, m: int, rng: np.random.Generator,
 
 def bayes_optimal(mu: np.ndarray) -> np.ndarray:
     """round(mu) with round(t) = 1[t >= 1/2]: the Bayes-optimal classifier (Sec. 1.3)."""
-    mu = np.asarray(mu, dtype=np.float64)
-    if mu.size and (np.isnan(mu).any() or (mu < 0).any() or (mu > 1).any()):
-        raise ValueError("mu must take values in [0, 1]")
+    mu = clip_probabilities(mu, "mu")
     return (mu >= 0.5).astype(np.uint8)
 
 
@@ -102,13 +163,12 @@ def error(mu: np.ndarray, h: np.ndarray) -> float:
     ``mu`` is mu_T on the cube; ``h`` is a hypothesis on the cube, either 0/1 or a stochastic one
     given by Pr[h(x) = 1] in [0, 1] (coins of h independent of T).
     """
-    mu = np.asarray(mu, dtype=np.float64)
+    mu = clip_probabilities(mu, "mu")
     h = np.asarray(h, dtype=np.float64)
     table_variables(mu, "mu")
     if h.shape != mu.shape:
         raise ValueError(f"h must have shape {mu.shape} like mu, got {h.shape}")
-    if (h < 0).any() or (h > 1).any():
-        raise ValueError("h must take values in [0, 1]")
+    h = clip_probabilities(h, "h")
     return float(np.mean(mu * (1.0 - h) + (1.0 - mu) * h))
 
 
@@ -183,20 +243,15 @@ def stochastic_leaf_approximation(tree: DecisionTree, c: int, rng: np.random.Gen
     """Lemma 2.1: draw c copies T(., r_i) and stack them into a stochastic-leaf tree.
 
     Blanc–Lange–Tan 2021, Lemma 2.1 (c = 1/eps^2 gives E_r E_x|est - mu_T| <= eps / 2, so some
-    draw achieves it). Returns (stacked tree, the c copies); mu of the stacked tree equals
-    the average of the copies' truth tables.
+    draw achieves it; the bound is :func:`dtcore.bounds.blt21_lemma21_expected_l1`). Returns
+    (stacked tree, the c copies); mu of the stacked tree equals the average of the copies' truth
+    tables.
     """
     tree = _check_tree(tree)
     c = check_int("c", c, 1)
     rng = check_rng(rng)
     copies = [fix_coins(tree, rng) for _ in range(c)]
     return stack_trees(copies), copies
-
-
-def approximation_bound(c: int) -> float:
-    """E_r E_x |est(x) - mu_T(x)| <= sqrt(E Var/c) <= 1 / (2 sqrt(c)) (proof of Lemma 2.1)."""
-    c = check_int("c", c, 1)
-    return 0.5 / math.sqrt(c)
 
 
 def deterministic_depths(tree: DecisionTree) -> np.ndarray:
@@ -220,6 +275,6 @@ def truncate_deterministic_depth(tree: DecisionTree, k: int) -> DecisionTree:
     return out
 
 
-__all__ = ["random_stochastic_tree", "mean_table", "sample", "bayes_optimal", "error", "opt",
-           "fix_coins", "stack_trees", "stochastic_leaf_approximation", "approximation_bound",
+__all__ = ["random_stochastic_tree", "mean_table", "mean_table_by_coins", "sample", "bayes_optimal", "error", "opt",
+           "fix_coins", "stack_trees", "stochastic_leaf_approximation", "clip_probabilities",
            "deterministic_depths", "truncate_deterministic_depth"]

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dtcore.find import find, training_errors
-from dtcore.noise import (budget, corrupt, equalizing_adversary, find_adversary,
-                          indistinguishable_pair, moving_adversary, random_label_flips)
+from dtcore.noise import (ADVERSARIES, budget, corrupt, equalizing_adversary, find_adversary,
+                          indistinguishable_pair, moving_adversary, point_mass_adversary,
+                          random_label_flips, subcube_adversary)
 from dtcore.stochastic import error, mean_table, opt, random_stochastic_tree, sample
 
 
@@ -34,14 +35,15 @@ def test_eta_outside_range_is_rejected(eta):
         find_adversary(X, y, eta, 2, rng)
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["random", "find", "moving"]), st.floats(0, 0.49), st.integers(1, 400),
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(list(ADVERSARIES)), st.floats(0, 0.49), st.integers(1, 400),
        st.integers(0, 2**31 - 1), st.integers(0, 3))
-def test_adversary_never_exceeds_budget(kind, eta, m, seed, depth):
+def test_adversary_spends_exactly_its_budget(kind, eta, m, seed, depth):
+    """Issue 12 item 5: every adversary changes exactly floor(eta m) rows, counted independently."""
     X, y, rng = _sample(seed, m)
-    out = corrupt(kind, X, y, eta, rng, depth=depth)
+    out = corrupt(kind, X, y, eta, rng, depth=depth, degree=min(depth, 2))
     recount = int(((out.X != X).any(axis=1) | (out.y != y)).sum())
-    assert recount == out.n_changed <= math.floor(eta * m + 1e-12) == out.budget
+    assert recount == out.n_changed == math.floor(eta * m + 1e-12) == out.budget
     assert out.X.shape == X.shape and out.y.shape == y.shape
     assert np.array_equal(out.X[~out.changed], X[~out.changed])
 
@@ -110,17 +112,60 @@ def test_equalizing_adversary_makes_region_half_ones():
     rng = np.random.default_rng(6)
     for tree in (tp, tm):
         X, y = sample(tree, 4000, rng)
-        c = equalizing_adversary(X, y, 0.05, region)
+        c = equalizing_adversary(X, y, 0.05, region, rng)
         inside = (c.X[:, :2] == 1).all(axis=1)
-        assert abs(c.y[inside].mean() - 0.5) < 0.01
-        assert c.n_changed <= c.budget
+        assert abs(c.y[inside].sum() - inside.sum() / 2) <= 0.5  # exactly half (odd: a fair coin)
+        assert c.n_changed == c.budget
 
 
 def test_bad_region_and_kind():
     X, y, rng = _sample(7, 30)
     with pytest.raises(ValueError, match="region"):
-        equalizing_adversary(X, y, 0.1, np.array([2, 0]))
+        equalizing_adversary(X, y, 0.1, np.array([2, 0]), rng)
     with pytest.raises(ValueError, match="kind"):
         corrupt("nope", X, y, 0.1, rng)
     with pytest.raises(ValueError, match="depth"):
         find_adversary(X, y, 0.1, -1, rng)
+
+
+def test_equalizing_adversary_makes_the_pair_identically_distributed():
+    """Inside R the corrupted label counts of T_+ and T_- have the same law (exactly half)."""
+    tp, tm, region, _ = indistinguishable_pair(6, 0.03, 2)  # need ~30 flips against a budget of 50
+    rng = np.random.default_rng(8)
+    counts = {}
+    for name, tree in (("+", tp), ("-", tm)):
+        fractions = []
+        for _ in range(30):
+            X, y = sample(tree, 1001, rng)
+            c = equalizing_adversary(X, y, 0.05, region, rng)
+            inside = (c.X[:, :2] == 1).all(axis=1)
+            fractions.append(c.y[inside].sum() - inside.sum() // 2)  # 0 or 1 (the fair coin)
+        counts[name] = np.mean(fractions)
+    assert abs(counts["+"] - counts["-"]) < 0.3
+
+
+@pytest.mark.parametrize("attack", [point_mass_adversary, subcube_adversary])
+def test_regression_adversaries_hurt_their_regression(attack):
+    """The point-mass / subcube attacks raise the regression's true error above random flips'."""
+    from dtcore.cube import all_points
+    from dtcore.polyreg import l1_regression, low_degree_regression
+
+    rng = np.random.default_rng(9)
+    t = random_stochastic_tree(10, 8, 3, rng, max_depth=3)
+    mu, pts = mean_table(t), all_points(10)
+    fit = {point_mass_adversary: low_degree_regression, subcube_adversary: l1_regression}[attack]
+    gain = []
+    for _ in range(2):
+        X, y = sample(t, 3000, rng)
+        aimed = attack(X, y, 0.2, 2, rng)
+        rand = random_label_flips(X, y, 0.2, rng)
+        assert aimed.n_changed == rand.n_changed == 600
+        gain.append(error(mu, fit(aimed.X, aimed.y, 2).predict_proba(pts))
+                    - error(mu, fit(rand.X, rand.y, 2).predict_proba(pts)))
+    assert np.mean(gain) > 0
+
+
+def test_point_mass_adversary_plants_one_point():
+    X, y, rng = _sample(10, 500)
+    c = point_mass_adversary(X, y, 0.1, 2, rng)
+    assert np.unique(c.X[c.changed], axis=0).shape[0] == 1 and np.unique(c.y[c.changed]).size == 1

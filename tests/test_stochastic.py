@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -9,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 from dtcore.analysis import walsh_hadamard
 from dtcore.cube import all_points
 from dtcore.functions import random_tree
-from dtcore.stochastic import (approximation_bound, bayes_optimal, deterministic_depths, error,
+from dtcore import bounds
+from dtcore.stochastic import (bayes_optimal, clip_probabilities, mean_table_by_coins, deterministic_depths, error,
                                fix_coins, mean_table, opt, random_stochastic_tree, sample,
                                stack_trees, stochastic_leaf_approximation,
                                truncate_deterministic_depth)
@@ -110,8 +113,8 @@ def test_lemma_2_1_average_error_below_bound():
     for c in (1, 4, 16):
         errs = [np.abs(mean_table(stochastic_leaf_approximation(t, c, rng)[0]) - mu).mean()
                 for _ in range(60)]
-        assert np.mean(errs) <= approximation_bound(c) + 0.02
-    assert approximation_bound(4) == 0.25
+        assert np.mean(errs) <= bounds.blt21_lemma21_expected_l1(c) + 0.02
+    assert bounds.blt21_lemma21_expected_l1(4) == 0.25
 
 
 def test_stack_rejects_stochastic_copies():
@@ -149,15 +152,93 @@ def test_error_validation():
 
 
 def test_chapter3_bounds():
-    from dtcore import bounds
-
     assert bounds.blt21_find_error_bound(0.1, 0.05, 0.02) == pytest.approx(0.22)
     assert bounds.blt21_l1_error_bound(0.1, 0.05, 0.02) == pytest.approx(0.32)
     assert bounds.blt21_low_degree_error_bound(0.1, 0.02, 0.0) == pytest.approx(0.1 + 2 * 0.2)
     assert bounds.blt21_lower_bound_excess(0.1) == 0.1
     assert bounds.blt21_lemma21_expected_l1(4) == 0.25
-    assert bounds.hoeffding_union_eps(1, 2, 0.5) == pytest.approx((2 * np.log(2) / 4) ** 0.5)
+    assert bounds.blt21_lemma42_uniform_deviation(1, 2, 0.5) == pytest.approx((2 * np.log(2) / 4) ** 0.5)
     with pytest.raises(ValueError, match="eta"):
         bounds.blt21_find_error_bound(0.1, 0.5, 0.0)
     with pytest.raises(ValueError, match="delta"):
-        bounds.hoeffding_union_eps(10, 10, 0.0)
+        bounds.blt21_lemma42_uniform_deviation(10, 10, 0.0)
+
+
+def _exact_mean(tree: DecisionTree, x: np.ndarray) -> Fraction:
+    """mu_T(x) by exact rational arithmetic, node by node (independent of predict_proba)."""
+    node = 0
+    def walk(node: int) -> Fraction:
+        f = tree.feature[node]
+        if f == STOCHASTIC:
+            q = Fraction(tree.branch_prob[node])
+            return q * walk(tree.child1[node]) + (1 - q) * walk(tree.child0[node])
+        if f < 0:
+            return Fraction(tree.value[node])
+        return walk(tree.child1[node] if x[f] == 1 else tree.child0[node])
+    return walk(node)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(4, 10), st.integers(8, 64), st.integers(0, 2**31 - 1))
+def test_mean_table_stays_in_unit_interval_on_deep_stochastic_trees(n, size, seed):
+    """Issue 12 item 14: mu_T of deep, coin-heavy trees stays in [0, 1] and matches exact arithmetic."""
+    rng = np.random.default_rng(seed)
+    coins = int(rng.integers(max(size // 2, size - 2**n), size))  # coin-heavy: deep paths of products
+    t = random_stochastic_tree(n, size, coins, rng)
+    mu = mean_table(t)
+    assert mu.min() >= 0.0 and mu.max() <= 1.0
+    bayes_optimal(mu)  # never rejects its own mean function
+    assert 0.0 <= opt(mu) <= 0.5
+    pts = all_points(n)
+    for i in rng.choice(2**n, size=4, replace=False):  # a few points, exact rationals
+        assert abs(float(_exact_mean(t, pts[i])) - mu[i]) < 1e-12
+
+
+def test_mean_table_clips_rounding_but_not_real_excursions():
+    """A chain of coins whose products sum to 1 + 2^-52: clipped; a real excursion raises."""
+    t = DecisionTree(4)
+    node = 0
+    for q in (0.8, 0.8, 0.1, 0.8, 0.2, 0.7):  # every leaf labelled 1: mu_T = 1, summed as 1 + 2^-52
+        c0, c1 = t.split_stochastic(node, q)
+        t.set_value(c0, 1.0)
+        node = c1
+    t.set_value(node, 1.0)
+    raw = t.predict_proba(all_points(4))
+    mu = mean_table(t)
+    assert raw.max() > 1.0  # the rounding this test is about
+    assert mu.max() <= 1.0 and np.allclose(mu, 1.0) and np.abs(raw - 1).max() < 1e-12
+    assert clip_probabilities(np.array([1.0 + 1e-13, -1e-13])).tolist() == [1.0, 0.0]
+    with pytest.raises(ValueError, match="mu"):
+        clip_probabilities(np.array([1.0 + 1e-6]))
+    with pytest.raises(ValueError, match="mu"):
+        bayes_optimal(np.array([np.nan]))
+
+
+def test_chapter3_uniform_convergence_and_truncation_bounds():
+    """Lemma 5.2 / 5.4 eps solve the union-bound equation; Corollary 4.1's cut mass on a known tree."""
+    import math
+
+    eps52 = bounds.blt21_lemma52_eps(3000, 56, 0.05)
+    eps54 = bounds.blt21_lemma54_eps(3000, 56, 0.05)
+    e = eps52 / 7
+    assert eps54 == pytest.approx(3 * e)
+    assert 2 * (2 * 56 / e + 1) ** 56 * math.exp(-2 * 3000 * e * e) == pytest.approx(0.05, rel=1e-6)
+    assert bounds.blt21_lemma52_eps(30000, 56, 0.05) < eps52  # more data, smaller eps
+    # leaves at depths 1, 2, 3, 3: cutting at depth 1 cuts 2^-2 + 2 * 2^-3 = 1/2; at depth 3 nothing
+    depths = np.array([1, 2, 3, 3])
+    assert bounds.blt21_corollary41_truncation(depths, 1) == 0.5
+    assert bounds.blt21_corollary41_truncation(depths, 3) == 0.0
+    assert bounds.blt21_corollary41_truncation(depths, 0) == 1.0
+    with pytest.raises(ValueError, match="depth"):
+        bounds.blt21_corollary41_truncation(depths, -1)
+    with pytest.raises(ValueError, match="delta"):
+        bounds.blt21_lemma52_eps(10, 5, 1.5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 8), st.integers(2, 16), st.integers(0, 2**31 - 1))
+def test_mean_table_by_coins_agrees_with_path_products(n, size, seed):
+    rng = np.random.default_rng(seed)
+    low = max(0, size - 2**n)  # at most 2^n query leaves
+    t = random_stochastic_tree(n, size, int(rng.integers(low, max(low + 1, min(size, 9)))), rng)
+    assert np.abs(mean_table(t) - mean_table_by_coins(t)).max() < 1e-12
