@@ -24,8 +24,8 @@ RUNS = {
         ["checks that can fail"]),
     "03_stochastic_trees.ipynb": (
         dict(seed=4, n=6, size=4, n_stochastic=1, target_depth=2, m=300, depth=2, degree=1, eta_grid=[0.0, 0.1],
-             repetitions=1, c_grid=[1, 3], lemma_draws=2, benchmark_m=300),
-        [SHOWN_TABLE]),
+             repetitions=1, c_grid=[1, 3], lemma_draws=2, benchmark_m=300, pair_repetitions=4, deep_depth=3),
+        ["rows are checks that can fail"]),
     "04_product_spaces.ipynb": (
         dict(seed=3, n_exact=6, n_functions=12, biases=[0.5, 0.2], eps=0.15, fig2_n=8, fig2_eps=[0.3],
              fig2_dims=[3], reps=1),
@@ -61,6 +61,8 @@ BAD = [
     ("03_stochastic_trees.ipynb", {"depth": -1}, "depth"),
     ("03_stochastic_trees.ipynb", {"n_stochastic": 8}, "n_stochastic"),
     ("03_stochastic_trees.ipynb", {"c_grid": [0]}, "c_grid[0]"),
+    ("03_stochastic_trees.ipynb", {"pair_repetitions": 1}, "pair_repetitions"),
+    ("03_stochastic_trees.ipynb", {"deep_depth": 9}, "deep_depth"),
     ("04_product_spaces.ipynb", {"biases": [0.5, 1.0]}, "biases[1]"),
     ("04_product_spaces.ipynb", {"delta": 0.0}, "delta"),
     ("04_product_spaces.ipynb", {"save_results": "false"}, "save_results"),
