@@ -31,7 +31,7 @@ and ``import dtcore.grow`` gives the module (its loop is ``dtcore.grow.grow``).
 
 Modules: ``cube`` (the cube, product distributions, truth tables), ``analysis`` (exact variance,
 influences, Fourier), ``tree`` (DecisionTree), ``functions`` (target families), ``grow`` (the
-best-first loop and BuildTopDownDT), ``topdown``, ``local``, ``find``, ``id3``, ``product``,
+best-first loop, its scorer protocol and leaf-selection rules), ``buildtopdown`` (BuildTopDownDT), ``topdown``, ``local``, ``find``, ``id3``, ``product``,
 ``polyreg``, ``stochastic``, ``noise``, ``smoothed``, ``impurity``, ``bounds`` (the theorems'
 bounds), ``sweep`` (parallel experiments), ``estimators``, ``learnability``. See each chapter of
 the book for the paper behind each function.
@@ -59,7 +59,7 @@ import types as _types
 
 from . import find, grow, id3
 from .cube import ProductDistribution, all_points, truth_table
-from .grow import build_top_down_dt
+from .buildtopdown import build_top_down_dt
 from .local import est, local_learner, top_down_size_estimate
 from .polyreg import l1_regression, low_degree_regression
 from .product import practical_build_top_down_dt

@@ -448,7 +448,8 @@ def exact_run_record(target: DecisionTree, dist: ProductDistribution, eps: float
     the provable "D-form" with D_opt in place of Delta_opt). D_opt, Delta_opt: the target's own.
     """
     from . import bounds
-    from .grow import build_top_down_dt, select_best
+    from .buildtopdown import build_top_down_dt
+    from .grow import select_best
 
     f = target.truth_table()
     D, avg = float(target.depth), float(target.average_depth(dist))

@@ -185,7 +185,7 @@ def test_fourier_variance_and_influences_match_counting(seed, n):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 8), eps=st.sampled_from([0.02, 0.1, 0.3]))
 def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
-    from dtcore.grow import build_top_down_dt
+    from dtcore.buildtopdown import build_top_down_dt
     rng = np.random.default_rng(seed)
     f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
     run = build_top_down_dt(f, eps)

@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 from dtcore import analysis
 from dtcore.cube import ProductDistribution, truth_table
 from dtcore.functions import address, parity, random_tree
-from dtcore.grow import Frontier, build_top_down_dt, select_best
+from dtcore.buildtopdown import build_top_down_dt
+from dtcore.grow import Frontier, select_best
 
 
 def test_multiplexer_splits_address_bits_first_and_is_exact():

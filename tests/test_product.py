@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from dtcore import analysis, bounds, functions
 from dtcore.cube import ProductDistribution, all_points, truth_table
-from dtcore.grow import build_top_down_dt, select_best
+from dtcore.buildtopdown import build_top_down_dt
+from dtcore.grow import select_best
 from dtcore.product import (
     CountingOracle,
     audit_practical_run,
