@@ -97,231 +97,6 @@ def blt20_theorem3_exponent(s: float, eps: float) -> float:
     return math.log2(s / eps) * math.log2(1 / eps)
 
 
-
-
-# --- Chapter 4: Moakhar–Ghahremani–Banihashem–Hajiaghayi 2026 (product spaces) --------------
-# Prefix mnbt26_: the paper's authors' initials and year; names carry the paper's own numbers.
-
-def _check_depths(depth: float, avg_depth: float) -> tuple[float, float]:
-    d = float(depth)
-    a = float(avg_depth)
-    if not d >= 1:
-        raise ValueError(f"depth must be >= 1, got {depth!r}")
-    if not (0 < a <= d * (1 + 1e-9)):  # float rounding of Delta = D for full trees
-        raise ValueError(f"avg_depth must be in (0, depth], got {avg_depth!r}")
-    return d, min(a, d)
-
-
-def mnbt26_log_size_bound(depth: float, avg_depth: float, eps: float, factor: float = 1.0) -> float:
-    """ln of max((e Delta / (eps D))^(c Delta D), e^(c Delta D)), c = ``factor``.
-
-    c = 1: Theorem 1.1 of Moakhar et al. 2026 (exact greedy); c = 4: Theorem 5.1 (any leaf whose
-    score is >= 1/4 of the best). D = depth, Delta = avg_depth of any tree computing f under mu.
-    """
-    d, a = _check_depths(depth, avg_depth)
-    eps = check_real("eps", eps, 0.0, 1.0)
-    factor = check_real("factor", factor, 0.0, math.inf)
-    k = factor * a * d
-    return max(k * math.log(math.e * a / (eps * d)), k)
-
-
-def mnbt26_theorem11_size_bound(depth: float, avg_depth: float, eps: float) -> float:
-    """Moakhar et al. 2026, Theorem 1.1: size <= max((e Delta/(eps D))^(Delta D), e^(Delta D)) (may be inf)."""
-    log_b = mnbt26_log_size_bound(depth, avg_depth, eps, 1.0)
-    return math.inf if log_b > 700 else math.exp(log_b)
-
-
-def mnbt26_theorem51_size_bound(depth: float, avg_depth: float, eps: float) -> float:
-    """Moakhar et al. 2026, Theorem 5.1 (1/4-approximate scores): exponent 4 Delta D (may be inf)."""
-    log_b = mnbt26_log_size_bound(depth, avg_depth, eps, 4.0)
-    return math.inf if log_b > 700 else math.exp(log_b)
-
-
-def mnbt26_lemma_c1_max_influence_lower(variance: float, avg_depth: float, paper_form: bool = False) -> float:
-    """Lower bound on max_i Inf_i^mu(f) for f computed by a tree of average depth Delta under mu.
-
-    Correct form (OSSS 2005 for +-1 functions, whose influence E|f(x) - f(x^(i))| is twice the
-    re-randomised probability): Var(f) <= sum_i delta_i * 2 Inf_i^mu(f), hence
-    max_i Inf_i^mu >= Var / (2 Delta). ``paper_form=True`` gives Lemma C.1 of Moakhar et al. 2026
-    as printed, Var / Delta, which the dictator x_1 under p = 1/2 violates (1/2 < 1).
-    """
-    v = check_real("variance", variance, 0.0, 1.0, low_open=False, high_open=False)
-    a = float(avg_depth)
-    if not a > 0:
-        raise ValueError(f"avg_depth must be > 0, got {avg_depth!r}")
-    return v / a if paper_form else v / (2.0 * a)
-
-
-def mnbt26_lemma44_score_lower(eps: float, leaves: int | np.ndarray, avg_depth: float,
-                        paper_form: bool = False) -> np.ndarray | float:
-    """Score of the chosen leaf while error > eps, with j leaves (Moakhar et al. 2026, Lemma 4.4).
-
-    Paper: 2 eps / (j Delta_opt). With the corrected Lemma C.1 (factor 2) the same argument gives
-    eps / (j Delta_opt), which is also the form the paper's proof of Lemma 4.7 uses.
-    """
-    eps = check_real("eps", eps, 0.0, 1.0)
-    c = 2.0 if paper_form else 1.0
-    return c * eps / (np.asarray(leaves, dtype=np.float64) * float(avg_depth))
-
-
-def mnbt26_lemma45_score_lower(cost: float | np.ndarray, leaves: int | np.ndarray, depth: float,
-                        avg_depth: float, paper_form: bool = False) -> np.ndarray | float:
-    """Score of the chosen leaf >= cost / (j D Delta) (paper, Lemma 4.5); corrected: / (2 j D Delta)."""
-    c = 1.0 if paper_form else 0.5
-    return c * np.asarray(cost, dtype=np.float64) / (
-        np.asarray(leaves, dtype=np.float64) * float(depth) * float(avg_depth))
-
-
-def mnbt26_path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
-    """Delta of a path tree with k queries whose level-d exit is taken with probability q_d.
-
-    Delta = sum_{d<k} d q_d prod_{e<d}(1-q_e) + k prod_{e<k}(1-q_e) (Moakhar et al. 2026, App. E.2;
-    with every q_d = 1/2 this is sum_{d<k} d 2^-d + k 2^-(k-1) <= 2).
-    """
-    k = int(queries)
-    if k < 1:
-        raise ValueError(f"queries must be >= 1, got {queries!r}")
-    q = np.broadcast_to(np.asarray(exit_prob, dtype=np.float64), (k,))
-    if not ((q > 0) & (q < 1)).all():
-        raise ValueError(f"exit_prob must be in (0, 1), got {exit_prob!r}")
-    survive = np.concatenate([[1.0], np.cumprod(1.0 - q)])  # Pr[reach level d], d = 0..k
-    d = np.arange(1, k)
-    return float((d * q[:-1] * survive[:-1][: k - 1]).sum() + k * survive[k - 1])
-
-
-def mnbt26_lemma46_phase1_steps(depth: float, avg_depth: float, eps: float) -> float:
-    """Lemma 4.6 (Phase 1): J_1 <= max((Delta/(eps D))^(D Delta), 1) splits until cost <= eps D.
-
-    Moakhar et al. 2026, Lemma 4.6 as printed (its proof iterates Lemma 4.5 as printed).
-    """
-    d, a = _check_depths(depth, avg_depth)
-    eps = check_real("eps", eps, 0.0, 1.0)
-    log_b = d * a * math.log(a / (eps * d))
-    return 1.0 if log_b <= 0 else (math.inf if log_b > 700 else math.exp(log_b))
-
-
-def mnbt26_lemma47_total_steps(phase1_steps: float, depth: float, avg_depth: float) -> float:
-    """Lemma 4.7 (Phase 2): J_total <= J_1 e^(Delta D), J_1 counted from 1 as in the proof's harmonic sum.
-
-    Moakhar et al. 2026, Lemma 4.7 (its proof uses the eps/(j Delta) form of Lemma 4.4).
-    """
-    d, a = _check_depths(depth, avg_depth)
-    j1 = float(phase1_steps)
-    if not j1 >= 1:
-        raise ValueError(f"phase1_steps must be >= 1 (the proof's first index), got {phase1_steps!r}")
-    return j1 * math.exp(a * d)
-
-
-def mnbt26_lemma53_label_gap(leaves: int, step: int, delta: float, label_points: float) -> float:
-    """Lemma 5.3: |error(T) - error(T*)| <= sqrt(2 (l ln 2 + ln(16 j^2/delta)) / m_hat) w.p. 1 - delta/(8 j^2).
-
-    T is the majority labelling of an l-leaf bare tree from m_hat points, T* its best labelling
-    (Moakhar et al. 2026, Sec. 5.3; a union bound over the 2^l labellings).
-    """
-    l, j = check_int("leaves", leaves, 1), check_int("step", step, 1)
-    delta = check_real("delta", delta, 0.0, 1.0)
-    m = check_real("label_points", label_points, 0.0, math.inf)
-    return math.sqrt(2.0 * (l * math.log(2.0) + math.log(16.0 * j * j / delta)) / m)
-
-
-def mnbt26_score_pairs_needed(step: int, delta: float, eps: float, n: int) -> float:
-    """Pairs per variable that make Sec. 5.2's failure bound (j+1) n exp(-m eps/(12 (j+1) n)) equal delta/(4 j^2).
-
-    Solving for m gives M_S(j, delta, eps, n) of Moakhar et al. 2026, Sec. 5.2; computed here from
-    the failure bound, independently of :func:`dtcore.product.m_score`.
-    """
-    j, n = check_int("step", step, 1), check_int("n", n, 1)
-    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
-    rate = eps / (12.0 * (j + 1) * n)
-    return math.log((j + 1) * n / (delta / (4.0 * j * j))) / rate
-
-
-def mnbt26_label_points_needed(step: int, eps: float, delta: float) -> float:
-    """Labelling points that make Lemma 5.3's gap for the (j+1)-leaf tree equal eps/8 (M_LL of Sec. 5.3)."""
-    j = check_int("step", step, 1)
-    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
-    return 2.0 * ((j + 1) * math.log(2.0) + math.log(16.0 * j * j / delta)) / (eps / 8.0) ** 2
-
-
-def mnbt26_error_points_needed(step: int, eps: float, delta: float) -> float:
-    """Error-estimation points with exp(-m eps^2/32) = delta/(16 j^2) (M_EE of Lemma 5.4)."""
-    j = check_int("step", step, 1)
-    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
-    return math.log(16.0 * j * j / delta) / (eps * eps / 32.0)
-
-
-def mnbt26_error_estimate_deviation(error_points: float, step: int, delta: float) -> float:
-    """One-sided Hoeffding deviation t with exp(-2 m t^2) = delta/(16 j^2) for m error-estimation points.
-
-    At m = M_EE(j) this is exactly eps/8, so a tree the algorithm accepts (estimate <= 3 eps/4) has
-    error <= 7 eps/8 except with probability delta/(16 j^2) per step (Lemma 5.4's Hoeffding step).
-    """
-    j = check_int("step", step, 1)
-    delta = check_real("delta", delta, 0.0, 1.0)
-    m = check_real("error_points", error_points, 0.0, math.inf)
-    return math.sqrt(math.log(16.0 * j * j / delta) / (2.0 * m))
-
-
-# --- Chapter 5: Brutzkus–Daniely–Malach, COLT 2020 (BDM) ------------------------------------
-# "m >~ ..." in BDM hides a universal constant; the sample-size functions take it as `constant`
-# (default 1, which is what the chapter plots, labelled as such).
-
-def bdm20_lemma5_gain_upper(gamma: float, eps: float | np.ndarray) -> np.ndarray | float:
-    """BDM Lemma 5: an irrelevant feature's gain is < 2 gamma eps once |I(S_w, j)| < eps."""
-    return 2.0 * float(gamma) * np.asarray(eps, dtype=np.float64)
-
-
-def bdm20_lemma6_gain_lower(beta: float, eps: float | np.ndarray) -> np.ndarray | float:
-    """BDM Lemma 6: a feature with |I(D_w, i)| >= eps has gain >= beta eps^2 / 8 (w.h.p.)."""
-    return float(beta) * np.asarray(eps, dtype=np.float64) ** 2 / 8.0
-
-
-def bdm20_lemma9_covariance_lower(alpha: float, c: float, k: int) -> float:
-    """BDM Lemma 9: for a parity chi_J, |J| <= k, under an (alpha, c)-distribution,
-    |I(D_w, j)| > alpha^2 (2c)^(k-1) for every w and every free j in J."""
-    alpha = check_real("alpha", alpha, 0.0, 0.5)
-    c = check_real("c", c, 0.0, 0.5)
-    return alpha**2 * (2 * c) ** (int(k) - 1)
-
-
-def bdm20_theorem7_samples(beta: float, gamma: float, eps: float, alpha: float, k: int, n: int,
-                         delta: float, constant: float = 1.0) -> float:
-    """BDM Theorem 7: m >~ beta^-2 gamma^2 eps^-4 alpha^-2k k log(n / delta) gives zero loss w.p. 1 - delta."""
-    alpha = check_real("alpha", alpha, 0.0, 0.5)
-    delta = check_real("delta", delta, 0.0, 1.0)
-    return constant * gamma**2 / beta**2 * eps**-4 * alpha ** (-2 * k) * k * math.log(n / delta)
-
-
-def bdm20_theorem10_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
-                          delta: float, constant: float = 1.0, as_printed: bool = True) -> float:
-    """BDM Theorem 10 (parities): m >~ beta^-2 gamma^2 (2c)^(-4k-4) alpha^(-2k-8) k log(n/delta).
-
-    ``as_printed=False`` gives what Theorem 7 with Lemma 9's eps = alpha^2 (2c)^(k-1) yields,
-    exponent (2c)^(-4k+4): the printed -4k-4 is larger (looser) since 2c < 1.
-    """
-    alpha = check_real("alpha", alpha, 0.0, 0.5)
-    c = check_real("c", c, 0.0, 0.5)
-    delta = check_real("delta", delta, 0.0, 1.0)
-    e = (-4 * k - 4) if as_printed else (-4 * k + 4)
-    return constant * gamma**2 / beta**2 * (2 * c) ** e * alpha ** (-2 * k - 8) * k * math.log(n / delta)
-
-
-def bdm20_lemma11_threshold(alpha: float, delta: float | np.ndarray, c: float, k: int) -> np.ndarray | float:
-    """BDM Lemma 11: w.p. >= 1 - delta over the smoothing, some free i has |I(D_w, i)| > 2 alpha^2 delta^2 (c/2)^(2k)."""
-    alpha = check_real("alpha", alpha, 0.0, 0.5)
-    c = check_real("c", c, 0.0, 0.5)
-    return 2 * alpha**2 * np.asarray(delta, dtype=np.float64) ** 2 * (c / 2) ** (2 * int(k))
-
-
-def bdm20_theorem12_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
-                          delta1: float, delta2: float, B: float = 1.0) -> float:
-    """BDM Theorem 12 (smoothed juntas): m >~ B^k beta^-2 gamma^2 c^-8k delta1^-8 alpha^(-2k-8) k log(n/delta2)."""
-    alpha = check_real("alpha", alpha, 0.0, 0.5)
-    c = check_real("c", c, 0.0, 0.5)
-    return (B**k * gamma**2 / beta**2 * c ** (-8 * k) * delta1**-8 * alpha ** (-2 * k - 8)
-            * k * math.log(n / delta2))
-
-
 # --- Chapter 2: Blanc–Gupta–Lange–Tan, NeurIPS 2020 (BGLT20) -------------------------------------
 
 def _depth_cap(t: int) -> int:
@@ -481,3 +256,226 @@ def blt21_corollary41_truncation(leaf_depths: np.ndarray, depth: int) -> float:
     if int(depth) < 0:
         raise ValueError(f"depth must be >= 0, got {depth!r}")
     return float(np.sum(2.0 ** -depths[depths > int(depth)].astype(np.float64)))
+
+
+# --- Chapter 4: Moakhar–Ghahremani–Banihashem–Hajiaghayi 2026 (product spaces) --------------
+# Prefix mgbh26_: the paper's authors' initials and year; names carry the paper's own numbers.
+
+def _check_depths(depth: float, avg_depth: float) -> tuple[float, float]:
+    d = float(depth)
+    a = float(avg_depth)
+    if not d >= 1:
+        raise ValueError(f"depth must be >= 1, got {depth!r}")
+    if not (0 < a <= d * (1 + 1e-9)):  # float rounding of Delta = D for full trees
+        raise ValueError(f"avg_depth must be in (0, depth], got {avg_depth!r}")
+    return d, min(a, d)
+
+
+def mgbh26_log_size_bound(depth: float, avg_depth: float, eps: float, factor: float = 1.0) -> float:
+    """ln of max((e Delta / (eps D))^(c Delta D), e^(c Delta D)), c = ``factor``.
+
+    c = 1: Theorem 1.1 of Moakhar et al. 2026 (exact greedy); c = 4: Theorem 5.1 (any leaf whose
+    score is >= 1/4 of the best). D = depth, Delta = avg_depth of any tree computing f under mu.
+    """
+    d, a = _check_depths(depth, avg_depth)
+    eps = check_real("eps", eps, 0.0, 1.0)
+    factor = check_real("factor", factor, 0.0, math.inf)
+    k = factor * a * d
+    return max(k * math.log(math.e * a / (eps * d)), k)
+
+
+def mgbh26_theorem11_size_bound(depth: float, avg_depth: float, eps: float) -> float:
+    """Moakhar et al. 2026, Theorem 1.1: size <= max((e Delta/(eps D))^(Delta D), e^(Delta D)) (may be inf)."""
+    log_b = mgbh26_log_size_bound(depth, avg_depth, eps, 1.0)
+    return math.inf if log_b > 700 else math.exp(log_b)
+
+
+def mgbh26_theorem51_size_bound(depth: float, avg_depth: float, eps: float) -> float:
+    """Moakhar et al. 2026, Theorem 5.1 (1/4-approximate scores): exponent 4 Delta D (may be inf)."""
+    log_b = mgbh26_log_size_bound(depth, avg_depth, eps, 4.0)
+    return math.inf if log_b > 700 else math.exp(log_b)
+
+
+def mgbh26_lemma_c1_max_influence_lower(variance: float, avg_depth: float, paper_form: bool = False) -> float:
+    """Lower bound on max_i Inf_i^mu(f) for f computed by a tree of average depth Delta under mu.
+
+    Correct form (OSSS 2005 for +-1 functions, whose influence E|f(x) - f(x^(i))| is twice the
+    re-randomised probability): Var(f) <= sum_i delta_i * 2 Inf_i^mu(f), hence
+    max_i Inf_i^mu >= Var / (2 Delta). ``paper_form=True`` gives Lemma C.1 of Moakhar et al. 2026
+    as printed, Var / Delta, which the dictator x_1 under p = 1/2 violates (1/2 < 1).
+    """
+    v = check_real("variance", variance, 0.0, 1.0, low_open=False, high_open=False)
+    a = float(avg_depth)
+    if not a > 0:
+        raise ValueError(f"avg_depth must be > 0, got {avg_depth!r}")
+    return v / a if paper_form else v / (2.0 * a)
+
+
+def mgbh26_lemma44_score_lower(eps: float, leaves: int | np.ndarray, avg_depth: float,
+                        paper_form: bool = False) -> np.ndarray | float:
+    """Score of the chosen leaf while error > eps, with j leaves (Moakhar et al. 2026, Lemma 4.4).
+
+    Paper: 2 eps / (j Delta_opt). With the corrected Lemma C.1 (factor 2) the same argument gives
+    eps / (j Delta_opt), which is also the form the paper's proof of Lemma 4.7 uses.
+    """
+    eps = check_real("eps", eps, 0.0, 1.0)
+    c = 2.0 if paper_form else 1.0
+    return c * eps / (np.asarray(leaves, dtype=np.float64) * float(avg_depth))
+
+
+def mgbh26_lemma45_score_lower(cost: float | np.ndarray, leaves: int | np.ndarray, depth: float,
+                        avg_depth: float, paper_form: bool = False) -> np.ndarray | float:
+    """Score of the chosen leaf >= cost / (j D Delta) (paper, Lemma 4.5); corrected: / (2 j D Delta)."""
+    c = 1.0 if paper_form else 0.5
+    return c * np.asarray(cost, dtype=np.float64) / (
+        np.asarray(leaves, dtype=np.float64) * float(depth) * float(avg_depth))
+
+
+def mgbh26_path_average_depth(queries: int, exit_prob: float | np.ndarray) -> float:
+    """Delta of a path tree with k queries whose level-d exit is taken with probability q_d.
+
+    Delta = sum_{d<k} d q_d prod_{e<d}(1-q_e) + k prod_{e<k}(1-q_e) (Moakhar et al. 2026, App. E.2;
+    with every q_d = 1/2 this is sum_{d<k} d 2^-d + k 2^-(k-1) <= 2).
+    """
+    k = int(queries)
+    if k < 1:
+        raise ValueError(f"queries must be >= 1, got {queries!r}")
+    q = np.broadcast_to(np.asarray(exit_prob, dtype=np.float64), (k,))
+    if not ((q > 0) & (q < 1)).all():
+        raise ValueError(f"exit_prob must be in (0, 1), got {exit_prob!r}")
+    survive = np.concatenate([[1.0], np.cumprod(1.0 - q)])  # Pr[reach level d], d = 0..k
+    d = np.arange(1, k)
+    return float((d * q[:-1] * survive[:-1][: k - 1]).sum() + k * survive[k - 1])
+
+
+def mgbh26_lemma46_phase1_steps(depth: float, avg_depth: float, eps: float) -> float:
+    """Lemma 4.6 (Phase 1): J_1 <= max((Delta/(eps D))^(D Delta), 1) splits until cost <= eps D.
+
+    Moakhar et al. 2026, Lemma 4.6 as printed (its proof iterates Lemma 4.5 as printed).
+    """
+    d, a = _check_depths(depth, avg_depth)
+    eps = check_real("eps", eps, 0.0, 1.0)
+    log_b = d * a * math.log(a / (eps * d))
+    return 1.0 if log_b <= 0 else (math.inf if log_b > 700 else math.exp(log_b))
+
+
+def mgbh26_lemma47_total_steps(phase1_steps: float, depth: float, avg_depth: float) -> float:
+    """Lemma 4.7 (Phase 2): J_total <= J_1 e^(Delta D), J_1 counted from 1 as in the proof's harmonic sum.
+
+    Moakhar et al. 2026, Lemma 4.7 (its proof uses the eps/(j Delta) form of Lemma 4.4).
+    """
+    d, a = _check_depths(depth, avg_depth)
+    j1 = float(phase1_steps)
+    if not j1 >= 1:
+        raise ValueError(f"phase1_steps must be >= 1 (the proof's first index), got {phase1_steps!r}")
+    return j1 * math.exp(a * d)
+
+
+def mgbh26_lemma53_label_gap(leaves: int, step: int, delta: float, label_points: float) -> float:
+    """Lemma 5.3: |error(T) - error(T*)| <= sqrt(2 (l ln 2 + ln(16 j^2/delta)) / m_hat) w.p. 1 - delta/(8 j^2).
+
+    T is the majority labelling of an l-leaf bare tree from m_hat points, T* its best labelling
+    (Moakhar et al. 2026, Sec. 5.3; a union bound over the 2^l labellings).
+    """
+    l, j = check_int("leaves", leaves, 1), check_int("step", step, 1)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    m = check_real("label_points", label_points, 0.0, math.inf)
+    return math.sqrt(2.0 * (l * math.log(2.0) + math.log(16.0 * j * j / delta)) / m)
+
+
+def mgbh26_score_pairs_needed(step: int, delta: float, eps: float, n: int) -> float:
+    """Pairs per variable that make Sec. 5.2's failure bound (j+1) n exp(-m eps/(12 (j+1) n)) equal delta/(4 j^2).
+
+    Solving for m gives M_S(j, delta, eps, n) of Moakhar et al. 2026, Sec. 5.2; computed here from
+    the failure bound, independently of :func:`dtcore.product.m_score`.
+    """
+    j, n = check_int("step", step, 1), check_int("n", n, 1)
+    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
+    rate = eps / (12.0 * (j + 1) * n)
+    return math.log((j + 1) * n / (delta / (4.0 * j * j))) / rate
+
+
+def mgbh26_label_points_needed(step: int, eps: float, delta: float) -> float:
+    """Labelling points that make Lemma 5.3's gap for the (j+1)-leaf tree equal eps/8 (M_LL of Sec. 5.3)."""
+    j = check_int("step", step, 1)
+    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
+    return 2.0 * ((j + 1) * math.log(2.0) + math.log(16.0 * j * j / delta)) / (eps / 8.0) ** 2
+
+
+def mgbh26_error_points_needed(step: int, eps: float, delta: float) -> float:
+    """Error-estimation points with exp(-m eps^2/32) = delta/(16 j^2) (M_EE of Lemma 5.4)."""
+    j = check_int("step", step, 1)
+    eps, delta = check_real("eps", eps, 0.0, 1.0), check_real("delta", delta, 0.0, 1.0)
+    return math.log(16.0 * j * j / delta) / (eps * eps / 32.0)
+
+
+def mgbh26_error_estimate_deviation(error_points: float, step: int, delta: float) -> float:
+    """One-sided Hoeffding deviation t with exp(-2 m t^2) = delta/(16 j^2) for m error-estimation points.
+
+    At m = M_EE(j) this is exactly eps/8, so a tree the algorithm accepts (estimate <= 3 eps/4) has
+    error <= 7 eps/8 except with probability delta/(16 j^2) per step (Lemma 5.4's Hoeffding step).
+    """
+    j = check_int("step", step, 1)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    m = check_real("error_points", error_points, 0.0, math.inf)
+    return math.sqrt(math.log(16.0 * j * j / delta) / (2.0 * m))
+
+
+# --- Chapter 5: Brutzkus–Daniely–Malach, COLT 2020 (BDM) ------------------------------------
+# "m >~ ..." in BDM hides a universal constant; the sample-size functions take it as `constant`
+# (default 1, which is what the chapter plots, labelled as such).
+
+def bdm20_lemma5_gain_upper(gamma: float, eps: float | np.ndarray) -> np.ndarray | float:
+    """BDM Lemma 5: an irrelevant feature's gain is < 2 gamma eps once |I(S_w, j)| < eps."""
+    return 2.0 * float(gamma) * np.asarray(eps, dtype=np.float64)
+
+
+def bdm20_lemma6_gain_lower(beta: float, eps: float | np.ndarray) -> np.ndarray | float:
+    """BDM Lemma 6: a feature with |I(D_w, i)| >= eps has gain >= beta eps^2 / 8 (w.h.p.)."""
+    return float(beta) * np.asarray(eps, dtype=np.float64) ** 2 / 8.0
+
+
+def bdm20_lemma9_covariance_lower(alpha: float, c: float, k: int) -> float:
+    """BDM Lemma 9: for a parity chi_J, |J| <= k, under an (alpha, c)-distribution,
+    |I(D_w, j)| > alpha^2 (2c)^(k-1) for every w and every free j in J."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    return alpha**2 * (2 * c) ** (int(k) - 1)
+
+
+def bdm20_theorem7_samples(beta: float, gamma: float, eps: float, alpha: float, k: int, n: int,
+                         delta: float, constant: float = 1.0) -> float:
+    """BDM Theorem 7: m >~ beta^-2 gamma^2 eps^-4 alpha^-2k k log(n / delta) gives zero loss w.p. 1 - delta."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    return constant * gamma**2 / beta**2 * eps**-4 * alpha ** (-2 * k) * k * math.log(n / delta)
+
+
+def bdm20_theorem10_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                          delta: float, constant: float = 1.0, as_printed: bool = True) -> float:
+    """BDM Theorem 10 (parities): m >~ beta^-2 gamma^2 (2c)^(-4k-4) alpha^(-2k-8) k log(n/delta).
+
+    ``as_printed=False`` gives what Theorem 7 with Lemma 9's eps = alpha^2 (2c)^(k-1) yields,
+    exponent (2c)^(-4k+4): the printed -4k-4 is larger (looser) since 2c < 1.
+    """
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    e = (-4 * k - 4) if as_printed else (-4 * k + 4)
+    return constant * gamma**2 / beta**2 * (2 * c) ** e * alpha ** (-2 * k - 8) * k * math.log(n / delta)
+
+
+def bdm20_lemma11_threshold(alpha: float, delta: float | np.ndarray, c: float, k: int) -> np.ndarray | float:
+    """BDM Lemma 11: w.p. >= 1 - delta over the smoothing, some free i has |I(D_w, i)| > 2 alpha^2 delta^2 (c/2)^(2k)."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    return 2 * alpha**2 * np.asarray(delta, dtype=np.float64) ** 2 * (c / 2) ** (2 * int(k))
+
+
+def bdm20_theorem12_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                          delta1: float, delta2: float, B: float = 1.0) -> float:
+    """BDM Theorem 12 (smoothed juntas): m >~ B^k beta^-2 gamma^2 c^-8k delta1^-8 alpha^(-2k-8) k log(n/delta2)."""
+    alpha = check_real("alpha", alpha, 0.0, 0.5)
+    c = check_real("c", c, 0.0, 0.5)
+    return (B**k * gamma**2 / beta**2 * c ** (-8 * k) * delta1**-8 * alpha ** (-2 * k - 8)
+            * k * math.log(n / delta2))

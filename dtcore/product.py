@@ -464,18 +464,18 @@ def exact_run_record(target: DecisionTree, dist: ProductDistribution, eps: float
         "D": D, "Delta": avg, "size": run.tree.size, "target_size": target.size, "splits": splits,
         "final_error": float(dist.point_weights() @ (run.tree.truth_table() != f)),
         "phase1_splits": phase1,
-        "lemma46_bound": bounds.mnbt26_lemma46_phase1_steps(D, avg, eps),
-        "lemma47_bound": bounds.mnbt26_lemma47_total_steps(max(phase1, 1), D, avg),
-        "log10_thm11": bounds.mnbt26_log_size_bound(D, avg, eps, 1.0) / math.log(10),
-        "log10_thm51": bounds.mnbt26_log_size_bound(D, avg, eps, 4.0) / math.log(10),
+        "lemma46_bound": bounds.mgbh26_lemma46_phase1_steps(D, avg, eps),
+        "lemma47_bound": bounds.mgbh26_lemma47_total_steps(max(phase1, 1), D, avg),
+        "log10_thm11": bounds.mgbh26_log_size_bound(D, avg, eps, 1.0) / math.log(10),
+        "log10_thm51": bounds.mgbh26_log_size_bound(D, avg, eps, 4.0) / math.log(10),
         "min_share": float((steps["chosen_score"] / steps["best_score"]).min()) if splits else math.nan,
         "max_greedy_gap": float((steps["best_score"] - steps["chosen_score"]).abs().max()) if splits else math.nan,
     }
     if splits and not adversarial:
         j, score, cost = steps["leaves"].to_numpy(), steps["chosen_score"].to_numpy(), steps["cost"].to_numpy()
         for form, paper in (("corrected", False), ("printed", True)):
-            row[f"l44_{form}"] = float((score / bounds.mnbt26_lemma44_score_lower(eps, j, avg, paper)).min())
-            row[f"l45_{form}"] = float((score / bounds.mnbt26_lemma45_score_lower(cost, j, D, avg, paper)).min())
-        row["l44_Dform"] = float((score / bounds.mnbt26_lemma44_score_lower(eps, j, D)).min())
-        row["l45_Dform"] = float((score / bounds.mnbt26_lemma45_score_lower(cost, j, D, D)).min())
+            row[f"l44_{form}"] = float((score / bounds.mgbh26_lemma44_score_lower(eps, j, avg, paper)).min())
+            row[f"l45_{form}"] = float((score / bounds.mgbh26_lemma45_score_lower(cost, j, D, avg, paper)).min())
+        row["l44_Dform"] = float((score / bounds.mgbh26_lemma44_score_lower(eps, j, D)).min())
+        row["l45_Dform"] = float((score / bounds.mgbh26_lemma45_score_lower(cost, j, D, D)).min())
     return row

@@ -52,15 +52,15 @@ def test_schedules_match_formulas():
 
 def test_bounds_known_values():
     # balanced: D = Delta = k gives (e/eps)^(k^2) (Appendix E.1)
-    assert bounds.mnbt26_theorem11_size_bound(3, 3, 0.5) == pytest.approx((math.e / 0.5) ** 9)
-    assert bounds.mnbt26_log_size_bound(3, 3, 0.5, 4.0) == pytest.approx(36 * math.log(2 * math.e))
+    assert bounds.mgbh26_theorem11_size_bound(3, 3, 0.5) == pytest.approx((math.e / 0.5) ** 9)
+    assert bounds.mgbh26_log_size_bound(3, 3, 0.5, 4.0) == pytest.approx(36 * math.log(2 * math.e))
     # small eps-independent regime: e^(Delta D) wins when e Delta/(eps D) < e
-    assert bounds.mnbt26_theorem11_size_bound(10, 1, 0.5) == pytest.approx(math.exp(10))
-    assert bounds.mnbt26_lemma_c1_max_influence_lower(1.0, 1.0) == 0.5
-    assert bounds.mnbt26_lemma_c1_max_influence_lower(1.0, 1.0, paper_form=True) == 1.0
-    assert bounds.mnbt26_lemma44_score_lower(0.1, 2, 2.0) == pytest.approx(0.025)
-    assert bounds.mnbt26_lemma44_score_lower(0.1, 2, 2.0, paper_form=True) == pytest.approx(0.05)
-    assert bounds.mnbt26_path_average_depth(30, 0.5) == pytest.approx(2.0, abs=1e-6)
+    assert bounds.mgbh26_theorem11_size_bound(10, 1, 0.5) == pytest.approx(math.exp(10))
+    assert bounds.mgbh26_lemma_c1_max_influence_lower(1.0, 1.0) == 0.5
+    assert bounds.mgbh26_lemma_c1_max_influence_lower(1.0, 1.0, paper_form=True) == 1.0
+    assert bounds.mgbh26_lemma44_score_lower(0.1, 2, 2.0) == pytest.approx(0.025)
+    assert bounds.mgbh26_lemma44_score_lower(0.1, 2, 2.0, paper_form=True) == pytest.approx(0.05)
+    assert bounds.mgbh26_path_average_depth(30, 0.5) == pytest.approx(2.0, abs=1e-6)
 
 
 @pytest.mark.parametrize("q", [0.5, 0.3, 0.9])
@@ -69,7 +69,7 @@ def test_path_tree_average_depth_closed_form(q):
     tree = functions.path_tree(8, k + 1, np.random.default_rng(0), exit_sides=[1] * k)
     dist = ProductDistribution(np.full(8, q))  # exit on x = 1: probability q per level
     assert tree.depth == k and tree.size == k + 1
-    assert tree.average_depth(dist) == pytest.approx(bounds.mnbt26_path_average_depth(k, q))
+    assert tree.average_depth(dist) == pytest.approx(bounds.mgbh26_path_average_depth(k, q))
 
 
 def test_balanced_tree_shape():
@@ -88,8 +88,8 @@ def test_path_tree_every_query_matters():
 @pytest.mark.parametrize("bad", [
     lambda: functions.path_tree(4, 6, np.random.default_rng(0)),
     lambda: functions.path_tree(4, 3, np.random.default_rng(0), exit_sides=[0, 2]),
-    lambda: bounds.mnbt26_theorem11_size_bound(2, 3, 0.1),
-    lambda: bounds.mnbt26_theorem11_size_bound(3, 3, 1.5),
+    lambda: bounds.mgbh26_theorem11_size_bound(2, 3, 0.1),
+    lambda: bounds.mgbh26_theorem11_size_bound(3, 3, 1.5),
     lambda: m_score(1, 0.1, 0.0, 3),
     lambda: m_label(0, 0.1, 0.1),
     lambda: m_error(1, 0.1, 1.0),
@@ -116,7 +116,7 @@ def test_exact_lemmas_random_mu(seed, n, size):
     assert inf.sum() <= target.depth * var + 1e-12
     assert inf.sum() <= delta / 2 + 1e-12
     # Lemma C.1, corrected form (OSSS): max_i Inf_i >= Var / (2 Delta)
-    assert inf.max() >= bounds.mnbt26_lemma_c1_max_influence_lower(var, delta) - 1e-12
+    assert inf.max() >= bounds.mgbh26_lemma_c1_max_influence_lower(var, delta) - 1e-12
     # Lemma 4.1 (error <= cost) and Lemma 4.3 (cost drops by the score) along a run
     res = build_top_down_dt(table, 0.01, dist, kind="rerandomised")
     tr = res.trace
@@ -131,8 +131,8 @@ def test_lemma_c1_paper_form_fails_on_dictator():
     inf = analysis.influences(table, dist, "rerandomised")
     var = analysis.variance(table, dist)
     assert inf.max() == pytest.approx(0.5) and var == pytest.approx(1.0)
-    assert inf.max() < bounds.mnbt26_lemma_c1_max_influence_lower(var, 1.0, paper_form=True)
-    assert inf.max() == pytest.approx(bounds.mnbt26_lemma_c1_max_influence_lower(var, 1.0))  # tight
+    assert inf.max() < bounds.mgbh26_lemma_c1_max_influence_lower(var, 1.0, paper_form=True)
+    assert inf.max() == pytest.approx(bounds.mgbh26_lemma_c1_max_influence_lower(var, 1.0))  # tight
 
 
 # --- Theorem 5.1 selector --------------------------------------------------------------------
@@ -159,7 +159,7 @@ def test_quarter_adversarial_within_theorem51(seed, n):
     splits = tr[tr["feature"] >= 0]
     assert (tr["error"] <= tr["cost"] + 1e-12).all()
     assert len(splits) + 1 == res.tree.size
-    bound = bounds.mnbt26_theorem51_size_bound(target.depth, target.average_depth(dist), eps)
+    bound = bounds.mgbh26_theorem51_size_bound(target.depth, target.average_depth(dist), eps)
     assert res.tree.size <= bound
 
 
@@ -251,9 +251,9 @@ def test_gated_majority_refutes_lemma44_delta_form():
     assert D == k + 1 and avg < 1.2
     steps = build_top_down_dt(f, eps, dist, kind="rerandomised").trace.query("feature >= 0")
     j = steps["leaves"].to_numpy()
-    assert (steps["score"] / bounds.mnbt26_lemma44_score_lower(eps, j, avg)).min() < 0.75  # Delta-form fails
-    assert (steps["score"] / bounds.mnbt26_lemma44_score_lower(eps, j, D)).min() >= 1      # D-form holds
-    assert (steps["score"] / bounds.mnbt26_lemma45_score_lower(steps["cost"], j, D, D)).min() >= 1
+    assert (steps["score"] / bounds.mgbh26_lemma44_score_lower(eps, j, avg)).min() < 0.75  # Delta-form fails
+    assert (steps["score"] / bounds.mgbh26_lemma44_score_lower(eps, j, D)).min() >= 1      # D-form holds
+    assert (steps["score"] / bounds.mgbh26_lemma45_score_lower(steps["cost"], j, D, D)).min() >= 1
     with pytest.raises(ValueError, match="k"):
         functions.gated_majority_tree(4)
 
@@ -308,13 +308,13 @@ def test_audit_and_counting_oracle():
 
 def test_schedules_agree_with_the_lemmas_they_come_from():
     j, d, e, n = 4, 0.1, 0.15, 7
-    assert bounds.mnbt26_score_pairs_needed(j, d, e, n) == pytest.approx(m_score(j, d, e, n))
-    assert bounds.mnbt26_label_points_needed(j, e, d) == pytest.approx(m_label(j, e, d))
-    assert bounds.mnbt26_error_points_needed(j, e, d) == pytest.approx(m_error(j, e, d))
-    assert bounds.mnbt26_error_estimate_deviation(m_error(j, e, d), j, d) == pytest.approx(e / 8)
-    assert bounds.mnbt26_lemma53_label_gap(j + 1, j, d, m_label(j, e, d)) == pytest.approx(e / 8)
-    assert bounds.mnbt26_lemma46_phase1_steps(2, 1.0, 0.6) == 1.0
-    assert bounds.mnbt26_lemma46_phase1_steps(2, 2.0, 0.25) == pytest.approx(4.0 ** 4)
-    assert bounds.mnbt26_lemma47_total_steps(2, 2, 1.0) == pytest.approx(2 * math.e ** 2)
+    assert bounds.mgbh26_score_pairs_needed(j, d, e, n) == pytest.approx(m_score(j, d, e, n))
+    assert bounds.mgbh26_label_points_needed(j, e, d) == pytest.approx(m_label(j, e, d))
+    assert bounds.mgbh26_error_points_needed(j, e, d) == pytest.approx(m_error(j, e, d))
+    assert bounds.mgbh26_error_estimate_deviation(m_error(j, e, d), j, d) == pytest.approx(e / 8)
+    assert bounds.mgbh26_lemma53_label_gap(j + 1, j, d, m_label(j, e, d)) == pytest.approx(e / 8)
+    assert bounds.mgbh26_lemma46_phase1_steps(2, 1.0, 0.6) == 1.0
+    assert bounds.mgbh26_lemma46_phase1_steps(2, 2.0, 0.25) == pytest.approx(4.0 ** 4)
+    assert bounds.mgbh26_lemma47_total_steps(2, 2, 1.0) == pytest.approx(2 * math.e ** 2)
     with pytest.raises(ValueError, match="phase1_steps"):
-        bounds.mnbt26_lemma47_total_steps(0, 2, 1.0)
+        bounds.mgbh26_lemma47_total_steps(0, 2, 1.0)
