@@ -40,24 +40,14 @@ def _counts(Xs: np.ndarray, ys: np.ndarray) -> tuple[int, int, np.ndarray, np.nd
     return Xs.shape[0], int(np.count_nonzero(pos)), n1, n11
 
 
-def _gain_from_counts(N: int, ny: int, n1: np.ndarray, n11: np.ndarray,
-                      C: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    n0 = N - n1
-    n01 = ny - n11
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r1 = np.where(n1 > 0, n11 / np.maximum(n1, 1), 0.0)
-        r0 = np.where(n0 > 0, n01 / np.maximum(n0, 1), 0.0)
-    q = n1 / N
-    return C(np.float64(ny / N)) - (q * C(r1) + (1.0 - q) * C(r0))
-
-
 def gains(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini") -> np.ndarray:
     """Gain(S, i) for every column i of X (BDM 2020, Sec. 1.1); S = (X, y) must be non-empty."""
     X = check_binary_matrix("X", X)
     y = check_labels("y", y, X.shape[0])
     if X.shape[0] == 0:
         raise ValueError("X must have at least one row to define Gain(S, i), got 0 rows")
-    return _gain_from_counts(*_counts(X, y), _impurity(impurity))
+    N, ny, n1, n11 = _counts(X, y)
+    return _batched_gains(np.array([N]), np.array([ny]), n1[None, :], n11[None, :], _impurity(impurity))[0]
 
 
 @dataclass
@@ -124,8 +114,8 @@ def _segment_column_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray
 
 def _batched_gains(N: np.ndarray, ny: np.ndarray, n1: np.ndarray, n11: np.ndarray,
                    C: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """Gain(S_k, i) for a batch of nodes k (rows) and every feature i, with the same floating-point
-    operations, in the same order, as :func:`_gain_from_counts` on one node."""
+    """Gain(S_k, i) for a batch of nodes k (rows) and every feature i (BDM 2020, Sec. 1.1):
+    C(Pr[y=1]) minus the children's impurities weighted by their shares."""
     N, ny = N[:, None], ny[:, None]
     n0 = N - n1
     n01 = ny - n11

@@ -215,10 +215,21 @@ def test_parity_success_and_failure_agree_with_sklearn():
 
 
 # --- level-wise ID3 = the depth-first recursion it replaced ----------------------------------
+def _gain_from_counts(N, ny, n1, n11, C):
+    """The former one-node gain of dtcore.id3, kept verbatim for the reference below."""
+    n0 = N - n1
+    n01 = ny - n11
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r1 = np.where(n1 > 0, n11 / np.maximum(n1, 1), 0.0)
+        r0 = np.where(n0 > 0, n01 / np.maximum(n0, 1), 0.0)
+    q = n1 / N
+    return C(np.float64(ny / N)) - (q * C(r1) + (1.0 - q) * C(r0))
+
+
 def _reference_id3(X, y, impurity="gini", features=None):
     """The former depth-first implementation of ID3 (one NumPy body per node), kept verbatim as the
     reference the level-wise growth must reproduce node for node (ids, values, trace, counters)."""
-    from dtcore.id3 import ID3Node, ID3Result, _counts, _gain_from_counts, _impurity, _majority
+    from dtcore.id3 import ID3Node, ID3Result, _counts, _impurity, _majority
 
     m, n = X.shape
     C = _impurity(impurity)
