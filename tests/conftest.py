@@ -29,7 +29,8 @@ def _reads_the_book(args: list[str]) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
-    if hasattr(config, "workerinput") or not _reads_the_book(list(config.args)):
+    subset = config.option.collectonly or config.option.keyword or config.option.markexpr
+    if hasattr(config, "workerinput") or subset or not _reads_the_book(list(config.args)):
         return
     from tests.test_html import BUILD, book_is_fresh, build_book
 
@@ -47,3 +48,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             lock.close()
 
     threading.Thread(target=build, name="book-build", daemon=True).start()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Tests that read the built book go last, so that the xdist workers run everything else while
+    # the build started above is still going, instead of waiting for it from the start.
+    items.sort(key=lambda item: "built_book" in getattr(item, "fixturenames", ()))
