@@ -475,12 +475,10 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
-    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
     >>> from dtcore.local import LabelOracle, SharedDraws
-    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
-    >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
+    >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))  # S°'s order and the strands
+    >>> oracle = LabelOracle.from_labels((X[:, 0] & X[:, 1]) | X[:, 2])  # reveals (and counts) labels
     >>> result = top_down_size_estimate(X, oracle, 4, 32, draws)
     >>> result.tree.size, result.e, result.labelled
     (4, 4.0, 128)
@@ -525,14 +523,11 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: 
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
-    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
     >>> from dtcore.local import LabelOracle, SharedDraws
+    >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> oracle = LabelOracle.from_labels((X[:, 0] & X[:, 1]) | X[:, 2])  # counts the labels it reveals
     >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
-    >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
-    >>> x_star = np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8)
-    >>> result = local_learner(X, oracle, 4, 32, x_star, draws)
+    >>> result = local_learner(X, oracle, 4, 32, np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8), draws)
     >>> result.labels.tolist(), result.labelled
     ([1], 128)
     """
@@ -578,12 +573,8 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: in
 
     Parameters
     ----------
-    X : array of shape (N, n)
-        The unlabelled set S°, 0/1.
-    oracle : callable
-        ``rows -> labels`` of S°'s points.
-    t, b : int
-        Size parameter and minibatch size, >= 1.
+    X, oracle, t, b
+        As in :func:`local_learner`: the unlabelled set S°, its label oracle, size t and minibatch size b.
     X_test : array of shape (m_test, n)
         The test points, 0/1.
     y_test : array of shape (m_test,)
@@ -605,15 +596,12 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: in
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
-    >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
     >>> from dtcore.local import LabelOracle, SharedDraws
+    >>> rng = np.random.default_rng(0)
+    >>> X, X_test = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8), rng.integers(0, 2, size=(100, 6), dtype=np.uint8)
+    >>> def f(Z): return (Z[:, 0] & Z[:, 1]) | Z[:, 2]
     >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
-    >>> oracle = LabelOracle.from_labels(y)  # reveals (and counts) labels on request
-    >>> X_test = rng.integers(0, 2, size=(100, 6), dtype=np.uint8)
-    >>> y_test = (X_test[:, 0] & X_test[:, 1]) | X_test[:, 2]
-    >>> result = est(X, oracle, 4, 32, X_test, y_test, draws)
+    >>> result = est(X, LabelOracle.from_labels(f(X)), 4, 32, X_test, f(X_test), draws)
     >>> result.error, result.labelled
     (0.0, 128)
     """

@@ -447,8 +447,7 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
+    >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
     >>> result = minibatch_top_down(X, y, t=4, b=64, rng=np.random.default_rng(1))
     >>> result.tree.size, result.tree.depth
