@@ -102,8 +102,13 @@ def _segment_column_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray
     stop = int(starts[nonempty[-1]] + lengths[nonempty[-1]])
     words = Xw[:stop]
     lanes = np.empty((piece_starts.size, W, 4, 2), dtype=np.int64)
+    masked = np.empty_like(words)
     for parity in (0, 1):  # even bytes, then odd bytes; NumPy body
-        masked = (words >> np.uint64(8 * parity)) & _EVEN_BYTES
+        if parity:
+            np.right_shift(words, np.uint64(8), out=masked)
+            np.bitwise_and(masked, _EVEN_BYTES, out=masked)
+        else:
+            np.bitwise_and(words, _EVEN_BYTES, out=masked)
         sums = np.add.reduceat(masked, piece_starts, axis=0)      # (pieces, W) uint64, 4 lanes each
         lanes[..., parity] = sums.view(np.uint16).reshape(piece_starts.size, W, 4)
     per_piece = lanes.reshape(piece_starts.size, 8 * W)
@@ -117,13 +122,13 @@ def _batched_gains(N: np.ndarray, ny: np.ndarray, n1: np.ndarray, n11: np.ndarra
     """Gain(S_k, i) for a batch of nodes k (rows) and every feature i (BDM 2020, Sec. 1.1):
     C(Pr[y=1]) minus the children's impurities weighted by their shares."""
     N, ny = N[:, None], ny[:, None]
-    n0 = N - n1
-    n01 = ny - n11
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r1 = np.where(n1 > 0, n11 / np.maximum(n1, 1), 0.0)
-        r0 = np.where(n0 > 0, n01 / np.maximum(n0, 1), 0.0)
+    # an empty child has no positives either (n11 <= n1, ny - n11 <= N - n1): its ratio is 0 / 1
+    r1 = n11 / np.maximum(n1, 1)
+    r0 = (ny - n11) / np.maximum(N - n1, 1)
     q = n1 / N
-    return C(ny / N) - (q * C(r1) + (1.0 - q) * C(r0))
+    weighted = q * C(r1)
+    weighted += (1.0 - q) * C(r0)
+    return C(ny / N) - weighted
 
 
 def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
@@ -215,6 +220,7 @@ class _Grown:
     child_value: np.ndarray      # the majority label a split node gives its children at creation
     leaf_kinds: tuple[int, int, int]
     traced: dict[int, tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]
+    levels: list[np.ndarray]     # the split nodes of each level, root level first
 
 
 def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
@@ -264,8 +270,9 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         n11 = sums[1::2]
         n1 = sums[0::2] + n11
         allowed = available[None, :] & ~used
-        g = np.where(allowed, _batched_gains(N, ny, n1, n11, C), np.nan)
-        j = np.nanargmax(g, axis=1)
+        g = _batched_gains(N, ny, n1, n11, C)
+        np.copyto(g, -np.inf, where=~allowed)   # every open node has an allowed feature
+        j = np.argmax(g, axis=1)
         kk = np.arange(K)
         majority = (2 * ny >= N).astype(np.float64)
         # children (node k, branch b) in the order k, then b
@@ -275,7 +282,8 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         next_id += 2 * K
         if trace:
             for k in range(K):  # loop over traced nodes; copies only
-                traced[int(open_ids[k])] = (int(N[k]), int(ny[k]), g[k].copy(), n1[k].copy(), n11[k].copy())
+                traced[int(open_ids[k])] = (int(N[k]), int(ny[k]), np.where(allowed[k], g[k], np.nan),
+                                            n1[k].copy(), n11[k].copy())
         c_used = np.repeat(used, 2, axis=0).reshape(K, 2, n)
         c_used[kk, :, j] = True
         is_empty = cN == 0
@@ -341,32 +349,31 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
     for nodes, feats, kids, value in splits:  # one NumPy body per level
         feature[nodes], child0[nodes], child1[nodes], child_value[nodes] = feats, kids[:, 0], kids[:, 1], value
     return _Grown(feature, child0, child1, np.concatenate(leaf_value), child_value,
-                  (empty, exhausted, limited), traced)
+                  (empty, exhausted, limited), traced, [nodes for nodes, *_ in splits])
 
 
 def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
     """Build ``result.tree`` from a level-wise run, numbering nodes as the depth-first recursion of
     Algorithm 1 does (a stack; the x_j = 1 child is expanded first, children are numbered when their
     parent splits), with the values that recursion leaves on every node, and fill the trace in
-    that order. One Python step per split for the numbering; the tree is built in one pass per level."""
-    feature, child0, child1 = grown.feature.tolist(), grown.child0.tolist(), grown.child1.tolist()
-    size = len(feature)
-    new_id = [0] * size
-    popped: list[int] = []
-    next_id = 1
-    stack = [0]
-    while stack:  # one step per split node (no NumPy call)
-        b = stack.pop()
-        if feature[b] == LEAF:
-            continue
-        popped.append(b)
-        c0, c1 = child0[b], child1[b]
-        new_id[c0], new_id[c1] = next_id, next_id + 1
-        next_id += 2
-        stack.append(c0)
-        stack.append(c1)
-    new = np.asarray(new_id, dtype=np.int64)
-    split = np.asarray(popped, dtype=np.int64)
+    that order. The numbering needs no walk: a split's position in the recursion's order follows
+    from the number of splits in its x_j = 1 sibling subtree, counted bottom-up one level at a time."""
+    size = grown.feature.size
+    # splits_below[v]: split nodes in the subtree of v, summed bottom-up one level at a time
+    splits_below = np.zeros(size, dtype=np.int64)
+    for nodes in reversed(grown.levels):  # one NumPy body per level
+        splits_below[nodes] = 1 + splits_below[grown.child0[nodes]] + splits_below[grown.child1[nodes]]
+    # rank[v]: when the recursion pops split v. The x_j = 1 child comes right after its parent, the
+    # x_j = 0 child after the whole x_j = 1 subtree; the k-th popped split numbers its children 2k+1, 2k+2.
+    rank = np.zeros(size, dtype=np.int64)
+    for nodes in grown.levels:  # one NumPy body per level
+        rank[grown.child1[nodes]] = rank[nodes] + 1
+        rank[grown.child0[nodes]] = rank[nodes] + 1 + splits_below[grown.child1[nodes]]
+    split = np.concatenate([np.zeros(0, dtype=np.int64), *grown.levels])
+    split = split[np.argsort(rank[split], kind="stable")]
+    new = np.zeros(size, dtype=np.int64)
+    new[grown.child0[split]] = 2 * np.arange(split.size) + 1
+    new[grown.child1[split]] = 2 * np.arange(split.size) + 2
     f = np.full(size, LEAF, dtype=np.int64)
     k0 = np.full(size, -1, dtype=np.int64)
     k1 = np.full(size, -1, dtype=np.int64)
@@ -382,11 +389,11 @@ def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
     tree = DecisionTree.from_arrays(result.tree.n, f, k0, k1, value)
     result.tree = tree
     if trace:
-        for b in popped:  # one trace entry per split, in the recursion's order
+        for b in split.tolist():  # one trace entry per split, in the recursion's order
             N, ny, g, n1, n11 = grown.traced[b]
-            node = new_id[b]
+            node = int(new[b])
             result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
-                                        n11 / N - (ny / N) * (n1 / N), feature[b]))
+                                        n11 / N - (ny / N) * (n1 / N), int(grown.feature[b])))
 
 
 def paths_reuse_no_feature(tree: DecisionTree) -> bool:
