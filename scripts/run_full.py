@@ -7,8 +7,10 @@ Each chapter notebook of ``_toc.yml`` is executed with papermill at ``scale="ful
 - the CSVs the chapter wrote under ``results/<chapter>/``, copied to ``_build/full/<chapter>/``;
 - its wall time, and its verification table (``verification.csv``) counted by kind and status.
 
-Then it writes ``_build/full/summary.md`` and ``summary.json``: commit, date, machine, Dask
-scheduler (if any), and one row per chapter. It exits non-zero if any chapter failed (a cell
+Then it writes ``_build/full/summary.md`` and ``summary.json``: date, machine, Dask scheduler (if
+any), and one row per chapter with the commit it ran on. With ``--chapters``, the rows of the other
+chapters are kept from the summary already in the output directory (same scale), so a chapter can
+be re-run after a fix without re-running the book; each row keeps its own commit and date. It exits non-zero if any chapter failed (a cell
 raised, which includes the closing ``assert_all`` of a failed check) or if a verification table
 has a counted row that does not hold.
 
@@ -105,11 +107,13 @@ def run_chapter(chapter: str, scale: str, out: Path, extra: list[str], timeout: 
         "--execution-timeout", str(timeout), "--no-progress-bar", *extra,
     ]
     log = out / f"{chapter}.log"
+    commit, date = git_commit(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     start = time.perf_counter()
     with open(log, "w") as stream:
         code = subprocess.run(command, cwd=REPO, env=env, stdout=stream, stderr=subprocess.STDOUT).returncode
     seconds = time.perf_counter() - start
-    row: dict[str, Any] = {"chapter": chapter, "passed": code == 0, "seconds": round(seconds, 1), "log": log.name}
+    row: dict[str, Any] = {"chapter": chapter, "passed": code == 0, "seconds": round(seconds, 1), "log": log.name,
+                           "commit": commit, "started": date}
     if results.is_dir():
         shutil.copytree(results, out / chapter, dirs_exist_ok=True)
         row["csv_files"] = sorted(p.name for p in results.glob("*.csv"))
@@ -129,27 +133,46 @@ def minutes(seconds: float) -> str:
     return f"{int(seconds // 60)} min {seconds % 60:02.0f} s"
 
 
+def merge_rows(out: Path, scale: str, rows: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
+    """This run's rows plus, for chapters it did not run, the rows of the summary already in ``out``
+    (if it was run at the same scale), in ``order``; an older row without its own commit or date
+    takes its summary's."""
+    previous = out / "summary.json"
+    kept: dict[str, dict[str, Any]] = {}
+    if previous.is_file():
+        old = json.loads(previous.read_text())
+        if old.get("scale") == scale:
+            for row in old.get("chapters", []):
+                kept[row["chapter"]] = {"commit": old.get("commit", "unknown"), "started": old.get("started", ""), **row}
+    kept.update({row["chapter"]: row for row in rows})
+    rank = {c: i for i, c in enumerate(order)}
+    return sorted(kept.values(), key=lambda row: rank.get(row["chapter"], len(rank)))
+
+
 def write_summary(out: Path, meta: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     """Write summary.json and summary.md; return the markdown."""
+    commits = sorted({row.get("commit", meta["commit"]) for row in rows})
     (out / "summary.json").write_text(json.dumps({**meta, "chapters": rows}, indent=1))
     lines = [
         f"# Run of every chapter at scale={meta['scale']!r}",
         "",
-        f"- commit: `{meta['commit']}`",
-        f"- date (UTC): {meta['started']} to {meta['finished']}",
+        f"- commit: `{commits[0]}`" if len(commits) == 1 else
+        f"- commits: {', '.join(f'`{c}`' for c in commits)} (per chapter below)",
+        f"- date (UTC) of the last invocation: {meta['started']} to {meta['finished']}",
         f"- machine: {meta['machine']}",
         f"- Dask scheduler: {meta['dask_scheduler'] or 'none (joblib on local cores)'}",
-        f"- total wall time: {minutes(meta['seconds'])}",
+        f"- total wall time: {minutes(sum(row['seconds'] for row in rows))} (the chapters' wall times added up)",
         "",
-        "| chapter | result | wall time | checks by kind | rows not passing |",
-        "|---|---|---|---|---|",
+        "| chapter | result | wall time | checks by kind | rows not passing | commit, start (UTC) |",
+        "|---|---|---|---|---|---|",
     ]
     for row in rows:
         checks = row.get("checks")
         kinds = ", ".join(f"{k} {v}" for k, v in checks["by_kind"].items()) if checks else "no verification.csv"
         failing = "; ".join(checks["failing"]) if checks and checks["failing"] else "none"
         lines.append(f"| {row['chapter']} | {'passed' if row['passed'] else 'FAILED'} | "
-                     f"{minutes(row['seconds'])} | {kinds} | {failing} |")
+                     f"{minutes(row['seconds'])} | {kinds} | {failing} | "
+                     f"`{row.get('commit', meta['commit'])[:10]}`, {row.get('started', meta['started'])} |")
     text = "\n".join(lines) + "\n"
     (out / "summary.md").write_text(text)
     return text
@@ -190,9 +213,12 @@ def main(argv: list[str] | None = None) -> int:
         "dask_scheduler": os.environ.get("DTCORE_DASK_SCHEDULER", ""),
         "extra_parameters": args.p,
     }
+    ran = rows
+    if args.chapters:
+        rows = merge_rows(args.out, args.scale, rows, toc_chapters())
     print(write_summary(args.out, meta, rows))
     print(f"notebooks, CSVs and summary under {args.out}")
-    return 0 if all(row["passed"] for row in rows) else 1
+    return 0 if all(row["passed"] for row in ran) else 1
 
 
 if __name__ == "__main__":

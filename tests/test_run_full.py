@@ -51,12 +51,29 @@ def test_summary_names_commit_times_and_failures(run_full, tmp_path):
         {"chapter": "02_y", "passed": False, "seconds": 5.0, "checks": None},
     ]
     text = run_full.write_summary(tmp_path, meta, rows)
-    assert "| 01_x | passed | 1 min 01 s | bound 3 | none |" in text
-    assert "| 02_y | FAILED | 0 min 05 s | no verification.csv | none |" in text
-    assert "total wall time: 62 min 05 s" in text
+    assert "| 01_x | passed | 1 min 01 s | bound 3 | none | `abc`, s |" in text
+    assert "| 02_y | FAILED | 0 min 05 s | no verification.csv | none | `abc`, s |" in text
+    assert "- commit: `abc`" in text
+    assert "total wall time: 1 min 06 s" in text
     assert json.loads((tmp_path / "summary.json").read_text())["chapters"][1]["passed"] is False
 
 
 def test_unknown_chapter_is_refused(run_full):
     with pytest.raises(SystemExit):
         run_full.main(["--chapters", "no_such_chapter", "--out", "/tmp/unused"])
+
+
+def test_a_partial_run_keeps_the_other_chapters_rows(run_full, tmp_path):
+    meta = {"scale": "full", "commit": "old", "started": "s0", "finished": "f0", "seconds": 100.0,
+            "machine": "m", "dask_scheduler": "", "extra_parameters": []}
+    old = [{"chapter": c, "passed": True, "seconds": 10.0, "checks": None} for c in ("01_a", "02_b", "03_c")]
+    run_full.write_summary(tmp_path, meta, old)
+    new = [{"chapter": "02_b", "passed": True, "seconds": 20.0, "checks": None, "commit": "new", "started": "s1"}]
+    rows = run_full.merge_rows(tmp_path, "full", new, ["01_a", "02_b", "03_c"])
+    assert [(r["chapter"], r["commit"], r["seconds"]) for r in rows] == [
+        ("01_a", "old", 10.0), ("02_b", "new", 20.0), ("03_c", "old", 10.0)]
+    text = run_full.write_summary(tmp_path, {**meta, "commit": "new"}, rows)
+    assert "commits: `new`, `old` (per chapter below)" in text
+    assert "| 02_b | passed | 0 min 20 s | no verification.csv | none | `new`, s1 |" in text
+    # a summary of another scale is not merged
+    assert [r["chapter"] for r in run_full.merge_rows(tmp_path, "quick", new, ["01_a", "02_b", "03_c"])] == ["02_b"]
