@@ -130,7 +130,8 @@ def run_chapter(chapter: str, scale: str, out: Path, extra: list[str], timeout: 
 
 
 def minutes(seconds: float) -> str:
-    return f"{int(seconds // 60)} min {seconds % 60:02.0f} s"
+    whole = round(seconds)  # round first: 599.6 s is "10 min 00 s", not "9 min 60 s"
+    return f"{whole // 60} min {whole % 60:02d} s"
 
 
 def merge_rows(out: Path, scale: str, rows: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:

@@ -58,6 +58,11 @@ def test_summary_names_commit_times_and_failures(run_full, tmp_path):
     assert json.loads((tmp_path / "summary.json").read_text())["chapters"][1]["passed"] is False
 
 
+def test_minutes_carry_rounded_seconds(run_full):
+    assert run_full.minutes(599.6) == "10 min 00 s"
+    assert run_full.minutes(61.4) == "1 min 01 s"
+
+
 def test_unknown_chapter_is_refused(run_full):
     with pytest.raises(SystemExit):
         run_full.main(["--chapters", "no_such_chapter", "--out", "/tmp/unused"])
