@@ -42,7 +42,6 @@ True
 
 from __future__ import annotations
 
-import inspect
 import numbers
 
 import numpy as np
@@ -344,10 +343,6 @@ class TopDownClassifier(_BinaryTreeClassifier):
         return self._fit(X, y)
 
 
-def _id3_accepts_max_depth() -> bool:
-    return "max_depth" in inspect.signature(id3).parameters
-
-
 class ID3Classifier(_BinaryTreeClassifier):
     """ID3 (Brutzkus–Daniely–Malach, COLT 2020, Algorithm 1; :func:`dtcore.id3.id3`) for scikit-learn.
 
@@ -358,8 +353,7 @@ class ID3Classifier(_BinaryTreeClassifier):
     impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
         The impurity C of the gain.
     max_depth : int or None, default=None
-        Depth limit (>= 0), passed to :func:`dtcore.id3.id3` when it has a ``max_depth`` argument;
-        None grows until pure.
+        Depth limit (>= 0), passed to :func:`dtcore.id3.id3`; None grows until pure.
     n_thresholds : int or None, default=16
         At most this many quantile cut points per real-valued column; None uses every midpoint.
 
@@ -392,14 +386,10 @@ class ID3Classifier(_BinaryTreeClassifier):
     def _validate_params(self) -> None:
         _check_choice("impurity", self.impurity, tuple(IMPURITIES))
         _check_int_param("max_depth", self.max_depth, 0, allow_none=True)
-        if self.max_depth is not None and not _id3_accepts_max_depth():
-            raise ValueError(f"max_depth must be None with this dtcore.id3.id3 (no depth limit), "
-                             f"got {self.max_depth!r}")
 
     def _grow(self, Xb, yb, weight) -> DecisionTree:
-        if self.max_depth is None:
-            return id3(Xb, yb, impurity=self.impurity).tree
-        return id3(Xb, yb, impurity=self.impurity, max_depth=int(self.max_depth)).tree
+        depth = None if self.max_depth is None else int(self.max_depth)
+        return id3(Xb, yb, impurity=self.impurity, max_depth=depth).tree
 
     def fit(self, X, y) -> "ID3Classifier":
         """Binarise X, encode y and run ID3."""
