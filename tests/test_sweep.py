@@ -76,15 +76,16 @@ def test_multi_row_tasks():
     assert df["j"].tolist() == [0, 0, 0, 1, 2, 0, 1, 2]
 
 
+def _local_cluster(**options):
+    """Two single-threaded Dask workers, no dashboard; closed by the ``with`` that opens it."""
+    distributed = pytest.importorskip("dask.distributed")
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, **options)
+
+
 @pytest.fixture(scope="module")
 def dask_cluster():
-    distributed = pytest.importorskip("dask.distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
-    try:
+    with _local_cluster(processes=False) as cluster:
         yield cluster
-    finally:
-        cluster.close()
 
 
 def test_dask_cluster_equals_joblib_bit_for_bit(dask_cluster, monkeypatch):
@@ -142,13 +143,8 @@ def pid_task(rng: np.random.Generator, k: int) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def dask_process_cluster():
     """Two worker processes on loopback, as on a real cluster (pickled tasks, separate imports)."""
-    distributed = pytest.importorskip("dask.distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
-    try:
+    with _local_cluster(processes=True, host="127.0.0.1") as cluster:
         yield cluster
-    finally:
-        cluster.close()
 
 
 def test_multiprocess_dask_cluster_equals_joblib_bit_for_bit(dask_process_cluster, monkeypatch):
