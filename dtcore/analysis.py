@@ -330,65 +330,6 @@ def split_cost_drop(tree, table: np.ndarray, leaf_position: int, feature: int,
     return float(before["cost"].sum() - after["cost"].sum()), score
 
 
-def greedy_replay(tree, table: np.ndarray) -> "pd.DataFrame":
-    """Replay a tree grown best-first by BuildTopDownDT, recomputing every quantity from ``table``.
-
-    Used to check BLT 2020's algorithm (Sec. 3) and Lemmas 5.1, 5.2 and 5.4 on the *returned*
-    tree, independently of the scorer that grew it. A node created by the j-th split has id
-    2j - 1 or 2j (``DecisionTree.split`` appends both children), so the internal nodes in the
-    order of their first child are the splits in the order they were made. For every node the
-    subfunction f_node is cut out of the truth table (:func:`restrict`) and its influences are
-    counted edge by edge (:func:`influences`), not through :class:`ExactMeasure`.
-
-    One row per split, before it is made: ``leaves`` (L), the split ``node`` and ``feature``,
-    ``selected_score`` = 2^-|node| Inf_feature(f_node), ``best_score`` = the largest
-    2^-|l| max_i Inf_i(f_l) over the leaves of the frontier, ``influence_gap`` = max_i Inf_i(f_node)
-    - Inf_feature(f_node), ``cost`` = sum over the frontier of 2^-|l| Inf(f_l) and ``error`` = sum
-    of 2^-|l| min(Pr[f_l = 1], Pr[f_l = 0]). A last row (``node = -1``) holds the final frontier.
-    """
-    import pandas as pd
-
-    table = check_table(table)
-    n = table_variables(table)
-    if tree.n != n:
-        raise ValueError(f"tree must be on n = {n} variables to match the table, got {tree.n}")
-    count = tree.node_count
-    weight = np.empty(count)
-    best = np.empty(count)
-    total = np.empty(count)
-    err = np.empty(count)
-    influence = np.zeros((count, n))
-    for node in range(count):  # one truth-table slice per node; the body is vectorised
-        r = tree.restriction(node)
-        sub, free = restrict(table, {int(i): int(r[i]) for i in np.flatnonzero(r >= 0)})
-        weight[node] = 2.0 ** -int((r >= 0).sum())
-        if free:
-            influence[node, free] = influences(sub)
-        mu = float(np.count_nonzero(sub)) / sub.size
-        best[node] = weight[node] * influence[node].max()
-        total[node] = weight[node] * influence[node].sum()
-        err[node] = weight[node] * min(mu, 1.0 - mu)
-    internal = [v for v in range(count) if tree.feature[v] >= 0]
-    order = sorted(internal, key=lambda v: tree.child0[v])
-    frontier = [0]
-    rows = []
-    for node in order:
-        if node not in frontier:
-            raise ValueError(f"tree was not grown by successive leaf splits: node {node} split out of order")
-        f = int(tree.feature[node])
-        rows.append({"leaves": len(frontier), "node": node, "feature": f,
-                     "selected_score": weight[node] * influence[node, f],
-                     "best_score": float(best[frontier].max()),
-                     "influence_gap": float(influence[node].max() - influence[node, f]),
-                     "cost": float(total[frontier].sum()), "error": float(err[frontier].sum())})
-        frontier.remove(node)
-        frontier += [tree.child0[node], tree.child1[node]]
-    rows.append({"leaves": len(frontier), "node": -1, "feature": -1, "selected_score": np.nan,
-                 "best_score": float(best[frontier].max()), "influence_gap": np.nan,
-                 "cost": float(total[frontier].sum()), "error": float(err[frontier].sum())})
-    return pd.DataFrame(rows)
-
-
 def fourier_variance_and_influences(table: np.ndarray) -> tuple[float, np.ndarray]:
     """Var(f) and every Inf_i(f) from the Fourier spectrum of the +-1 version of f (uniform measure).
 

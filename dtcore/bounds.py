@@ -100,9 +100,10 @@ def blt20_theorem3_exponent(s: float, eps: float) -> float:
 # --- Chapter 2: Blanc–Gupta–Lange–Tan, NeurIPS 2020 (BGLT20) -------------------------------------
 
 def _depth_cap(t: int) -> int:
-    from .topdown import depth_cap
-
-    return depth_cap(t)
+    """D = floor(log2 t + log2 log2 t) of BGLT20 eq. (5), written out here so that the bounds do not
+    read the cap the learner uses (dtcore.topdown.depth_cap): a fault in one shows against the other."""
+    t = check_int("t", t, 1)
+    return 0 if t == 1 else int(math.floor(math.log2(t) + math.log2(math.log2(t)) + 1e-12))
 
 
 def bglt20_lemma_b3_batch(C: float, alpha: float, Delta: float, t: int, d: int, delta: float) -> float:

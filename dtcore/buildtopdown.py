@@ -15,7 +15,7 @@ import numpy as np
 from .analysis import ExactMeasure, InfluenceKind
 from .cube import ProductDistribution, check_table
 from .grow import GrowthResult, Selector, Split, grow, select_best
-from .validate import check_int, check_real
+from .validate import check_real
 
 
 @dataclass(frozen=True)

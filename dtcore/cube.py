@@ -1,6 +1,6 @@
 """The Boolean cube {0,1}^n, product distributions on it, and truth tables.
 
-Convention (DESIGN.md): a truth table on n variables is a flat array of length 2^n whose
+Convention (ARCHITECTURE.md): a truth table on n variables is a flat array of length 2^n whose
 entry at index ``k`` is f(x) for the point with ``x_i = (k >> i) & 1``.
 """
 

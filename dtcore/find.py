@@ -21,7 +21,6 @@ true distribution (used for the approximation term of Corollary 4.1).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -343,64 +342,4 @@ def population_find(mu: np.ndarray, depth: int) -> FindResult:
     return find(X, y, depth, sample_weight=w)
 
 
-# --- an independent brute force, for tests and the chapter's small cases -----------------------------
-def all_tree_tables(n: int, depth: int) -> np.ndarray:
-    """Truth tables of every tree of depth <= ``depth`` on n <= 5 variables (cached, read-only)."""
-    n = check_int("n", n, 1, 5)
-    depth = check_int("depth", depth, 0)
-    return _all_tree_tables(n, min(depth, n))
-
-
-@functools.lru_cache(maxsize=16)
-def _all_tree_tables(n: int, depth: int) -> np.ndarray:
-    """Truth tables (K, 2^n) of every deterministic tree of depth <= ``depth`` on n variables.
-
-    Independent of :func:`find`: enumerates trees by their functions, recursively
-    (constant, or "x_i ? R : L" with L, R of depth d - 1 on the other variables). Small n only.
-    """
-    from .cube import all_points
-
-    pts = all_points(n)
-    consts = np.stack([np.zeros(2**n, np.uint8), np.ones(2**n, np.uint8)])
-
-    def tables(d: int, free: tuple[int, ...]) -> np.ndarray:
-        out = [consts]
-        if d > 0:
-            for i in free:
-                sub = tables(d - 1, tuple(j for j in free if j != i))
-                L = np.repeat(sub, sub.shape[0], axis=0)
-                R = np.tile(sub, (sub.shape[0], 1))
-                out.append(np.where(pts[:, i][None, :] == 1, R, L))
-        return np.unique(np.concatenate(out), axis=0)
-
-    out = tables(depth, tuple(range(n)))
-    out.setflags(write=False)
-    return out
-
-
-def brute_force_min_errors(X: np.ndarray, y: np.ndarray, depth: int) -> int:
-    """Least number of training errors over all trees of depth <= ``depth`` (exhaustive search)."""
-    from .cube import point_index
-
-    X = check_binary_matrix("X", X)
-    y = check_labels("y", y, X.shape[0])
-    tabs = all_tree_tables(X.shape[1], depth).astype(np.int64)
-    idx = point_index(X)
-    n1 = np.bincount(idx[y == 1], minlength=tabs.shape[1])
-    n0 = np.bincount(idx[y == 0], minlength=tabs.shape[1])
-    errs = tabs @ n0 + (1 - tabs) @ n1
-    return int(errs.min())
-
-
-def count_trees(n: int, depth: int) -> int:
-    """Number of (syntactically distinct) labelled trees of depth <= d on n variables; for union bounds."""
-    n = check_int("n", n, 1)
-    depth = check_int("depth", depth, 0)
-    count = 2
-    for k in range(1, min(depth, n) + 1):  # trees of depth <= k on the n - depth + k remaining variables
-        count = 2 + (n - min(depth, n) + k) * count * count
-    return count
-
-
-__all__ = ["FindResult", "find", "population_find", "training_errors", "all_tree_tables",
-           "brute_force_min_errors", "count_trees"]
+__all__ = ["FindResult", "find", "population_find", "training_errors"]

@@ -133,7 +133,7 @@ def grow(
     when ``stop`` is true, when the tree has ``max_leaves`` leaves, or when no leaf can be split.
     ``observe(frontier)`` adds columns to each trace row (taken before the split of that step, and
     once more at the end). Every top-down learner of the papers is this
-    loop with its own scorer and stop rule (DESIGN.md).
+    loop with its own scorer and stop rule (ARCHITECTURE.md).
 
     Parameters
     ----------

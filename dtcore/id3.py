@@ -2,7 +2,7 @@
 
 ID3(S, A): if every example of S has the same label, return a leaf with that label; otherwise
 split on j = argmax_{i in A} Gain(S, i) and recurse on S_{x_j=1}, S_{x_j=0} with A \\ {j}. It grows
-depth-first until every leaf is pure — no size budget, no score threshold — so, as DESIGN.md says,
+depth-first until every leaf is pure — no size budget, no score threshold — so, as ARCHITECTURE.md says,
 it stands apart from the best-first ``grow`` loop.
 
 Gain(S, i) = C(P_S[y=1]) - P_S[x_i=1] C(P_S[y=1|x_i=1]) - P_S[x_i=0] C(P_S[y=1|x_i=0]) for an
@@ -394,88 +394,5 @@ def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
             node = int(new[b])
             result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
                                         n11 / N - (ny / N) * (n1 / N), int(grown.feature[b])))
-
-
-def paths_reuse_no_feature(tree: DecisionTree) -> bool:
-    """True when no root-to-leaf path of ``tree`` queries a feature twice (checked from scratch)."""
-    ok = True
-    stack = [(0, frozenset())]
-    while stack:
-        node, seen = stack.pop()
-        f = tree.feature[node]
-        if f == LEAF:
-            continue
-        if f >= 0 and f in seen:
-            ok = False
-        stack.append((tree.child0[node], seen | {f}))
-        stack.append((tree.child1[node], seen | {f}))
-    return ok
-
-
-@dataclass
-class TreeAgreement:
-    """How two trees grown on one sample compare, node by node (see :func:`agreement_up_to_ties`)."""
-
-    matched: int        # node pairs with the same split (or both leaves with the same label)
-    ties: int           # node pairs whose splits differ but have exactly equal Gain on the node's rows
-    differences: int    # node pairs that differ without a tie: the trees really disagree
-
-    @property
-    def same(self) -> bool:
-        """True when the trees make the same splits up to exact ties in Gain."""
-        return self.differences == 0
-
-
-def agreement_up_to_ties(tree_a: DecisionTree, tree_b: DecisionTree, X: np.ndarray, y: np.ndarray,
-                         impurity: Impurity = "gini", atol: float = 1e-12) -> TreeAgreement:
-    """Compare two trees grown on (X, y) by top-down splitting: same splits up to exact ties.
-
-    Both trees are walked from the root on the sample's rows. Where they query the same feature
-    the walk goes on in both children; where they query different features, the node counts as a
-    **tie** when the two features have equal Gain(S_w, ·) on the node's rows up to float64 rounding
-    (``atol``: a gain is a difference of impurities of order 1, so rounding leaves errors near
-    1e-16, and scikit-learn's own float arithmetic cannot order gains closer than that) -- either
-    choice is a valid greedy split and the subtrees
-    below are not compared -- and as a **difference** otherwise. A leaf against a split counts as
-    a tie when the split feature is constant on the node's rows (the split does not partition
-    them), and two leaves match when they predict the same label (a tie when the node's labels
-    are split evenly, so that either label is a majority). Used to compare ID3 with
-    scikit-learn's unrestricted tree, which breaks ties between features at random.
-    """
-    X = check_binary_matrix("X", X)
-    y = check_labels("y", y, X.shape[0])
-    if tree_a.n != X.shape[1] or tree_b.n != X.shape[1]:
-        raise ValueError(f"tree_a and tree_b must have n = {X.shape[1]} features, got {tree_a.n} and {tree_b.n}")
-    matched = ties = differences = 0
-    stack = [(0, 0, np.arange(X.shape[0]))]
-    while stack:  # one NumPy body per node pair
-        a, b, rows = stack.pop()
-        fa, fb = tree_a.feature[a], tree_b.feature[b]
-        if fa == LEAF and fb == LEAF:
-            if rows.size == 0 or round(tree_a.value[a]) == round(tree_b.value[b]):
-                matched += 1
-            elif 2 * int(y[rows].sum()) == rows.size:   # a majority vote tied: either label is right
-                ties += 1
-            else:
-                differences += 1
-            continue
-        if fa == fb:
-            matched += 1
-            right = X[rows, fa] == 1
-            stack.append((tree_a.child0[a], tree_b.child0[b], rows[~right]))
-            stack.append((tree_a.child1[a], tree_b.child1[b], rows[right]))
-            continue
-        if fa == LEAF or fb == LEAF:
-            f = fb if fa == LEAF else fa
-            column = X[rows, f]
-            constant = rows.size == 0 or column.min() == column.max()
-            ties += constant
-            differences += not constant
-            continue
-        g = gains(X[rows], y[rows], impurity) if rows.size else np.zeros(X.shape[1])
-        tie = abs(g[fa] - g[fb]) <= atol
-        ties += bool(tie)
-        differences += not tie
-    return TreeAgreement(matched, ties, differences)
 
 

@@ -12,11 +12,7 @@ Two learners, both on the shared growth loop :func:`dtcore.grow.grow`:
   on a second sample, termination by the estimated error on a third, with the three sample
   schedules M_S, M_LL, M_EE of Section 5 / Appendix B grown as the tree grows.
 
-The last section measures runs from the outside, for the chapter's checks: :func:`exact_replay`
-re-measures every intermediate tree of an exact run on the truth table, :func:`exact_run_record`
-summarises a run of Algorithm 1 for Lemmas 4.4-4.7 and Theorems 1.1/5.1, :func:`audit_practical_run`
-gives the exact errors of Algorithm 2's returned tree (Lemmas 5.3, 5.4), and :class:`CountingOracle`
-counts the labels a run asks for (Secs. 5.2-5.3).
+Runs are measured from the outside in :mod:`dtcore.audit` (replays, exact errors, label counts).
 
 Everything is vectorised over samples: a top-up draws one block of points, evaluates the label
 oracle on it once, and routes it through the tree with :meth:`DecisionTree.apply`.
@@ -32,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .cube import ProductDistribution, point_index
-from .grow import Frontier, Split, grow, select_quarter_adversarial
+from .grow import Frontier, Split, grow
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_real, check_rng
 
@@ -341,141 +337,3 @@ def tree_oracle(tree: DecisionTree) -> Oracle:
     if not isinstance(tree, DecisionTree) or not tree.is_deterministic:
         raise ValueError("tree must be a deterministic DecisionTree to serve as a label oracle")
     return lambda X: tree.predict(check_binary_matrix("X", X, tree.n))
-
-
-# --- measuring runs from the outside (the chapter's checks) -----------------------------------
-
-class CountingOracle:
-    """A label oracle that counts the points it labels: the label use measured outside Algorithm 2."""
-
-    def __init__(self, oracle: Oracle) -> None:
-        if not callable(oracle):
-            raise ValueError(f"oracle must be a callable f(X) -> labels, got {type(oracle).__name__}")
-        self.oracle = oracle
-        self.queries = 0
-
-    def __call__(self, X: np.ndarray) -> np.ndarray:
-        self.queries += int(np.shape(X)[0])
-        return self.oracle(X)
-
-
-def leaf_label_masses(tree: DecisionTree, target: DecisionTree,
-                      dist: ProductDistribution) -> np.ndarray:
-    """``(L, 2)`` array: Pr[x reaches leaf l and target(x) = b] for the leaves of ``tree`` (b = 0, 1).
-
-    Exact, from pairs of leaves (a leaf pair's regions intersect unless a coordinate is fixed
-    differently, and the intersection's mass is a product of coordinate probabilities).
-    """
-    if not isinstance(tree, DecisionTree) or not isinstance(target, DecisionTree) or tree.n != target.n:
-        raise ValueError("tree and target must be DecisionTree objects on the same n")
-    if not isinstance(dist, ProductDistribution) or dist.n != tree.n:
-        raise ValueError(f"dist must be a ProductDistribution on n = {tree.n} coordinates")
-    Ra, Rb = tree.leaf_restrictions(), target.leaf_restrictions()
-    p = dist.p
-    # mass of each pair: prod_i Pr[x_i = fixed value] over coordinates fixed by either leaf
-    fixed = np.where(Ra[:, None, :] >= 0, Ra[:, None, :], Rb[None, :, :])  # (La, Lb, n)
-    clash = ((Ra[:, None, :] >= 0) & (Rb[None, :, :] >= 0) & (Ra[:, None, :] != Rb[None, :, :])).any(axis=2)
-    per_coord = np.where(fixed == 1, p, np.where(fixed == 0, 1.0 - p, 1.0))
-    mass = np.where(clash, 0.0, per_coord.prod(axis=2))
-    ones = np.asarray(target.leaf_values()) >= 0.5
-    return np.stack([mass[:, ~ones].sum(axis=1), mass[:, ones].sum(axis=1)], axis=1)
-
-
-def audit_practical_run(result: PracticalResult, target: DecisionTree,
-                        dist: ProductDistribution) -> dict[str, float]:
-    """Exact errors of Algorithm 2's returned tree, measured against the target (Sec. 5.3).
-
-    ``error``: error(T, f) of the returned labelled tree; ``best_error``: error(T*, f) of the best
-    labelling of the same bare tree; ``previous_best_error``: error(T*, f) of the bare tree one
-    split earlier (the last split undone; NaN for a one-leaf tree). Lemma 5.3 bounds
-    error - best_error; Lemma 5.4 (Case 1) says the run should have stopped one step earlier if
-    previous_best_error <= eps/2.
-    """
-    tree = result.tree
-    masses = leaf_label_masses(tree, target, dist)
-    labels = (tree.leaf_values() >= 0.5).astype(np.int64)
-    best = np.minimum(masses[:, 0], masses[:, 1])
-    out = {"leaves": float(tree.size), "error": float(masses[np.arange(len(labels)), 1 - labels].sum()),
-           "best_error": float(best.sum()), "previous_best_error": math.nan}
-    if tree.size > 1:  # the last split created the two newest nodes, both leaves
-        leaves = tree.leaves()
-        pos = [leaves.index(tree.node_count - 2), leaves.index(tree.node_count - 1)]
-        merged = masses[pos].sum(axis=0)
-        out["previous_best_error"] = float(best.sum() - best[pos].sum() + merged.min())
-    return out
-
-
-def exact_replay(trace: pd.DataFrame, table: np.ndarray, dist: ProductDistribution,
-                 kind: str = "rerandomised") -> pd.DataFrame:
-    """Replay a grown tree's splits and measure every intermediate bare tree exactly.
-
-    ``trace`` is a :func:`dtcore.grow.grow` trace (``node``/``feature`` per split). Before each
-    split (and once at the end) the bare tree is measured with
-    :func:`dtcore.analysis.leaf_statistics`, independently of the scorer that grew it: ``leaves``
-    (j), ``cost``, ``error`` (of the f-completion), ``best_score`` (max over leaves of
-    p_l max_i Inf_i(f_l)) and ``chosen_score`` (p_l Inf_i(f_l) of the split made; NaN at the end).
-    Used for Lemmas 4.4-4.7 and Theorem 5.1's 1/4 rule along real runs (Moakhar et al. 2026).
-    """
-    from .analysis import ExactMeasure, leaf_statistics
-
-    measure = ExactMeasure(table, dist, kind)
-    tree = DecisionTree(measure.n)
-    rows = []
-    splits = trace[trace["feature"] >= 0]
-    nodes = list(splits["node"].astype(int)) if len(splits) else []
-    for node, feature in zip(nodes + [-1], list(splits["feature"].astype(int)) + [-1]):
-        stats = leaf_statistics(tree, table, dist, kind, measure=measure)
-        row = {"leaves": len(stats["node"]), "cost": float(stats["cost"].sum()), "error": float(stats["error"].sum()),
-               "best_score": float(stats["weighted_influence"].max()), "chosen_score": math.nan}
-        if node >= 0:
-            pos = int(np.flatnonzero(stats["node"] == node)[0])
-            row["chosen_score"] = float(stats["weighted_influence"][pos, feature])
-            tree.split(node, feature)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def exact_run_record(target: DecisionTree, dist: ProductDistribution, eps: float,
-                     adversarial: bool = False) -> dict[str, float]:
-    """Run Algorithm 1 exactly on a target tree and measure the run from the outside.
-
-    The greedy rule (Moakhar et al. 2026, Algorithm 1) or Theorem 5.1's adversarial 1/4 rule.
-    Every quantity is measured on the returned tree or on the replayed intermediate trees
-    (:func:`exact_replay`), never read from the scorer: ``final_error`` (returned tree against
-    f), ``splits`` (J_total), ``phase1_splits`` (J_1: splits until cost <= eps D_opt, Lemma 4.6),
-    the smallest chosen/best score share (Theorem 5.1's premise), and the smallest ratio of the
-    chosen score to each form of Lemmas 4.4 and 4.5 (printed, factor-2 corrected "Δ-form", and
-    the provable "D-form" with D_opt in place of Delta_opt). D_opt, Delta_opt: the target's own.
-    """
-    from . import bounds
-    from .buildtopdown import build_top_down_dt
-    from .grow import select_best
-
-    f = target.truth_table()
-    D, avg = float(target.depth), float(target.average_depth(dist))
-    run = build_top_down_dt(f, eps, dist, kind="rerandomised",
-                            select=select_quarter_adversarial if adversarial else select_best)
-    rep = exact_replay(run.trace, f, dist)
-    steps = rep.iloc[:-1]
-    below = np.flatnonzero(rep["cost"].to_numpy() <= eps * D)
-    splits = len(rep) - 1
-    phase1 = int(below[0]) if below.size else splits
-    row: dict[str, float] = {
-        "D": D, "Delta": avg, "size": run.tree.size, "target_size": target.size, "splits": splits,
-        "final_error": float(dist.point_weights() @ (run.tree.truth_table() != f)),
-        "phase1_splits": phase1,
-        "lemma46_bound": bounds.mgbh26_lemma46_phase1_steps(D, avg, eps),
-        "lemma47_bound": bounds.mgbh26_lemma47_total_steps(max(phase1, 1), D, avg),
-        "log10_thm11": bounds.mgbh26_log_size_bound(D, avg, eps, 1.0) / math.log(10),
-        "log10_thm51": bounds.mgbh26_log_size_bound(D, avg, eps, 4.0) / math.log(10),
-        "min_share": float((steps["chosen_score"] / steps["best_score"]).min()) if splits else math.nan,
-        "max_greedy_gap": float((steps["best_score"] - steps["chosen_score"]).abs().max()) if splits else math.nan,
-    }
-    if splits and not adversarial:
-        j, score, cost = steps["leaves"].to_numpy(), steps["chosen_score"].to_numpy(), steps["cost"].to_numpy()
-        for form, paper in (("corrected", False), ("printed", True)):
-            row[f"l44_{form}"] = float((score / bounds.mgbh26_lemma44_score_lower(eps, j, avg, paper)).min())
-            row[f"l45_{form}"] = float((score / bounds.mgbh26_lemma45_score_lower(cost, j, D, avg, paper)).min())
-        row["l44_Dform"] = float((score / bounds.mgbh26_lemma44_score_lower(eps, j, D)).min())
-        row["l45_Dform"] = float((score / bounds.mgbh26_lemma45_score_lower(cost, j, D, D)).min())
-    return row

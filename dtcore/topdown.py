@@ -45,7 +45,7 @@ import numpy as np
 from .grow import GrowthResult, Split, grow, select_by_path
 from .impurity import get_impurity
 from .validate import check_binary_matrix, check_int, check_labels, check_rng
-from .tree import DecisionTree, restriction_key
+from .tree import restriction_key
 
 Weighting = Literal["empirical", "uniform"]
 WEIGHTINGS = ("empirical", "uniform")
@@ -470,94 +470,3 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     D = depth_cap(t) if max_depth is None else check_int("max_depth", max_depth, 0)
     scorer = MiniBatchScorer(EagerBatches(X, order), label_of, b, impurity, weighting, D, pure_leaves)
     return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t, select=select_by_path)
-
-
-# --- scikit-learn trees as DecisionTree ---------------------------------------------------------
-
-def tree_from_sklearn(clf: object, n: int | None = None) -> DecisionTree:
-    """A fitted scikit-learn ``DecisionTreeClassifier`` on 0/1 features as a :class:`DecisionTree`.
-
-    A node that tests ``x_f <= threshold`` (any threshold in [0, 1)) becomes a query of x_f with
-    its left child as the x_f = 0 branch. Internal nodes are split in the order of their left
-    child's node id: for scikit-learn's best-first builder (``max_leaf_nodes`` set) the k-th node
-    expanded creates ids 2k + 1 and 2k + 2, so the returned tree's nodes are created in the order
-    scikit-learn made its splits and :func:`split_sequence` reads that order back. A leaf is
-    labelled 1 when its class-1 weight exceeds its class-0 weight, so the tree predicts what the
-    classifier predicts (an evenly split leaf goes to class 0, like scikit-learn's argmax; BGLT
-    2020's round(E[y | l]) would send it to 1). ``n`` defaults to the number of features seen.
-    """
-    tr = getattr(clf, "tree_", None)
-    if tr is None:
-        raise ValueError(f"clf must be a fitted scikit-learn decision tree, got {type(clf).__name__}")
-    n = check_int("n", getattr(clf, "n_features_in_", 1) if n is None else n, 1)
-    left, right = np.asarray(tr.children_left), np.asarray(tr.children_right)
-    feature, threshold = np.asarray(tr.feature), np.asarray(tr.threshold)
-    internal = np.flatnonzero(left >= 0)
-    if internal.size and (feature[internal].max() >= n or not ((threshold[internal] >= 0)
-                                                               & (threshold[internal] < 1)).all()):
-        raise ValueError("clf must be fitted on n 0/1 features (thresholds in [0, 1)), got a feature "
-                         f"index up to {int(feature[internal].max())} or a threshold outside [0, 1)")
-    classes = list(getattr(clf, "classes_", [0, 1]))
-    value = np.asarray(tr.value)[:, 0, :]
-    one = value[:, classes.index(1)] if 1 in classes else np.zeros(len(left))
-    zero = value[:, classes.index(0)] if 0 in classes else np.zeros(len(left))
-    tree = DecisionTree(n)
-    ours = {0: 0}  # scikit-learn node id -> our node id
-    for v in internal[np.argsort(left[internal], kind="stable")]:
-        c0, c1 = tree.split(ours[int(v)], int(feature[v]))
-        ours[int(left[v])], ours[int(right[v])] = c0, c1
-    for v, node in ours.items():
-        if left[v] < 0:
-            tree.set_value(node, 1.0 if one[v] > zero[v] else 0.0)
-    return tree
-
-
-def split_sequence(tree: DecisionTree) -> list[tuple[bytes, int]]:
-    """(restriction key of the split node, feature) for every split, in the order it was made.
-
-    :meth:`DecisionTree.split` numbers children consecutively, so ordering the internal nodes by
-    their x = 0 child's id recovers the order of the splits (for a tree grown by
-    :func:`dtcore.grow.grow` or built by :func:`tree_from_sklearn`).
-    """
-    internal = [v for v in range(tree.node_count) if tree.feature[v] >= 0]
-    internal.sort(key=lambda v: tree.child0[v])
-    return [(tree.restriction_key(v), int(tree.feature[v])) for v in internal]
-
-
-def splits_differing(a: DecisionTree, b: DecisionTree) -> int:
-    """How many steps of the split sequences of two trees differ (a missing step counts as one)."""
-    sa, sb = split_sequence(a), split_sequence(b)
-    return sum(x != y for x, y in zip(sa, sb)) + abs(len(sa) - len(sb))
-
-
-# --- true purity gains on the cube (BGLT 2020, Section 2 and Appendix B) -------------------------
-
-def exact_purity_gains(table: np.ndarray, restriction: np.ndarray,
-                       impurity: str = "gini") -> tuple[float, float, np.ndarray]:
-    """A leaf's exact statistics under the uniform distribution, from the truth table of f.
-
-    Returns (2^-|l| G(E[f_l]), 2^-|l| min(E[f_l], 1 - E[f_l]), gains), where ``gains[i]`` is the
-    true PurityGain_{G,f}(l, i) = 2^-|l| [G(E[f_l]) - G(E[f_l | x_i = 0]) / 2 - G(E[f_l | x_i = 1]) / 2]
-    of BGLT 2020 (Section 2, uniform weighting), -inf on the variables fixed by l. The first value
-    is the leaf's term of the potential G-impurity_f (Fact 2.1), the second its share of the error
-    of the f-completion (each leaf labelled by f's majority on it). Bit i of a table index is x_i.
-    """
-    table = np.asarray(table, dtype=np.float64)
-    n = table.size.bit_length() - 1
-    if table.size != 2**n:
-        raise ValueError(f"table must have length 2^n, got {table.size}")
-    r = np.asarray(restriction)
-    if r.shape != (n,):
-        raise ValueError(f"restriction must have length {n}, got shape {r.shape}")
-    G = get_impurity(impurity)
-    cube = table.reshape((2,) * n)  # axis k holds x_{n-1-k}
-    index = tuple(int(r[n - 1 - k]) if r[n - 1 - k] >= 0 else slice(None) for k in range(n))
-    region = cube[index]  # remaining axes: the free variables, highest index first
-    free = [i for i in range(n - 1, -1, -1) if r[i] < 0]
-    weight = 2.0 ** -(n - len(free))
-    mean = float(region.mean())
-    gains = np.full(n, -np.inf)
-    for axis, i in enumerate(free):
-        halves = np.moveaxis(region, axis, 0).reshape(2, -1).mean(axis=1)
-        gains[i] = weight * (float(G(mean)) - 0.5 * float(G(halves[0])) - 0.5 * float(G(halves[1])))
-    return weight * float(G(mean)), weight * min(mean, 1.0 - mean), gains

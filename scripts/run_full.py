@@ -14,7 +14,7 @@ be re-run after a fix without re-running the book; each row keeps its own commit
 raised, which includes the closing ``assert_all`` of a failed check) or if a verification table
 has a counted row that does not hold.
 
-Sweeps go through ``dtcore.sweep``, so with ``DTCORE_DASK_SCHEDULER=tcp://HOST:8786`` set the
+Sweeps go through ``dtcore.book.sweep``, so with ``DTCORE_DASK_SCHEDULER=tcp://HOST:8786`` set the
 chapters run on that Dask cluster; the variable reaches the kernels through the environment.
 
     .venv/bin/python scripts/run_full.py                      # every chapter, full scale
@@ -38,7 +38,7 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-#: Statuses of a verification row that count as passing (see dtcore.report).
+#: Statuses of a verification row that count as passing (see dtcore.book.report).
 PASSING = {"holds", "refuted", "shown", "True", "true"}
 
 

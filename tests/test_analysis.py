@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dtcore.audit import replay
 from dtcore import analysis
 from dtcore.cube import ProductDistribution, all_points, truth_table
 from dtcore.functions import majority, parity, random_tree
@@ -189,15 +190,15 @@ def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
     rng = np.random.default_rng(seed)
     f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
     run = build_top_down_dt(f, eps)
-    replay = analysis.greedy_replay(run.tree, f)
-    assert len(replay) == len(run.trace)
-    assert np.allclose(replay["cost"], run.trace["cost"], atol=1e-12)
-    assert np.allclose(replay["error"], run.trace["error"], atol=1e-12)
-    splits = replay[replay["node"] >= 0]
+    steps = replay.greedy_replay(run.tree, f)
+    assert len(steps) == len(run.trace)
+    assert np.allclose(steps["cost"], run.trace["cost"], atol=1e-12)
+    assert np.allclose(steps["error"], run.trace["error"], atol=1e-12)
+    splits = steps[steps["node"] >= 0]
     assert np.allclose(splits["selected_score"], run.trace["score"].iloc[:-1], atol=1e-12)
     assert np.max((splits["best_score"] - splits["selected_score"]).to_numpy(), initial=0.0) <= 1e-12
     assert np.max(splits["influence_gap"].to_numpy(), initial=0.0) <= 1e-12
-    assert replay["error"].iloc[-1] <= eps
+    assert steps["error"].iloc[-1] <= eps
     if len(splits):
         assert splits["error"].iloc[-1] > eps  # the run stopped at the first eps-close tree
 
@@ -205,7 +206,7 @@ def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
 def test_greedy_replay_rejects_a_tree_on_other_variables():
     f = truth_table(lambda X: parity(X), 3)
     with pytest.raises(ValueError, match="tree must be on n = 3"):
-        analysis.greedy_replay(random_tree(4, 2, np.random.default_rng(0)), f)
+        replay.greedy_replay(random_tree(4, 2, np.random.default_rng(0)), f)
 
 
 # --- The bit-packed uniform-measure path of ExactMeasure.region against restrict() + influences(). ----------

@@ -3,8 +3,8 @@ import pathlib
 
 import pytest
 
-from dtcore.chapter import REPO_ROOT, Param, ParameterSpec, results_dir, save_results
-from dtcore.specs import SPECS, readme_tables
+from dtcore.book.chapter import REPO_ROOT, Param, ParameterSpec, results_dir, save_results
+from dtcore.book.specs import SPECS, readme_tables
 
 SPEC = ParameterSpec("demo", "Demo", (
     Param("n", "int", 12, 16, "dimension", low=4, high=20),
@@ -49,7 +49,7 @@ def test_results_land_in_the_repository_whatever_the_cwd(tmp_path, monkeypatch):
     import pandas as pd
     monkeypatch.chdir(tmp_path)
     assert results_dir("demo") == REPO_ROOT / "results" / "demo"
-    monkeypatch.setattr("dtcore.chapter.REPO_ROOT", tmp_path / "repo")
+    monkeypatch.setattr("dtcore.book.chapter.REPO_ROOT", tmp_path / "repo")
     out = save_results("demo", {"a": pd.DataFrame({"x": [1]})})
     assert (out / "a.csv").read_text().splitlines() == ["x", "1"]
 
@@ -65,6 +65,6 @@ def test_every_chapter_spec_resolves_at_both_scales():
 def test_readme_shows_the_generated_parameter_tables():
     readme = (pathlib.Path(REPO_ROOT) / "README.md").read_text()
     missing = [spec.chapter for spec in SPECS.values() if spec.markdown() not in readme]
-    assert not missing, ("README parameter tables differ from dtcore/specs.py for " + ", ".join(missing)
-                         + "; regenerate them with `.venv/bin/python -m dtcore.specs`")
+    assert not missing, ("README parameter tables differ from dtcore/book/specs.py for " + ", ".join(missing)
+                         + "; regenerate them with `.venv/bin/python -m dtcore.book.specs`")
     assert readme_tables() in readme

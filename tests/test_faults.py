@@ -6,12 +6,12 @@ import shutil
 
 import pytest
 
-from dtcore.chapter import REPO_ROOT
-from dtcore.faults import Fault, apply_fault, assert_all_caught, load_faults, run_faults
+from dtcore.book.chapter import REPO_ROOT
+from dtcore.book.faults import Fault, apply_fault, assert_all_caught, load_faults, run_faults
 
 MINI_CHAPTER = """\
 from dtcore.analysis import variance
-from dtcore.report import VerificationTable
+from dtcore.book.report import VerificationTable
 import numpy as np
 table = VerificationTable()
 xor = np.array([0, 1, 1, 0], dtype=np.uint8)

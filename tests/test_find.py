@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dtcore.cube import all_points
-from dtcore.find import (all_tree_tables, brute_force_min_errors, count_trees, find,
-                         population_find, training_errors)
+from dtcore.find import find, population_find, training_errors
+from dtcore.audit.oracles import all_tree_tables, brute_force_min_errors, count_trees
 from dtcore.functions import random_tree_of_depth
 from dtcore.tree import DecisionTree
 

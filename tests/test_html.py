@@ -185,7 +185,7 @@ RAW_MARKUP = re.compile(
 #: TeX that MathJax leaves alone (only \( \), \[ \] and $$ are delimiters) or that sits outside math.
 RAW_TEX = re.compile(r"\\\(|\\\[|\\begin\{|\$\$|\$(?=\S)[^$]*?(?:\\[A-Za-z]+|[_^])[^$]*?\$|\$[A-Za-z]\$")
 #: Python's and pandas' spellings of a missing or infinite number; "—" and "∞" are deliberate
-#: notation (dtcore.report.format_number writes them) and pass.
+#: notation (dtcore.book.report.format_number writes them) and pass.
 NOT_A_NUMBER = re.compile(r"^(?:[-+−]?(?:nan|inf|infinity)|<NA>|NaT|None)$", re.IGNORECASE)
 EXPLAINS_NAN = re.compile(r"\b(?:nan|inf|infinity)\b|∞", re.IGNORECASE)
 WARNING_TEXT = re.compile(r"\b\w*Warning: |Traceback \(most recent call last\)|^\s*warnings\.warn\(", re.M)

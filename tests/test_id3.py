@@ -9,7 +9,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dtcore.cube import ProductDistribution
 from dtcore.functions import junta, junta_tree, parity, random_junta
-from dtcore.id3 import gains, id3, paths_reuse_no_feature
+from dtcore.id3 import gains, id3
+from dtcore.audit.compare import paths_reuse_no_feature
 from dtcore.tree import tree_disagreement
 from dtcore.impurity import entropy, gini, kearns_mansour, lipschitz_constant, strong_concavity
 from dtcore.smoothed import alpha_c_distribution, empirical_covariance
@@ -346,8 +347,8 @@ def _levels(tree, d):
 
 
 def test_agreement_up_to_ties_with_sklearn():
-    from dtcore.id3 import agreement_up_to_ties
-    from dtcore.topdown import tree_from_sklearn
+    from dtcore.audit.compare import agreement_up_to_ties
+    from dtcore.audit.compare import tree_from_sklearn
 
     rng = np.random.default_rng(7)
     X = (rng.random((4000, 15)) < 0.5).astype(np.uint8)
@@ -372,8 +373,8 @@ def test_agreement_up_to_ties_with_sklearn():
 
 
 def test_agreement_counts_even_majorities_and_rounding_as_ties():
-    from dtcore.id3 import agreement_up_to_ties
-    from dtcore.topdown import tree_from_sklearn
+    from dtcore.audit.compare import agreement_up_to_ties
+    from dtcore.audit.compare import tree_from_sklearn
 
     for seed in range(4):
         rng = np.random.default_rng(seed)

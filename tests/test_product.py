@@ -15,20 +15,10 @@ from dtcore import analysis, bounds, functions
 from dtcore.cube import ProductDistribution, all_points, truth_table
 from dtcore.buildtopdown import build_top_down_dt
 from dtcore.grow import select_best
-from dtcore.product import (
-    CountingOracle,
-    audit_practical_run,
-    estimate_scores,
-    exact_replay,
-    exact_run_record,
-    leaf_label_masses,
-    m_error,
-    m_label,
-    m_score,
-    practical_build_top_down_dt,
-    select_quarter_adversarial,
-    tree_oracle,
-)
+from dtcore.grow import select_quarter_adversarial
+from dtcore.product import estimate_scores, m_error, m_label, m_score, practical_build_top_down_dt, tree_oracle
+from dtcore.audit.oracles import CountingOracle, leaf_label_masses
+from dtcore.audit.replay import audit_practical_run, exact_replay, exact_run_record
 
 
 

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from dtcore.report import VerificationTable, bound_margin, format_number, worst
+from dtcore.book.report import VerificationTable, bound_margin, format_number, worst
 
 
 def test_bound_rows_hold_fail_and_report_margins():

@@ -1,4 +1,4 @@
-"""dtcore.sweep: deterministic per-task seeds, independent of worker count and backend."""
+"""dtcore.book.sweep: deterministic per-task seeds, independent of worker count and backend."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtcore.sweep import SCHEDULER_ENV, grid, sweep, task_seeds
+from dtcore.book.sweep import SCHEDULER_ENV, grid, sweep, task_seeds
 
 
 def noisy_task(rng: np.random.Generator, m: int, p: float) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Tests for dtcore.timing: the book's one interleaved timer."""
+"""Tests for dtcore.book.timing: the book's one interleaved timer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_info
 
-from dtcore.timing import interleaved_times, ratio_table, summarise
+from dtcore.book.timing import interleaved_times, ratio_table, summarise
 
 
 def test_interleaves_rotates_and_returns_last_results():

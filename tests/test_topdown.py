@@ -12,8 +12,8 @@ from sklearn.tree import DecisionTreeClassifier
 from dtcore.cube import all_points
 from dtcore.impurity import get_impurity
 from dtcore.grow import grow
-from dtcore.topdown import (TopDownScorer, depth_cap, local_gains, minibatch_top_down,
-                            random_order, split_sequence, splits_differing, top_down, tree_from_sklearn)
+from dtcore.topdown import TopDownScorer, depth_cap, local_gains, minibatch_top_down, random_order, top_down
+from dtcore.audit.compare import split_sequence, splits_differing, tree_from_sklearn
 
 
 def noisy_data(seed: int, m: int = 5000, n: int = 10):
@@ -392,7 +392,7 @@ def test_splits_differing_counts_changed_and_missing_steps():
 
 
 def test_exact_purity_gains_against_direct_counts():
-    from dtcore.topdown import exact_purity_gains
+    from dtcore.audit.oracles import exact_purity_gains
     rng = np.random.default_rng(3)
     n = 6
     table = (rng.random(2**n) < 0.4).astype(np.uint8)

@@ -1,11 +1,11 @@
 """The chapters' scaffolding: declarative parameters, one validator, and the closing step.
 
 Every chapter declares its papermill parameters once, as a :class:`ParameterSpec` in
-:mod:`dtcore.specs` (name, type, allowed range, quick and full defaults, one line of help). The
+:mod:`dtcore.book.specs` (name, type, allowed range, quick and full defaults, one line of help). The
 notebook's ``parameters`` cell sets each to ``None`` ("the default of this scale") or a value;
 the next cell calls ``SPEC.resolve(globals())``, which fills the defaults and raises a
 ``ValueError`` naming any bad parameter. The README's parameter tables are generated from the
-same specifications (``python -m dtcore.specs``), and a test keeps them in step.
+same specifications (``python -m dtcore.book.specs``), and a test keeps them in step.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any, Literal
 import pandas as pd
 
 from .report import VerificationTable
-from .validate import check_int, check_real
+from ..validate import check_int, check_real
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCALES = ("quick", "full")
 Kind = Literal["int", "real", "bool", "str", "int_list", "real_list"]
 _SAME = object()  # a full-scale default equal to the quick one

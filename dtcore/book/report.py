@@ -290,7 +290,7 @@ class VerificationTable:
 
         When the environment variable ``DTCORE_VERIFICATION_JSON`` names a file, the table is
         first written there as JSON, so the fault-injection suite can tell which row failed; in
-        that mode the first failing counted row raises at once (see :mod:`dtcore.faults`).
+        that mode the first failing counted row raises at once (see :mod:`dtcore.book.faults`).
         """
         target = os.environ.get(VERIFICATION_JSON_ENV)
         if target:

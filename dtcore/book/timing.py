@@ -13,7 +13,7 @@ the same thread budget. :func:`interleaved_times` therefore
 
 :func:`summarise` turns the per-call times into the median and spread (min, max, quartiles) that
 the book reports; :func:`ratio_table` pairs a candidate with a reference. Speed is measured, never
-asserted (DESIGN.md, "Tests").
+asserted (ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from .validate import check_int
+from ..validate import check_int
 
 __all__ = ["interleaved_times", "summarise", "ratio_table"]
 

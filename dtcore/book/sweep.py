@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .validate import check_int
+from ..validate import check_int
+from .seeds import seed_sequence
 
 SCHEDULER_ENV = "DTCORE_DASK_SCHEDULER"
 
@@ -36,15 +37,18 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
-def task_seeds(seed: int, count: int) -> list[np.random.SeedSequence]:
-    """The per-task seed sequences: ``SeedSequence(seed).spawn(count)``, task k gets the k-th.
+def task_seeds(seed: int, count: int, key: str | None = None) -> list[np.random.SeedSequence]:
+    """The per-task seed sequences: ``root.spawn(count)``, task k gets the k-th.
 
-    A task's stream depends only on ``seed`` and its position in the task list (grid point
-    major, repetition minor), never on the worker that runs it.
+    The root is :func:`dtcore.book.seeds.seed_sequence` ``(seed, key)`` when the sweep is named by
+    ``key`` (the book's rule), else ``SeedSequence(seed)``. A task's stream depends only on the root
+    and its position in the task list (grid point major, repetition minor), never on the worker
+    that runs it.
     """
     seed = check_int("seed", seed, 0)
     count = check_int("count", count, 0)
-    return np.random.SeedSequence(seed).spawn(count)
+    root = np.random.SeedSequence(seed) if key is None else seed_sequence(seed, key)
+    return root.spawn(count)
 
 
 def _run_task(task: Task, params: Mapping[str, Any], rep: int,
@@ -100,12 +104,14 @@ def sweep(
     n_jobs: int | None = None,
     scheduler: object = None,
     progress: bool = False,
+    key: str | None = None,
 ) -> pd.DataFrame:
     """Call ``task(rng=..., **point)`` for every grid point and repetition; concatenate the rows.
 
     ``task`` returns a dict (one row) or an iterable of dicts. Rows carry the point's parameters
     and ``rep``, in task order (point-major). Task k draws from
-    ``default_rng(SeedSequence(seed).spawn(K)[k])`` (:func:`task_seeds`), so the frame is the
+    ``default_rng(root.spawn(K)[k])`` (:func:`task_seeds`; the root is keyed by ``key``, the
+    experiment's stable name, see :mod:`dtcore.book.seeds`), so the frame is the
     same for any ``n_jobs`` and backend. ``n_jobs`` defaults to 2 (this project's machines have
     2 cores); ``n_jobs=1`` runs in-process. ``scheduler`` (or $DTCORE_DASK_SCHEDULER) is a Dask
     scheduler address or ``distributed.Client``: the tasks then run on that cluster
@@ -125,7 +131,7 @@ def sweep(
             raise ValueError(f"points must hold dicts of task parameters, got {p!r}")
     progress = bool(progress)
     jobs = [(p, r) for p in points for r in range(repetitions)]
-    args = [(task, p, r, s) for (p, r), s in zip(jobs, task_seeds(seed, len(jobs)))]
+    args = [(task, p, r, s) for (p, r), s in zip(jobs, task_seeds(seed, len(jobs), key))]
     address = _resolve_scheduler(scheduler)
     if address is not None:
         results = _run_dask(address, args, progress)

@@ -8,7 +8,7 @@ verification row (the fault is *caught by a check*), a cell that raised (*caught
 clean run (*missed*). The verification table tells which rows failed through the JSON file named by
 ``DTCORE_VERIFICATION_JSON``.
 
-Run from the shell: ``python -m dtcore.faults [--chapter 01_top_down_guarantees] [--fault ID]``.
+Run from the shell: ``python -m dtcore.book.faults [--chapter 01_top_down_guarantees] [--fault ID]``.
 """
 
 from __future__ import annotations
