@@ -25,16 +25,16 @@ low_degree_regression, l1_regression
 TopDownClassifier, ID3Classifier, OptimalTreeClassifier
     scikit-learn estimators (module ``dtcore.estimators``; imported on first use).
 
-``find``, ``id3`` and ``grow`` are both the modules ``dtcore.find``, ``dtcore.id3``, ``dtcore.grow``
-and callable as their namesake functions: ``dtcore.find(X, y, 2)`` is ``dtcore.find.find(X, y, 2)``
-and ``import dtcore.grow`` gives the module (its loop is ``dtcore.grow.grow``).
+``dtcore.find``, ``dtcore.id3`` and ``dtcore.grow`` are the functions (they pickle, so they run under
+joblib or Dask); their modules stay importable by name (``from dtcore.find import population_find``).
 
 Modules: ``cube`` (the cube, product distributions, truth tables), ``analysis`` (exact variance,
 influences, Fourier), ``tree`` (DecisionTree), ``functions`` (target families), ``grow`` (the
 best-first loop, its scorer protocol and leaf-selection rules), ``buildtopdown`` (BuildTopDownDT), ``topdown``, ``local``, ``find``, ``id3``, ``product``,
 ``polyreg``, ``stochastic``, ``noise``, ``smoothed``, ``impurity``, ``bounds`` (the theorems'
-bounds), ``sweep`` (parallel experiments), ``estimators``, ``learnability``. See each chapter of
-the book for the paper behind each function.
+bounds), ``estimators``, ``learnability``. Runs are audited from the outside in ``dtcore.audit``; the
+book's support (specs, sweeps, figures, experiments) is ``dtcore.book``. The layers and what may
+import what: ARCHITECTURE.md. See each chapter of the book for the paper behind each function.
 
 Examples
 --------
@@ -42,22 +42,21 @@ Examples
 >>> from dtcore import top_down, find
 >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=np.uint8)
 >>> y = X[:, 0] & X[:, 1]
->>> print(top_down(X, y, t=3).tree)
+>>> print(top_down(X, y, size=3).tree)
 x0?
   0 -> leaf: 0
   1 -> x1?
     0 -> leaf: 0
     1 -> leaf: 1
->>> find(X, y, 2).errors
+>>> find(X, y, depth=2).errors
 0.0
 """
 
 from __future__ import annotations
 
-import inspect as _inspect
-import types as _types
-
-from . import find, grow, id3
+from .find import find
+from .grow import grow
+from .id3 import id3
 from .cube import ProductDistribution, all_points, truth_table
 from .buildtopdown import build_top_down_dt
 from .local import est, local_learner, top_down_size_estimate
@@ -66,19 +65,6 @@ from .product import practical_build_top_down_dt
 from .topdown import minibatch_top_down, top_down
 from .tree import DecisionTree
 
-
-class _CallableModule(_types.ModuleType):
-    """A module that is also callable as its namesake function (``dtcore.find(...)``)."""
-
-    def __call__(self, *args, **kwargs):
-        return getattr(self, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
-
-
-for _module in (find, grow, id3):
-    _module.__class__ = _CallableModule
-    _function = getattr(_module, _module.__name__.rsplit(".", 1)[1])
-    _module.__signature__ = _inspect.signature(_function)
-del _module, _function
 
 _LAZY = {  # imported on first use: they need scikit-learn
     "TopDownClassifier": "estimators", "ID3Classifier": "estimators",

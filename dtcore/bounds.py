@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .validate import check_int, check_real
+from .validate import check_choice, check_int, check_real
 
 
 # --- Chapter 1: Blanc–Lange–Tan, ITCS 2020 (BLT20); O'Donnell–Saks–Schramm–Servedio 2005 (OSSS05) ---
@@ -151,8 +151,7 @@ def bglt20_theorem5_strands(t: int, eta: float, delta: float, form: str = "paper
         raise ValueError(f"t must be an integer >= 2, got {t!r}")
     eta = check_real("eta", eta, 0.0, 0.5)
     delta = check_real("delta", delta, 0.0, 1.0)
-    if form not in STRAND_FORMS:
-        raise ValueError(f"form must be one of {STRAND_FORMS}, got {form!r}")
+    check_choice("form", form, STRAND_FORMS)
     R = t * math.log2(t) if form == "paper" else 2.0 ** (_depth_cap(t) + 1)
     return R**2 * math.log(2.0 * t * (1.0 + eta) / delta) / (2.0 * (eta * t) ** 2)
 

@@ -81,10 +81,11 @@ class InfluenceScorer:
 
 def build_top_down_dt(
     table: np.ndarray,
+    *,
     eps: float,
     dist: ProductDistribution | None = None,
     kind: InfluenceKind = "flip",
-    max_leaves: int | None = None,
+    size: int | None = None,
     select: Selector = select_best,
 ) -> GrowthResult:
     """BuildTopDownDT (Blanc–Lange–Tan 2020, Sec. 3), computed exactly from a truth table.
@@ -104,7 +105,7 @@ def build_top_down_dt(
         The product distribution (default uniform).
     kind : {"flip", "rerandomised"}, default="flip"
         Influence kind: flip (BLT 2020) or re-randomisation (Moakhar et al. 2026).
-    max_leaves : int, optional
+    size : int, optional
         A cap on the size.
     select : callable, default=select_best
         The leaf selector.
@@ -130,7 +131,7 @@ def build_top_down_dt(
         scorer,
         stop=lambda fr: scorer.total_error <= eps,
         n=scorer.measure.n,
-        max_leaves=max_leaves,
+        size=size,
         select=select,
         observe=lambda fr: {"cost": scorer.total_cost, "error": scorer.total_error},
     )

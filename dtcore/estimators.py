@@ -54,6 +54,7 @@ from .id3 import id3
 from .impurity import IMPURITIES
 from .topdown import WEIGHTINGS, minibatch_top_down, top_down
 from .tree import DecisionTree
+from .validate import check_choice
 
 __all__ = ["ThresholdBinarizer", "TopDownClassifier", "ID3Classifier", "OptimalTreeClassifier"]
 
@@ -151,8 +152,9 @@ class ThresholdBinarizer:
 # --- the shared estimator machinery --------------------------------------------------------------
 
 def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
+    if not isinstance(value, str):
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    check_choice(name, value, allowed)
     return value
 
 
@@ -332,10 +334,10 @@ class TopDownClassifier(_BinaryTreeClassifier):
     def _grow(self, Xb, yb, weight) -> DecisionTree:
         t = Xb.shape[0] if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
         if self.batch_size is None:
-            return top_down(Xb, yb, t, self.impurity, self.weighting).tree
+            return top_down(Xb, yb, size=t, impurity=self.impurity, weighting=self.weighting).tree
         rs = self.random_state
         rng = rs if isinstance(rs, np.random.Generator) else np.random.default_rng(0 if rs is None else rs)
-        return minibatch_top_down(Xb, yb, t, int(self.batch_size), self.impurity, rng=rng,
+        return minibatch_top_down(Xb, yb, size=t, batch_size=int(self.batch_size), impurity=self.impurity, rng=rng,
                                   weighting=self.weighting).tree
 
     def fit(self, X, y) -> "TopDownClassifier":
@@ -389,7 +391,7 @@ class ID3Classifier(_BinaryTreeClassifier):
 
     def _grow(self, Xb, yb, weight) -> DecisionTree:
         depth = None if self.max_depth is None else int(self.max_depth)
-        return id3(Xb, yb, impurity=self.impurity, max_depth=depth).tree
+        return id3(Xb, yb, impurity=self.impurity, depth=depth).tree
 
     def fit(self, X, y) -> "ID3Classifier":
         """Binarise X, encode y and run ID3."""
@@ -449,7 +451,7 @@ class OptimalTreeClassifier(_BinaryTreeClassifier):
         _check_int_param("max_depth", self.max_depth, 0)
 
     def _grow(self, Xb, yb, weight) -> DecisionTree:
-        result = find(Xb, yb, int(self.max_depth), sample_weight=weight)
+        result = find(Xb, yb, depth=int(self.max_depth), sample_weight=weight)
         self.training_error_ = float(result.error)
         return result.tree
 

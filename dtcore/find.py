@@ -283,7 +283,7 @@ def _build(n: int, structure: _Node) -> DecisionTree:
     return tree
 
 
-def find(X: np.ndarray, y: np.ndarray, depth: int, sample_weight: np.ndarray | None = None) -> FindResult:
+def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray | None = None) -> FindResult:
     """FIND(X, d): a decision tree of depth <= ``depth`` with the least (weighted) training error.
 
     Blanc–Lange–Tan 2021, Figure 2 (Lemma 3.1 correctness, Lemma 3.2 time n^O(d)|X|), after
@@ -339,7 +339,7 @@ def population_find(mu: np.ndarray, depth: int) -> FindResult:
     X = np.concatenate([pts, pts])
     y = np.concatenate([np.ones(2**n, np.uint8), np.zeros(2**n, np.uint8)])
     w = np.concatenate([mu, 1.0 - mu]) / 2**n
-    return find(X, y, depth, sample_weight=w)
+    return find(X, y, depth=depth, sample_weight=w)
 
 
 __all__ = ["FindResult", "find", "population_find", "training_errors"]

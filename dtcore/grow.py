@@ -120,9 +120,10 @@ class GrowthResult:
 
 def grow(
     scorer: Scorer,
+    *,
     stop: Callable[[Frontier], bool],
     n: int,
-    max_leaves: int | None = None,
+    size: int | None = None,
     select: Selector = select_best,
     observe: Callable[[Frontier], dict[str, float]] | None = None,
 ) -> GrowthResult:
@@ -130,7 +131,7 @@ def grow(
 
     Each step: ``observe`` (extra trace columns), the scorer's optional ``refresh(frontier)``
     (sample top-ups and re-scoring), then ``stop(frontier)``, which only decides. The loop ends
-    when ``stop`` is true, when the tree has ``max_leaves`` leaves, or when no leaf can be split.
+    when ``stop`` is true, when the tree has ``size`` leaves, or when no leaf can be split.
     ``observe(frontier)`` adds columns to each trace row (taken before the split of that step, and
     once more at the end). Every top-down learner of the papers is this
     loop with its own scorer and stop rule (ARCHITECTURE.md).
@@ -143,7 +144,7 @@ def grow(
         ``stop(frontier) -> bool``, checked before every split.
     n : int
         Number of variables of the tree.
-    max_leaves : int, optional
+    size : int, optional
         Stop at this many leaves.
     select : callable, default=select_best
         Picks the frontier position to split (None: none can be split).
@@ -164,13 +165,13 @@ def grow(
     >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
     >>> from dtcore.topdown import TopDownScorer
-    >>> result = grow(TopDownScorer(X, y), stop=lambda frontier: False, n=6, max_leaves=3)
+    >>> result = grow(TopDownScorer(X, y), stop=lambda frontier: False, n=6, size=3)
     >>> result.tree.size, result.trace["feature"].tolist()
     (3, [2, 0, -1])
     """
     n = check_int("n", n, 1)
-    if max_leaves is not None:
-        max_leaves = check_int("max_leaves", max_leaves, 1)
+    if size is not None:
+        size = check_int("size", size, 1)
     tree = DecisionTree(n)
     root = scorer.root()
     tree.set_value(0, scorer.label(root))
@@ -183,7 +184,7 @@ def grow(
             row.update(observe(frontier))
         if refresh is not None:
             refresh(frontier)
-        done = stop(frontier) or (max_leaves is not None and len(frontier.nodes) >= max_leaves)
+        done = stop(frontier) or (size is not None and len(frontier.nodes) >= size)
         pos = None if done else select(frontier)
         if pos is None:
             rows.append({**row, "feature": -1, "score": np.nan, "depth": np.nan})

@@ -131,9 +131,9 @@ def _batched_gains(N: np.ndarray, ny: np.ndarray, n1: np.ndarray, n11: np.ndarra
     return C(ny / N) - weighted
 
 
-def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
+def id3(X: np.ndarray, y: np.ndarray, *, impurity: Impurity = "gini",
         features: Sequence[int] | None = None, trace: bool = False,
-        max_depth: int | None = None) -> ID3Result:
+        depth: int | None = None) -> ID3Result:
     """ID3(S, A) of Brutzkus–Daniely–Malach (COLT 2020), Algorithm 1, on S = (X, y).
 
     Parameters
@@ -150,7 +150,7 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
         when True, the result lists for every split the node's restriction w, |S_w|, the gains and
         the empirical covariances I(S_w, i) (for Lemmas 5 and 6), in the order of a depth-first
         run (x_j = 1 branch first).
-    max_depth
+    depth
         None (the paper: grow until pure) or a depth limit d >= 0; a node at depth d that is still
         impure becomes a leaf with its majority label (counted in ``depth_limited_leaves``).
 
@@ -191,8 +191,7 @@ def id3(X: np.ndarray, y: np.ndarray, impurity: Impurity = "gini",
     m, n = X.shape
     if m == 0:
         raise ValueError("X must have at least one row (ID3 needs a non-empty sample), got 0 rows")
-    if max_depth is not None:
-        max_depth = check_int("max_depth", max_depth, 0)
+    max_depth = None if depth is None else check_int("depth", depth, 0)
     C = _impurity(impurity)
     available = np.zeros(n, dtype=bool)
     if features is None:

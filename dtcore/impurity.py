@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .validate import check_real
+from .validate import check_choice, check_real
 
 IMPURITIES = ("gini", "entropy", "kearns_mansour")
 
@@ -51,8 +51,7 @@ def kearns_mansour(p: np.ndarray | float) -> np.ndarray:
 def get_impurity(name: str):
     """The impurity function called ``name`` (one of :data:`IMPURITIES`)."""
     table = {"gini": gini, "entropy": entropy, "kearns_mansour": kearns_mansour}
-    if name not in table:
-        raise ValueError(f"impurity must be one of {IMPURITIES}, got {name!r}")
+    check_choice("impurity", name, IMPURITIES)
     return table[name]
 
 

@@ -25,6 +25,7 @@ from .estimators import ThresholdBinarizer, _check_n_thresholds
 from .impurity import IMPURITIES
 from .local import LabelOracle, SharedDraws, est
 from .topdown import WEIGHTINGS
+from .validate import check_choice
 
 __all__ = ["estimate_learnability", "hoeffding_halfwidth"]
 
@@ -166,10 +167,8 @@ def estimate_learnability(
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     b = _int("batch_size", batch_size, 1)
     m_strands = b if n_strands is None else _int("n_strands", n_strands, 1)
-    if not isinstance(impurity, str) or impurity not in IMPURITIES:
-        raise ValueError(f"impurity must be one of {tuple(IMPURITIES)}, got {impurity!r}")
-    if not isinstance(weighting, str) or weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    check_choice("impurity", impurity, tuple(IMPURITIES))
+    check_choice("weighting", weighting, WEIGHTINGS)
     q = _check_n_thresholds(n_thresholds)
     if (isinstance(delta, bool) or not isinstance(delta, numbers.Real)
             or not 0.0 < float(delta) < 1.0):
@@ -203,7 +202,7 @@ def estimate_learnability(
     rows = []
     for t in sorted(int(t) for t in size_list):  # one Est run per size, sharing draws and labels
         before = oracle.labelled
-        res = est(Xb, oracle, t, b, Xb_test, y_test, draws, impurity, weighting)
+        res = est(Xb, oracle, size=t, batch_size=b, X_test=Xb_test, y_test=y_test, draws=draws, impurity=impurity, weighting=weighting)
         rows.append({"t": t, "estimated_error": res.error,
                      "ci_low": max(0.0, res.error - half), "ci_high": min(1.0, res.error + half),
                      "size_estimate": res.e, "labels_new": oracle.labelled - before,

@@ -45,7 +45,7 @@ from .cube import ProductDistribution
 from .grow import GrowthResult, Split, grow, select_by_path
 from .topdown import WEIGHTINGS, BatchLeaf, MiniBatchScorer, PureLeaves, Weighting, depth_cap
 from .tree import DecisionTree
-from .validate import check_binary_matrix, check_int, check_labels, check_rng
+from .validate import check_binary_matrix, check_choice, check_int, check_labels, check_rng
 
 
 # --- Lemma C.1 -------------------------------------------------------------------------------
@@ -338,8 +338,7 @@ class StrandScorer(MiniBatchScorer):
     def __init__(self, sample: PreparedSample, oracle: Callable[[np.ndarray], np.ndarray], b: int,
                  draws: SharedDraws, queries: np.ndarray | None, impurity: str, weighting: Weighting,
                  max_depth: int, local: bool, pure_leaves: PureLeaves = "split") -> None:
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+        check_choice("weighting", weighting, WEIGHTINGS)
         super().__init__(LazyBatches(sample, b, complete=weighting == "empirical"), oracle, b,
                          impurity, weighting, max_depth, pure_leaves)
         self.strand_points = check_binary_matrix("strands", draws.strands, self.n)
@@ -421,8 +420,8 @@ class LocalResult:
 def _run_strands(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
                  draws: SharedDraws, queries: np.ndarray | None, impurity: str,
                  weighting: Weighting, local: bool, pure_leaves: PureLeaves) -> tuple[GrowthResult, StrandScorer]:
-    t = check_int("t", t, 1)
-    b = check_int("b", b, 1)
+    t = check_int("size", t, 1)
+    b = check_int("batch_size", b, 1)
     if not isinstance(draws, SharedDraws):
         raise ValueError(f"draws must be a SharedDraws, got {type(draws).__name__}")
     sample = draws.prepared(X)
@@ -440,7 +439,7 @@ def _requests(oracle: object) -> int:
     return int(getattr(oracle, "requests", 0))
 
 
-def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
+def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, size: int, batch_size: int,
                            draws: SharedDraws, impurity: str = "gini",
                            weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> LocalResult:
     """TopDownSizeEstimate_G(t, b, S) (BGLT 2020, Appendix D, Figure 4).
@@ -456,10 +455,10 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
         The unlabelled set S°, 0/1.
     oracle : callable
         ``rows -> labels`` of S°'s points (a :class:`LabelOracle` counts them).
-    t : int
-        The size parameter, >= 1.
-    b : int
-        The minibatch size, >= 1.
+    size : int
+        The size parameter t, >= 1.
+    batch_size : int
+        The minibatch size b, >= 1.
     draws : SharedDraws
         The shared order of S° and the strands.
     impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
@@ -479,17 +478,17 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
     >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))  # S°'s order and the strands
     >>> oracle = LabelOracle.from_labels((X[:, 0] & X[:, 1]) | X[:, 2])  # reveals (and counts) labels
-    >>> result = top_down_size_estimate(X, oracle, 4, 32, draws)
+    >>> result = top_down_size_estimate(X, oracle, size=4, batch_size=32, draws=draws)
     >>> result.tree.size, result.e, result.labelled
     (4, 4.0, 128)
     """
     start, asked = _count(oracle), _requests(oracle)
-    res, scorer = _run_strands(X, oracle, t, b, draws, None, impurity, weighting, False, pure_leaves)
+    res, scorer = _run_strands(X, oracle, size, batch_size, draws, None, impurity, weighting, False, pure_leaves)
     return LocalResult(res.tree, np.zeros(0, dtype=np.uint8), scorer.e, _count(oracle) - start,
-                       np.zeros(0, dtype=np.int64), res.trace, _requests(oracle) - asked, scorer.e >= t)
+                       np.zeros(0, dtype=np.int64), res.trace, _requests(oracle) - asked, scorer.e >= size)
 
 
-def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int,
+def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, size: int, batch_size: int,
                   x_star: np.ndarray, draws: SharedDraws, impurity: str = "gini",
                   weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> LocalResult:
     """LocalLearner_G(t, b, S°, x*) (BGLT 2020, Figure 2; Theorem 2 / Theorem 5).
@@ -506,8 +505,8 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: 
         The unlabelled set S°, 0/1.
     oracle : callable
         ``rows -> labels`` of S°'s points.
-    t, b : int
-        Size parameter and minibatch size, >= 1.
+    size, batch_size : int
+        The size parameter t and the minibatch size b, >= 1.
     x_star : array of shape (n,) or (q, n)
         The query point(s).
     draws : SharedDraws
@@ -527,13 +526,13 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: 
     >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> oracle = LabelOracle.from_labels((X[:, 0] & X[:, 1]) | X[:, 2])  # counts the labels it reveals
     >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
-    >>> result = local_learner(X, oracle, 4, 32, np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8), draws)
+    >>> result = local_learner(X, oracle, size=4, batch_size=32, x_star=np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8), draws=draws)
     >>> result.labels.tolist(), result.labelled
     ([1], 128)
     """
     Q = np.atleast_2d(np.asarray(x_star))
     start, asked = _count(oracle), _requests(oracle)
-    res, scorer = _run_strands(X, oracle, t, b, draws, Q, impurity, weighting, True, pure_leaves)
+    res, scorer = _run_strands(X, oracle, size, batch_size, draws, Q, impurity, weighting, True, pure_leaves)
     tree = res.tree
     leaves = tree._route(scorer.query_points, None)
     labels = np.zeros(leaves.size, dtype=np.uint8)
@@ -543,7 +542,7 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: 
         tree.set_value(int(node), value)
         labels[leaves == node] = int(value)
     return LocalResult(tree, labels, scorer.e, _count(oracle) - start, leaves, res.trace,
-                       _requests(oracle) - asked, scorer.e >= t)
+                       _requests(oracle) - asked, scorer.e >= size)
 
 
 @dataclass
@@ -560,7 +559,7 @@ class EstResult:
     reached_t: bool = True
 
 
-def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: int, X_test: np.ndarray,
+def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, size: int, batch_size: int, X_test: np.ndarray,
         y_test: np.ndarray, draws: SharedDraws, impurity: str = "gini",
         weighting: Weighting = "uniform", pure_leaves: PureLeaves = "split") -> EstResult:
     """Est_G(t, b, S°, S_test) (BGLT 2020, Figure 5; Theorem 3 / Theorem 6).
@@ -573,7 +572,7 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: in
 
     Parameters
     ----------
-    X, oracle, t, b
+    X, oracle, size, batch_size
         As in :func:`local_learner`: the unlabelled set S°, its label oracle, size t and minibatch size b.
     X_test : array of shape (m_test, n)
         The test points, 0/1.
@@ -601,7 +600,7 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: in
     >>> X, X_test = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8), rng.integers(0, 2, size=(100, 6), dtype=np.uint8)
     >>> def f(Z): return (Z[:, 0] & Z[:, 1]) | Z[:, 2]
     >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
-    >>> result = est(X, LabelOracle.from_labels(f(X)), 4, 32, X_test, f(X_test), draws)
+    >>> result = est(X, LabelOracle.from_labels(f(X)), size=4, batch_size=32, X_test=X_test, y_test=f(X_test), draws=draws)
     >>> result.error, result.labelled
     (0.0, 128)
     """
@@ -609,6 +608,6 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], t: int, b: in
     y_test = check_labels("y_test", y_test, X_test.shape[0])
     if X_test.shape[0] == 0:
         raise ValueError("X_test must have at least one row, got 0")
-    res = local_learner(X, oracle, t, b, X_test, draws, impurity, weighting, pure_leaves)
+    res = local_learner(X, oracle, size=size, batch_size=batch_size, x_star=X_test, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure_leaves)
     return EstResult(float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e, res.tree,
                      res.requests, res.reached_t)

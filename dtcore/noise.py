@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .tree import DecisionTree
-from .validate import check_binary_matrix, check_int, check_labels, check_real, check_rng
+from .validate import check_binary_matrix, check_choice, check_int, check_labels, check_real, check_rng
 
 
 @dataclass
@@ -91,7 +91,7 @@ def _leaf_plan(X: np.ndarray, y: np.ndarray, depth: int) -> tuple[np.ndarray, np
     """Leaves of the clean FIND tree: leaf of each row, cost to turn each leaf's majority, and label."""
     from .find import find
 
-    tree = find(X, y, depth).tree
+    tree = find(X, y, depth=depth).tree
     leaf_ids = tree.apply(X)
     leaves = np.array(tree.leaves())
     pos = np.searchsorted(leaves, leaf_ids)
@@ -267,7 +267,7 @@ def point_mass_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, 
     degree = check_int("degree", degree, 0)
     candidates = check_int("candidates", candidates, 1)
     rng = check_rng(rng)
-    fit = low_degree_regression(X, y, degree)
+    fit = low_degree_regression(X, y, degree=degree)
     p = fit.value(X)
     pool = rng.permutation(np.unique(X, axis=0))[:candidates]
     Phi, Phi_c = features(X, fit.degree), features(pool, fit.degree)   # the fit's own basis
@@ -344,7 +344,8 @@ def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.
         return point_mass_adversary(X, y, eta, degree, rng)
     if kind == "subcube":
         return subcube_adversary(X, y, eta, degree, rng)
-    raise ValueError(f"kind must be one of {ADVERSARIES}, got {kind!r}")
+    check_choice("kind", kind, ADVERSARIES)
+    raise AssertionError(f"adversary {kind!r} is listed but not dispatched")
 
 
 __all__ = ["Corruption", "check_eta", "budget", "random_label_flips", "find_adversary",

@@ -112,7 +112,7 @@ def _prepare(X: object, y: object, degree: object) -> tuple[np.ndarray, np.ndarr
     return X, y, degree, features(X, degree)
 
 
-def low_degree_regression(X: np.ndarray, y: np.ndarray, degree: int) -> PolynomialHypothesis:
+def low_degree_regression(X: np.ndarray, y: np.ndarray, *, degree: int) -> PolynomialHypothesis:
     """The low-degree algorithm as L2 regression: p* = argmin_{deg p <= d} E_S[(p(x) - y)^2].
 
     Blanc–Lange–Tan 2021, Lemma 5.3 (after Linial–Mansour–Nisan 1993); least squares via LAPACK.
@@ -123,7 +123,7 @@ def low_degree_regression(X: np.ndarray, y: np.ndarray, degree: int) -> Polynomi
     return PolynomialHypothesis(n=X.shape[1], degree=degree, coef=coef, kind="l2")
 
 
-def l1_regression(X: np.ndarray, y: np.ndarray, degree: int) -> PolynomialHypothesis:
+def l1_regression(X: np.ndarray, y: np.ndarray, *, degree: int) -> PolynomialHypothesis:
     """L1 polynomial regression: p* = argmin_{deg p <= d} E_S|p(x) - y|, an LP solved by HiGHS.
 
     Blanc–Lange–Tan 2021, Lemma 5.5 (after Kalai–Klivans–Mansour–Servedio 2008). We solve the

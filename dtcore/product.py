@@ -275,7 +275,7 @@ class PracticalResult:
     ``trace`` has one row per step j: the split made and the sample sizes at that step.
     ``samples`` = n * |E_i| score pairs + |S^LL| + |S^EE| (a pair counts once);
     ``label_queries`` = evaluations of the oracle f. ``terminated`` is False when the run
-    stopped because no estimated score was positive or ``max_leaves`` was reached.
+    stopped because no estimated score was positive or ``size`` leaves were reached.
     """
 
     tree: DecisionTree
@@ -296,10 +296,11 @@ class PracticalResult:
 def practical_build_top_down_dt(
     oracle: Oracle,
     dist: ProductDistribution,
+    *,
     eps: float,
     delta: float,
     rng: np.random.Generator,
-    max_leaves: int | None = None,
+    size: int | None = None,
 ) -> PracticalResult:
     """PracticalBuildTopDownDT (Moakhar et al. 2026, Algorithm 2, Appendix B), parameter-free.
 
@@ -309,7 +310,7 @@ def practical_build_top_down_dt(
     points and the error set ceil(M_EE(j, eps, delta)) points; the best (leaf, variable) pair by
     the estimate of Equation (1) is split until the estimated error of the majority-labelled tree
     is at most 3 eps / 4. With probability >= 1 - delta the returned tree has error <= eps
-    (Sec. 5.3). ``max_leaves`` is a safety cap (None: none).
+    (Sec. 5.3). ``size`` is a safety cap on the number of leaves (None: none).
     """
     if not isinstance(dist, ProductDistribution):
         raise ValueError(f"dist must be a ProductDistribution, got {type(dist).__name__}")
@@ -320,7 +321,7 @@ def practical_build_top_down_dt(
     if not callable(oracle):
         raise ValueError(f"oracle must be a callable f(X) -> labels, got {type(oracle).__name__}")
     scorer = PracticalScorer(oracle, dist, eps, delta, rng)
-    result = grow(scorer, stop=scorer.stop, n=dist.n, max_leaves=max_leaves)
+    result = grow(scorer, stop=scorer.stop, n=dist.n, size=size)
     hist = pd.DataFrame(scorer.history)
     trace = pd.concat([result.trace.reset_index(drop=True), hist], axis=1)
     last = scorer.history[-1]

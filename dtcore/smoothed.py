@@ -18,7 +18,7 @@ import numpy as np
 
 from .cube import MAX_TABLE_VARIABLES, ProductDistribution, check_table, table_variables
 from .impurity import get_impurity
-from .validate import check_binary_matrix, check_int, check_labels, check_real, check_rng
+from .validate import check_binary_matrix, check_choice, check_int, check_labels, check_real, check_rng
 
 
 def _check_alpha(alpha: float) -> float:
@@ -59,8 +59,7 @@ def alpha_c_distribution(n: int, alpha: float, c: float, rng: np.random.Generato
     alpha = _check_alpha(alpha)
     c = _check_c(c, alpha, smoothed=False)
     rng = check_rng(rng)
-    if member not in MEMBERS:
-        raise ValueError(f"member must be one of {MEMBERS}, got {member!r}")
+    check_choice("member", member, MEMBERS)
     lo, hi = np.nextafter(c, 1.0), 0.5 - alpha
     band = BOUNDARY_BAND * (hi - lo)
     if member == "random":
@@ -122,8 +121,7 @@ def smoothing_centre(n: int, alpha: float, c: float, kind: str, rng: np.random.G
     alpha = _check_alpha(alpha)
     c = _check_c(c, alpha, smoothed=True)
     rng = check_rng(rng)
-    if kind not in CENTRES:
-        raise ValueError(f"kind must be one of {CENTRES}, got {kind!r}")
+    check_choice("kind", kind, CENTRES)
     lo, hi = alpha + c, 1 - alpha - c
     if kind == "1/2":
         return np.full(n, 0.5)

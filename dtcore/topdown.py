@@ -44,7 +44,7 @@ import numpy as np
 
 from .grow import GrowthResult, Split, grow, select_by_path
 from .impurity import get_impurity
-from .validate import check_binary_matrix, check_int, check_labels, check_rng
+from .validate import check_binary_matrix, check_choice, check_int, check_labels, check_rng
 from .tree import restriction_key
 
 Weighting = Literal["empirical", "uniform"]
@@ -54,15 +54,11 @@ PURE_LEAVES = ("split", "stop")
 
 
 def _check_pure_leaves(pure_leaves: str) -> str:
-    if pure_leaves not in PURE_LEAVES:
-        raise ValueError(f"pure_leaves must be one of {PURE_LEAVES}, got {pure_leaves!r}")
-    return pure_leaves
+    return check_choice("pure_leaves", pure_leaves, PURE_LEAVES)
 
 
 def _check_weighting(weighting: str) -> str:
-    if weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
-    return weighting
+    return check_choice("weighting", weighting, WEIGHTINGS)
 
 
 def depth_cap(t: int) -> int:
@@ -211,7 +207,7 @@ class TopDownScorer:
         return 1.0 if 2 * state.pos >= state.n else 0.0
 
 
-def top_down(X: np.ndarray, y: np.ndarray, t: int, impurity: str = "gini",
+def top_down(X: np.ndarray, y: np.ndarray, *, size: int, impurity: str = "gini",
              weighting: Weighting = "empirical") -> GrowthResult:
     """TopDown_G(t, S) (BGLT 2020, Sec. 1.1; pseudocode in Appendix A): a size-t tree, best-first.
 
@@ -227,8 +223,8 @@ def top_down(X: np.ndarray, y: np.ndarray, t: int, impurity: str = "gini",
         The sample's points, 0/1 (``uint8`` or ``bool``; not copied).
     y : array of shape (m,)
         Their 0/1 labels.
-    t : int
-        The size (number of leaves) to grow to, >= 1.
+    size : int
+        The size t (number of leaves) to grow to, >= 1.
     impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
         The impurity function G (:mod:`dtcore.impurity`).
     weighting : {"empirical", "uniform"}, default="empirical"
@@ -250,7 +246,7 @@ def top_down(X: np.ndarray, y: np.ndarray, t: int, impurity: str = "gini",
     >>> rng = np.random.default_rng(0)
     >>> X = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
-    >>> result = top_down(X, y, t=4)
+    >>> result = top_down(X, y, size=4)
     >>> print(result.tree)
     x2?
       0 -> x0?
@@ -262,9 +258,9 @@ def top_down(X: np.ndarray, y: np.ndarray, t: int, impurity: str = "gini",
     >>> result.trace["feature"].tolist()  # the split variables in order; -1 closes the trace
     [2, 0, 1, -1]
     """
-    t = check_int("t", t, 1)
+    t = check_int("size", size, 1)
     scorer = TopDownScorer(X, y, impurity, weighting)
-    return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t)
+    return grow(scorer, stop=lambda fr: False, n=scorer.n, size=t)
 
 
 # --- MiniBatchTopDown_G -----------------------------------------------------------------------
@@ -404,14 +400,14 @@ def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
     return check_rng(rng).permutation(check_int("N", N, 1))
 
 
-def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.ndarray], t: int,
-                       b: int, impurity: str = "gini", rng: np.random.Generator | None = None,
+def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.ndarray], *, size: int,
+                       batch_size: int, impurity: str = "gini", rng: np.random.Generator | None = None,
                        order: np.ndarray | None = None, weighting: Weighting = "uniform",
-                       max_depth: int | None = None, pure_leaves: PureLeaves = "split") -> GrowthResult:
+                       depth: int | None = None, pure_leaves: PureLeaves = "split") -> GrowthResult:
     """MiniBatchTopDown_G(t, b, S) (BGLT 2020, Figure 1; Theorem 1).
 
     Grows best-first to ``t`` leaves, scoring each leaf of depth at most D = :func:`depth_cap`
-    (or ``max_depth``) on its minibatch of ``b`` points, and completes every leaf by the majority
+    (or ``depth``) on its minibatch of ``batch_size`` points, and completes every leaf by the majority
     label of its minibatch. ``y`` is the label array of S or a label oracle ``rows -> labels``.
     The minibatches come from ``order`` (a permutation of S's rows) or, if None, one drawn from
     ``rng``. Ties between leaves go to the smallest restriction (:func:`dtcore.grow.select_by_path`).
@@ -424,18 +420,18 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
         The sample S, 0/1.
     y : array of shape (m,) or callable
         Its 0/1 labels, or a label oracle ``rows -> labels`` (e.g. :class:`dtcore.local.LabelOracle`).
-    t : int
-        The size to grow to, >= 1.
-    b : int
-        The minibatch size, >= 1.
+    size : int
+        The size t to grow to, >= 1.
+    batch_size : int
+        The minibatch size b, >= 1.
     impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
     rng : numpy.random.Generator, optional
         Draws the shared order of S when ``order`` is None (then required).
     order : array of shape (m,), optional
         A permutation of S's rows fixing every minibatch (Footnote 2's shared randomness).
     weighting : {"uniform", "empirical"}, default="uniform"
-    max_depth : int, optional
-        The depth cap D (default :func:`depth_cap` of ``t``).
+    depth : int, optional
+        The depth cap D (default :func:`depth_cap` of ``size``).
     pure_leaves : {"split", "stop"}, default="split"
         Whether a leaf whose minibatch is pure is still split (the paper's rule).
 
@@ -449,14 +445,14 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     >>> import numpy as np
     >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> y = (X[:, 0] & X[:, 1]) | X[:, 2]
-    >>> result = minibatch_top_down(X, y, t=4, b=64, rng=np.random.default_rng(1))
+    >>> result = minibatch_top_down(X, y, size=4, batch_size=64, rng=np.random.default_rng(1))
     >>> result.tree.size, result.tree.depth
     (4, 3)
     >>> float(np.mean(result.tree.predict(X) != y))
     0.0
     """
-    t = check_int("t", t, 1)
-    b = check_int("b", b, 1)
+    t = check_int("size", size, 1)
+    b = check_int("batch_size", batch_size, 1)
     X = check_binary_matrix("X", X)
     if order is None:
         if rng is None:
@@ -467,6 +463,6 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     else:
         labels = check_labels("y", y, X.shape[0])
         label_of = labels.__getitem__
-    D = depth_cap(t) if max_depth is None else check_int("max_depth", max_depth, 0)
+    D = depth_cap(t) if depth is None else check_int("depth", depth, 0)
     scorer = MiniBatchScorer(EagerBatches(X, order), label_of, b, impurity, weighting, D, pure_leaves)
-    return grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t, select=select_by_path)
+    return grow(scorer, stop=lambda fr: False, n=scorer.n, size=t, select=select_by_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Collection
 
 import numpy as np
 
@@ -37,6 +38,17 @@ def check_real(
     if not (above and below and np.isfinite(value)):
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
         raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return value
+
+
+def check_choice(name: str, value: object, allowed: Collection[object]) -> object:
+    """Return ``value`` if it is one of ``allowed``; raise ``ValueError`` naming the choices otherwise."""
+    try:
+        ok = value in allowed
+    except TypeError:  # an unhashable value cannot be one of the choices
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
     return value
 
 

@@ -189,7 +189,7 @@ def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
     from dtcore.buildtopdown import build_top_down_dt
     rng = np.random.default_rng(seed)
     f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
-    run = build_top_down_dt(f, eps)
+    run = build_top_down_dt(f, eps=eps)
     steps = replay.greedy_replay(run.tree, f)
     assert len(steps) == len(run.trace)
     assert np.allclose(steps["cost"], run.trace["cost"], atol=1e-12)

@@ -100,16 +100,16 @@ def test_equal_to_functional_api_on_binary_data(seed):
     X, y = _binary_data(seed)
     for impurity, weighting, t in [("gini", "empirical", 7), ("entropy", "uniform", 5)]:
         clf = TopDownClassifier(max_leaf_nodes=t, impurity=impurity, weighting=weighting).fit(X, y)
-        assert _same_tree(clf.tree_, top_down(X, y, t, impurity, weighting).tree)
+        assert _same_tree(clf.tree_, top_down(X, y, size=t, impurity=impurity, weighting=weighting).tree)
         assert clf.n_binary_features_ == X.shape[1]
     clf = TopDownClassifier(max_leaf_nodes=6, batch_size=20, weighting="uniform", random_state=5).fit(X, y)
-    ref = minibatch_top_down(X, y, 6, 20, rng=np.random.default_rng(5), weighting="uniform")
+    ref = minibatch_top_down(X, y, size=6, batch_size=20, rng=np.random.default_rng(5), weighting="uniform")
     assert _same_tree(clf.tree_, ref.tree)
-    assert _same_tree(ID3Classifier(impurity="entropy").fit(X, y).tree_, id3(X, y, "entropy").tree)
+    assert _same_tree(ID3Classifier(impurity="entropy").fit(X, y).tree_, id3(X, y, impurity="entropy").tree)
     w = np.random.default_rng(seed).random(X.shape[0])
     clf = OptimalTreeClassifier(max_depth=2).fit(X, y, sample_weight=w)
-    assert _same_tree(clf.tree_, find(X, y, 2, sample_weight=w).tree)
-    assert np.array_equal(clf.predict(X), find(X, y, 2, sample_weight=w).tree.predict(X))
+    assert _same_tree(clf.tree_, find(X, y, depth=2, sample_weight=w).tree)
+    assert np.array_equal(clf.predict(X), find(X, y, depth=2, sample_weight=w).tree.predict(X))
 
 
 def test_constant_binary_column_is_kept_as_is():
@@ -117,7 +117,7 @@ def test_constant_binary_column_is_kept_as_is():
     X[:, 5] = 0
     clf = TopDownClassifier(max_leaf_nodes=5).fit(X, y)
     assert clf.n_binary_features_ == X.shape[1]
-    assert _same_tree(clf.tree_, top_down(X, y, 5).tree)
+    assert _same_tree(clf.tree_, top_down(X, y, size=5).tree)
 
 
 # --- labels, probabilities, feature names ---------------------------------------------------------

@@ -22,23 +22,23 @@ def _data(rng, m, n, noise=0.3):
 def test_depth_zero_is_majority_constant():
     X = np.zeros((5, 3), np.uint8)
     y = np.array([1, 1, 0, 1, 0], np.uint8)
-    r = find(X, y, 0)
+    r = find(X, y, depth=0)
     assert r.tree.size == 1 and r.tree.predict(X).tolist() == [1] * 5 and r.errors == 2
 
 
 def test_finds_a_planted_depth2_tree_exactly():
     X = all_points(5)
     y = np.where(X[:, 2] == 1, X[:, 4], 1 - X[:, 0]).astype(np.uint8)
-    r = find(X, y, 2)
+    r = find(X, y, depth=2)
     assert r.errors == 0 and r.tree.depth == 2 and r.tree.feature[0] == 2
-    r3 = find(X, y, 3)
+    r3 = find(X, y, depth=3)
     assert r3.errors == 0 and r3.tree.depth == 2  # ties go to the smaller tree
 
 
 def test_parity_needs_full_depth():
     X = all_points(3)
     y = (X.sum(axis=1) % 2).astype(np.uint8)
-    assert find(X, y, 2).errors == 4 and find(X, y, 3).errors == 0
+    assert find(X, y, depth=2).errors == 4 and find(X, y, depth=3).errors == 0
 
 
 def test_depth3_and_recursive_path_agree_with_brute_force():
@@ -46,7 +46,7 @@ def test_depth3_and_recursive_path_agree_with_brute_force():
     for _ in range(15):
         X, y = _data(rng, 40, 4)
         for d in (3, 4):
-            r = find(X, y, d)
+            r = find(X, y, depth=d)
             assert r.errors == brute_force_min_errors(X, y, d)
             assert r.errors == training_errors(r.tree, X, y)
             assert r.tree.depth <= d
@@ -60,7 +60,7 @@ def test_find_is_optimal_against_every_tree(n, m, d, seed):
         d = 2
     rng = np.random.default_rng(seed)
     X, y = _data(rng, m, n)
-    r = find(X, y, d)
+    r = find(X, y, depth=d)
     assert r.tree.depth <= d
     assert r.errors == training_errors(r.tree, X, y)
     assert r.errors == (brute_force_min_errors(X, y, d) if m else 0)
@@ -70,7 +70,7 @@ def test_find_is_optimal_against_every_tree(n, m, d, seed):
 @given(st.integers(2, 6), st.integers(1, 60), st.integers(0, 2**31 - 1))
 def test_more_depth_never_hurts(n, m, seed):
     X, y = _data(np.random.default_rng(seed), m, n)
-    errs = [find(X, y, d).errors for d in range(4)]
+    errs = [find(X, y, depth=d).errors for d in range(4)]
     assert all(a >= b for a, b in zip(errs, errs[1:]))
 
 
@@ -85,7 +85,7 @@ def test_matches_pystreed(d):
         clf = STreeDClassifier(max_depth=d)
         clf.fit(X, y)
         streed = int((clf.predict(X) != y).sum())
-        r = find(X, y, d)
+        r = find(X, y, depth=d)
         assert r.errors == streed
         assert training_errors(r.tree, X, y) == streed
 
@@ -94,8 +94,8 @@ def test_sample_weight_equals_duplication():
     rng = np.random.default_rng(5)
     X, y = _data(rng, 30, 4)
     w = rng.integers(0, 4, size=30)
-    dup = find(np.repeat(X, w, axis=0), np.repeat(y, w), 2).errors
-    assert find(X, y, 2, sample_weight=w).errors == dup
+    dup = find(np.repeat(X, w, axis=0), np.repeat(y, w), depth=2).errors
+    assert find(X, y, depth=2, sample_weight=w).errors == dup
 
 
 def test_population_find_matches_brute_force_on_cube():
@@ -118,7 +118,7 @@ def test_all_tree_tables_and_count():
 def test_returned_tree_is_valid():
     rng = np.random.default_rng(8)
     X, y = _data(rng, 400, 7)
-    t = find(X, y, 4).tree
+    t = find(X, y, depth=4).tree
     assert isinstance(t, DecisionTree) and t.is_deterministic and t.depth <= 4
 
 
@@ -130,11 +130,11 @@ def test_bad_depth(bad):
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="y"):
-        find(np.zeros((3, 2), np.uint8), np.zeros(4, np.uint8), 1)
+        find(np.zeros((3, 2), np.uint8), np.zeros(4, np.uint8), depth=1)
     with pytest.raises(ValueError, match="X"):
-        find(np.full((3, 2), 2), np.zeros(3, np.uint8), 1)
+        find(np.full((3, 2), 2), np.zeros(3, np.uint8), depth=1)
     with pytest.raises(ValueError, match="sample_weight"):
-        find(np.zeros((3, 2), np.uint8), np.zeros(3, np.uint8), 1, sample_weight=[1, -1, 1])
+        find(np.zeros((3, 2), np.uint8), np.zeros(3, np.uint8), depth=1, sample_weight=[1, -1, 1])
 
 
 # --- ties: the smallest optimal tree ------------------------------------------------------------
@@ -194,7 +194,7 @@ def test_find_returns_the_smallest_optimal_tree(n, m, d, seed, noise):
     """Least error, then fewest leaves, then least depth: equal to exhaustive search over trees."""
     rng = np.random.default_rng(seed)
     X, y = _data(rng, m, n, noise)
-    r = find(X, y, d)
+    r = find(X, y, depth=d)
     assert (r.errors, r.tree.size, r.tree.depth) == _smallest_optimum(X, y, min(d, n))
     assert not _has_redundant_split(r.tree)
 
@@ -205,7 +205,7 @@ def test_find_ties_on_the_issue_example(d):
     rng = np.random.default_rng(0)
     X = (rng.random((5000, 20)) < 0.5).astype(np.uint8)
     y = ((X[:, 0] & X[:, 3]) ^ X[:, 7] ^ (rng.random(5000) < 0.05)).astype(np.uint8)
-    r = find(X, y, d)
+    r = find(X, y, depth=d)
     assert r.errors == training_errors(r.tree, X, y)
     assert r.tree.size == 6 and r.tree.depth == 3 and not _has_redundant_split(r.tree)
     sub = X[:, [0, 3, 7]]
@@ -222,9 +222,9 @@ def test_deep_find_with_derived_counts_matches_pystreed(d, n, m):
     X = (rng.random((m, n)) < 0.5).astype(np.uint8)
     y = (random_tree_of_depth(n, d, rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.15)).astype(np.uint8)
     clf = STreeDClassifier(max_depth=d, cost_complexity=0.0, random_seed=0).fit(X, y)
-    r = find(X, y, d)
+    r = find(X, y, depth=d)
     assert r.errors == training_errors(r.tree, X, y) == int((clf.predict(X) != y).sum())
     assert not _has_redundant_split(r.tree)
-    weighted = find(X, y, d, sample_weight=np.full(m, 0.37))        # the float64 counting path
+    weighted = find(X, y, depth=d, sample_weight=np.full(m, 0.37))        # the float64 counting path
     assert np.isclose(weighted.errors, 0.37 * r.errors)
     assert (weighted.tree.size, weighted.tree.depth) == (r.tree.size, r.tree.depth)

@@ -13,7 +13,7 @@ from dtcore.grow import Frontier, select_best
 
 def test_multiplexer_splits_address_bits_first_and_is_exact():
     f = truth_table(lambda X: address(X, 2), 6)
-    run = build_top_down_dt(f, 0.01)
+    run = build_top_down_dt(f, eps=0.01)
     assert sorted(run.trace["feature"].iloc[:3].tolist()[:1] + [run.trace["feature"].iloc[1]]) == [0, 1]
     assert run.tree.size == 8
     assert np.array_equal(run.tree.truth_table(), f)
@@ -22,7 +22,7 @@ def test_multiplexer_splits_address_bits_first_and_is_exact():
 def test_parity_needs_the_full_tree():
     f = truth_table(lambda X: parity(X, [1, 3, 4]), 6)
     # any leaf that leaves a parity variable free has error 1/2: at 7 leaves the error is 1/8 > 0.1
-    run = build_top_down_dt(f, 0.1)
+    run = build_top_down_dt(f, eps=0.1)
     assert run.tree.size == 8 and run.trace["error"].iloc[-1] == 0
 
 
@@ -30,23 +30,23 @@ def test_eps_out_of_range():
     f = np.array([0, 1, 1, 0], dtype=np.uint8)
     for bad in (0.0, 0.5, 0.7, -1):
         with pytest.raises(ValueError, match=r"eps must be in \(0, 0.5\)"):
-            build_top_down_dt(f, bad)
+            build_top_down_dt(f, eps=bad)
     with pytest.raises(ValueError, match="power of two"):
-        build_top_down_dt(np.array([0, 1, 1]), 0.1)
+        build_top_down_dt(np.array([0, 1, 1]), eps=0.1)
 
 
 def test_max_leaves_and_custom_selector():
     rng = np.random.default_rng(0)
     f = (rng.random(2**8) < 0.5).astype(np.uint8)
-    assert build_top_down_dt(f, 0.01, max_leaves=5).tree.size == 5
+    assert build_top_down_dt(f, eps=0.01, size=5).tree.size == 5
 
     def worst_leaf(frontier: Frontier):
         s = frontier.scores
         ok = np.flatnonzero(np.isfinite(s))
         return int(ok[np.argmin(s[ok])]) if ok.size else None
 
-    greedy = build_top_down_dt(f, 0.2)
-    contrary = build_top_down_dt(f, 0.2, select=worst_leaf)
+    greedy = build_top_down_dt(f, eps=0.2)
+    contrary = build_top_down_dt(f, eps=0.2, select=worst_leaf)
     assert contrary.tree.size >= greedy.tree.size
 
 
@@ -57,7 +57,7 @@ def test_run_invariants(seed, n, eps, product):
     f = random_tree(n, int(rng.integers(1, min(2**n, 40) + 1)), rng).truth_table()
     dist = ProductDistribution(rng.uniform(0.1, 0.9, size=n)) if product else None
     kind = "rerandomised" if product else "flip"
-    run = build_top_down_dt(f, eps, dist, kind)
+    run = build_top_down_dt(f, eps=eps, dist=dist, kind=kind)
     tr = run.trace
     # the returned tree is the f-completion, its error is what the trace says and at most eps
     err = analysis.completion_error(run.tree, f, dist)
@@ -73,9 +73,9 @@ def test_run_invariants(seed, n, eps, product):
 def test_greedy_picks_the_highest_score():
     rng = np.random.default_rng(3)
     f = (rng.random(2**7) < 0.3).astype(np.uint8)
-    run = build_top_down_dt(f, 0.01, max_leaves=6)
+    run = build_top_down_dt(f, eps=0.01, size=6)
     # recompute every leaf's best score from scratch at one step and compare with the chosen one
-    partial = build_top_down_dt(f, 0.01, max_leaves=4)
+    partial = build_top_down_dt(f, eps=0.01, size=4)
     stats = analysis.leaf_statistics(partial.tree, f)
     assert run.trace["score"].iloc[3] == pytest.approx(stats["weighted_influence"].max())
 
@@ -90,7 +90,7 @@ def test_returned_tree_is_eps_close_and_minimal_on_the_decoy_family():
     from dtcore.functions import decoy_selector_parity
     f = truth_table(lambda X: decoy_selector_parity(X, 2, 2), 10)
     for eps in (0.1, 0.05):
-        run = build_top_down_dt(f, eps)
+        run = build_top_down_dt(f, eps=eps)
         assert np.mean(run.tree.truth_table() != f) <= eps          # measured on every point
         steps = replay.greedy_replay(run.tree, f)
         assert steps["error"].iloc[-2] > eps                       # one split fewer is not enough

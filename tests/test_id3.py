@@ -91,7 +91,7 @@ def test_gain_sandwiched_by_covariance(seed, name):
 def test_id3_learns_and_function_small():
     X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], dtype=np.uint8)
     y = (X[:, 0] & X[:, 2]).astype(np.uint8)
-    res = id3(X, y, "gini", trace=True)
+    res = id3(X, y, impurity="gini", trace=True)
     assert res.tree.feature[0] in (0, 2)
     assert res.tree.size == 3 and set(res.tree.feature) - {-1} == {0, 2}
     assert np.array_equal(res.tree.predict(X), y)
@@ -139,7 +139,7 @@ def test_id3_fits_functional_labels_and_never_reuses(seed, name):
     X = (rng.random((m, n)) < 0.5).astype(np.uint8)
     table = rng.integers(0, 2, size=2**n).astype(np.uint8)
     y = junta(X, np.arange(n), table)  # labels a function of the features
-    res = id3(X, y, name)
+    res = id3(X, y, impurity=name)
     assert np.array_equal(res.tree.predict(X), y)
     assert res.exhausted_leaves == 0
     assert paths_reuse_no_feature(res.tree)
@@ -191,7 +191,7 @@ def test_root_split_matches_sklearn(name, criterion):
         g = np.sort(gains(X, y, name))
         if g[-1] - g[-2] < 1e-9:  # tie-free data only
             continue
-        ours = id3(X, y, name).tree.feature[0]
+        ours = id3(X, y, impurity=name).tree.feature[0]
         sk = DecisionTreeClassifier(criterion=criterion, max_depth=1, random_state=0).fit(X, y)
         assert ours == sk.tree_.feature[0]
         checked += 1
@@ -207,7 +207,7 @@ def test_parity_success_and_failure_agree_with_sklearn():
                                (ProductDistribution.uniform(n), False)):
         X = dist.sample(m, rng)
         y = junta(X, J, t)
-        ours = tree_disagreement(id3(X, y, "entropy").tree, target, dist)
+        ours = tree_disagreement(id3(X, y, impurity="entropy").tree, target, dist)
         Xt = dist.sample(20000, rng)
         sk = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
         sk_err = float(np.mean(sk.predict(Xt) != junta(Xt, J, t)))
@@ -299,7 +299,7 @@ def test_levelwise_id3_builds_the_depth_first_tree(seed, name):
     features = None
     if rng.random() < 0.3:
         features = sorted(rng.choice(n, int(rng.integers(0, n + 1)), replace=False).tolist())
-    _assert_same_run(id3(X, y, name, features=features, trace=True), _reference_id3(X, y, name, features))
+    _assert_same_run(id3(X, y, impurity=name, features=features, trace=True), _reference_id3(X, y, name, features))
 
 
 def test_levelwise_id3_long_blocks_and_unpadded_width():
@@ -307,7 +307,7 @@ def test_levelwise_id3_long_blocks_and_unpadded_width():
     rng = np.random.default_rng(3)
     X = (rng.random((140_000, 11)) < 0.5).astype(np.uint8)
     y = ((X[:, 0] & X[:, 3]) ^ X[:, 5] ^ (rng.random(140_000) < 0.2)).astype(np.uint8)
-    _assert_same_run(id3(X, y, "entropy", trace=True), _reference_id3(X, y, "entropy"))
+    _assert_same_run(id3(X, y, impurity="entropy", trace=True), _reference_id3(X, y, "entropy"))
 
 
 def test_id3_max_depth():
@@ -315,10 +315,10 @@ def test_id3_max_depth():
     X = (rng.random((3000, 12)) < 0.5).astype(np.uint8)
     y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ (rng.random(3000) < 0.1)).astype(np.uint8)
     full = id3(X, y)
-    assert id3(X, y, max_depth=None).tree.feature == full.tree.feature
-    assert id3(X, y, max_depth=100).tree.feature == full.tree.feature
+    assert id3(X, y, depth=None).tree.feature == full.tree.feature
+    assert id3(X, y, depth=100).tree.feature == full.tree.feature
     for d in (0, 1, 3, 5):
-        res = id3(X, y, max_depth=d)
+        res = id3(X, y, depth=d)
         assert res.tree.depth <= d
         assert res.depth_limited_leaves > 0
         # the first d levels are those of the unlimited tree: same splits on every path of length < d
@@ -330,10 +330,10 @@ def test_id3_max_depth():
             rows = leaf_of_row == leaf
             if rows.any():
                 assert res.tree.value[leaf] == float(2 * y[rows].sum() >= rows.sum())
-    assert id3(X, y, max_depth=0).tree.size == 1
+    assert id3(X, y, depth=0).tree.size == 1
     for bad in (-1, 1.5, True):
-        with pytest.raises(ValueError, match="max_depth"):
-            id3(X, y, max_depth=bad)
+        with pytest.raises(ValueError, match="depth"):
+            id3(X, y, depth=bad)
 
 
 def _levels(tree, d):
@@ -353,7 +353,7 @@ def test_agreement_up_to_ties_with_sklearn():
     rng = np.random.default_rng(7)
     X = (rng.random((4000, 15)) < 0.5).astype(np.uint8)
     y = ((X[:, 0] & X[:, 3]) ^ X[:, 5] ^ (rng.random(4000) < 0.1)).astype(np.uint8)
-    ours = id3(X, y, "gini").tree
+    ours = id3(X, y, impurity="gini").tree
     for seed in range(3):
         clf = DecisionTreeClassifier(random_state=seed).fit(np.asfortranarray(X, dtype=np.float32), y)
         theirs = tree_from_sklearn(clf, 15)

@@ -57,7 +57,7 @@ def test_estimate_equals_test_error_of_the_full_tree_and_labels_are_few():
     draws = SharedDraws.draw(pool.shape[0], Xb.shape[1], 16, np.random.default_rng(5))
     y_test = _target(test_X)
     for row in table.itertuples():
-        full = top_down_size_estimate(Xb, LabelOracle.from_labels(_target(pool)), row.t, 16, draws)
+        full = top_down_size_estimate(Xb, LabelOracle.from_labels(_target(pool)), size=row.t, batch_size=16, draws=draws)
         assert row.estimated_error == pytest.approx(np.mean(full.tree.predict(Xb_test) != y_test), abs=0)
         half = hoeffding_halfwidth(len(test_X), 0.05)
         assert row.ci_low == pytest.approx(max(0, row.estimated_error - half))

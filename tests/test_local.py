@@ -111,10 +111,10 @@ def test_shared_draws_are_reproducible_and_validated():
 def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, weighting, pure):
     rng, X, y = instance(seed, n=12, N=1500, target=target)
     draws = SharedDraws.draw(len(y), X.shape[1], b, rng)
-    full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, impurity, weighting, pure)
+    full = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure)
     Q = ProductDistribution.uniform(12).sample(25, rng)
     oracle = LabelOracle.from_labels(y)
-    local = local_learner(X, oracle, t, b, Q, draws, impurity, weighting, pure)
+    local = local_learner(X, oracle, size=t, batch_size=b, x_star=Q, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure)
     np.testing.assert_array_equal(local.labels, full.tree.predict(Q))
     # Lemma D.1 counts label requests; nested minibatches make the distinct points fewer
     assert local.labelled == oracle.labelled <= local.requests == oracle.requests
@@ -122,13 +122,13 @@ def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, w
     assert local.reached_t == (local.e >= t) and full.reached_t == (full.e >= t)
     for q in Q[:3]:  # one query at a time, fresh oracle: same answers, within Lemma D.1
         one_oracle = LabelOracle.from_labels(y)
-        one = local_learner(X, one_oracle, t, b, q, draws, impurity, weighting, pure)
+        one = local_learner(X, one_oracle, size=t, batch_size=b, x_star=q, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure)
         assert one.labels[0] == full.tree.predict(q[None])[0]
         assert one.labelled <= one.requests <= bglt20_lemma_d1_labels(b, t, b, 1)
     # and TopDownSizeEstimate's tree is MiniBatchTopDown's tree of size t' (with the same depth
     # cap D(t): the paper's "MiniBatchTopDown(t', b, S)" would use D(t'), which can differ)
-    mb = minibatch_top_down(X, y, full.tree.size, b, impurity, order=draws.order,
-                            weighting=weighting, max_depth=depth_cap(t), pure_leaves=pure)
+    mb = minibatch_top_down(X, y, size=full.tree.size, batch_size=b, impurity=impurity, order=draws.order,
+                            weighting=weighting, depth=depth_cap(t), pure_leaves=pure)
     np.testing.assert_array_equal(mb.tree.leaf_restrictions(), full.tree.leaf_restrictions())
     np.testing.assert_array_equal(mb.tree.leaf_values(), full.tree.leaf_values())
 
@@ -137,7 +137,7 @@ def test_local_learner_stops_on_the_size_estimate():
     rng, X, y = instance(1, n=16, N=20000)
     t, b = 32, 48
     draws = SharedDraws.draw(len(y), 16, b, rng)
-    res = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws)
+    res = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws)
     assert res.e >= t
     e = res.trace["e"].to_numpy()
     assert (e[:-1] < t).all()  # the loop ran while e < t
@@ -151,9 +151,9 @@ def test_est_is_the_test_error_of_the_tree():
     draws = SharedDraws.draw(len(y), 15, b, rng)
     X_test = ProductDistribution.uniform(15).sample(300, rng)
     y_test = tribes(X_test, 3)
-    full = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws)
+    full = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws)
     oracle = LabelOracle.from_labels(y)
-    out = est(X, oracle, t, b, X_test, y_test, draws)
+    out = est(X, oracle, size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
     assert out.error == np.mean(full.tree.predict(X_test) != y_test)
     assert out.labelled <= bglt20_lemma_d1_labels(b, t, b, 300)
     assert out.labelled < len(y)
@@ -163,16 +163,16 @@ def test_bad_parameters():
     rng, X, y = instance(0, n=6, N=200)
     draws = SharedDraws.draw(200, 6, 4, rng)
     o = LabelOracle.from_labels(y)
-    with pytest.raises(ValueError, match="t must be"):
-        local_learner(X, o, 0, 4, X[0], draws)
-    with pytest.raises(ValueError, match="b must be"):
-        local_learner(X, o, 4, 0, X[0], draws)
-    with pytest.raises(ValueError, match="b must be"):
-        top_down_size_estimate(X, o, 4, -1, draws)
+    with pytest.raises(ValueError, match="size must be"):
+        local_learner(X, o, size=0, batch_size=4, x_star=X[0], draws=draws)
+    with pytest.raises(ValueError, match="batch_size must be"):
+        local_learner(X, o, size=4, batch_size=0, x_star=X[0], draws=draws)
+    with pytest.raises(ValueError, match="batch_size must be"):
+        top_down_size_estimate(X, o, size=4, batch_size=-1, draws=draws)
     with pytest.raises(ValueError, match="draws"):
-        est(X, o, 4, 4, X[:3], y[:3], None)
+        est(X, o, size=4, batch_size=4, X_test=X[:3], y_test=y[:3], draws=None)
     with pytest.raises(ValueError, match="X_test"):
-        est(X, o, 4, 4, X[:0], y[:0], draws)
+        est(X, o, size=4, batch_size=4, X_test=X[:0], y_test=y[:0], draws=draws)
     with pytest.raises(ValueError, match="eta"):
         bglt20_theorem5_strands(16, 0.5, 0.1)
     with pytest.raises(ValueError, match="eta"):
@@ -272,13 +272,13 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
 
     def local_run():
         o = LabelOracle.from_labels(y)
-        many = local_learner(X, o, t, b, Q, draws, "gini", weighting)
-        ones = [local_learner(X, o, t, b, q, draws, "entropy", weighting) for q in Q[:3]]
+        many = local_learner(X, o, size=t, batch_size=b, x_star=Q, draws=draws, impurity="gini", weighting=weighting)
+        ones = [local_learner(X, o, size=t, batch_size=b, x_star=q, draws=draws, impurity="entropy", weighting=weighting) for q in Q[:3]]
         return many, ones, o
 
     def full_run():
         o = LabelOracle.from_labels(y)
-        return top_down_size_estimate(X, o, t, b, draws, "gini", weighting), o
+        return top_down_size_estimate(X, o, size=t, batch_size=b, draws=draws, impurity="gini", weighting=weighting), o
 
     (fast, fast_ones, fo), (slow, slow_ones, so) = _run_both(local_run)
     np.testing.assert_array_equal(fast.labels, slow.labels)
@@ -290,7 +290,7 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
     np.testing.assert_array_equal(fast.tree.leaf_restrictions(), slow.tree.leaf_restrictions())
     # which points the many-query run labelled, from the definitions alone
     o = LabelOracle.from_labels(y)
-    res = local_learner(X, o, t, b, Q, draws, "gini", weighting)
+    res = local_learner(X, o, size=t, batch_size=b, x_star=Q, draws=draws, impurity="gini", weighting=weighting)
     np.testing.assert_array_equal(o.labelled_mask, _labelled_reference(res, X, draws, Q, b, t))
     (ff, ffo), (sf, sfo) = _run_both(full_run)
     assert ff.tree.size == sf.tree.size and ff.e == sf.e  # the same t'
@@ -306,17 +306,17 @@ def test_prepared_sample_is_reused_and_refreshed_when_x_changes():
     draws = SharedDraws.draw(len(y), 10, 30, rng)
     assert draws.prepared(X) is draws.prepared(X)  # prepared once, reused
     Q = ProductDistribution.uniform(10).sample(20, rng)
-    before = local_learner(X, LabelOracle.from_labels(y), t, b, Q, draws)
+    before = local_learner(X, LabelOracle.from_labels(y), size=t, batch_size=b, x_star=Q, draws=draws)
     X[:] = X[::-1].copy()  # mutate S° in place (reverse the rows): the cached copy must not be used
     y2 = majority(X)
-    after = local_learner(X, LabelOracle.from_labels(y2), t, b, Q, draws)
-    fresh = local_learner(X.copy(), LabelOracle.from_labels(y2), t, b, Q, SharedDraws(draws.order, draws.strands))
+    after = local_learner(X, LabelOracle.from_labels(y2), size=t, batch_size=b, x_star=Q, draws=draws)
+    fresh = local_learner(X.copy(), LabelOracle.from_labels(y2), size=t, batch_size=b, x_star=Q, draws=SharedDraws(draws.order, draws.strands))
     np.testing.assert_array_equal(after.labels, fresh.labels)
     np.testing.assert_array_equal(after.tree.leaf_restrictions(), fresh.tree.leaf_restrictions())
     assert not np.array_equal(before.tree.leaf_restrictions(), after.tree.leaf_restrictions())
     assert not draws.order.flags.writeable and not draws.strands.flags.writeable
     with pytest.raises(ValueError, match="X must have 3000 rows"):
-        local_learner(X[:10], LabelOracle.from_labels(y2[:10]), t, b, Q, draws)
+        local_learner(X[:10], LabelOracle.from_labels(y2[:10]), size=t, batch_size=b, x_star=Q, draws=draws)
     with pytest.raises(ValueError, match="order"):
         SharedDraws(np.array([0, 0, 2]), draws.strands)
     with pytest.raises(ValueError, match="strands"):
@@ -333,8 +333,8 @@ def test_shared_draws_pickle_without_their_cache():
     assert copy._cache == {} and len(draws._cache) == 1
     np.testing.assert_array_equal(copy.order, draws.order)
     q = X[:5]
-    np.testing.assert_array_equal(local_learner(X, LabelOracle.from_labels(y), 8, 16, q, copy).labels,
-                                  local_learner(X, LabelOracle.from_labels(y), 8, 16, q, draws).labels)
+    np.testing.assert_array_equal(local_learner(X, LabelOracle.from_labels(y), size=8, batch_size=16, x_star=q, draws=copy).labels,
+                                  local_learner(X, LabelOracle.from_labels(y), size=8, batch_size=16, x_star=q, draws=draws).labels)
 
 
 # --- pure minibatches: the paper splits them (gain 0), the CART-style rule stops ----------------------
@@ -346,25 +346,25 @@ def test_pure_leaves_split_reaches_t_where_stop_falls_short():
     y = (X[:, 0] & X[:, 1] & X[:, 2]).astype(np.uint8)
     t, b = 64, 32
     draws = SharedDraws.draw(len(y), 12, 400, rng)
-    stop = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, pure_leaves="stop")
-    split = top_down_size_estimate(X, LabelOracle.from_labels(y), t, b, draws, pure_leaves="split")
+    stop = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws, pure_leaves="stop")
+    split = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws, pure_leaves="split")
     assert not stop.reached_t and stop.e < t
     assert split.reached_t and split.e >= t
     assert abs(split.tree.size - t) <= 0.25 * t
     # both complete the leaves from their minibatches: same function on the cube
     np.testing.assert_array_equal(stop.tree.predict(all_points(12)), split.tree.predict(all_points(12)))
-    mb_stop = minibatch_top_down(X, y, t, b, order=draws.order, pure_leaves="stop")
-    mb_split = minibatch_top_down(X, y, t, b, order=draws.order)
+    mb_stop = minibatch_top_down(X, y, size=t, batch_size=b, order=draws.order, pure_leaves="stop")
+    mb_split = minibatch_top_down(X, y, size=t, batch_size=b, order=draws.order)
     assert mb_stop.tree.size < t == mb_split.tree.size
     with pytest.raises(ValueError, match="pure_leaves"):
-        minibatch_top_down(X, y, t, b, order=draws.order, pure_leaves="never")
+        minibatch_top_down(X, y, size=t, batch_size=b, order=draws.order, pure_leaves="never")
 
 
 def test_requests_count_every_minibatch_point_and_labelled_the_distinct_ones():
     rng, X, y = instance(4, n=12, N=5000)
     draws = SharedDraws.draw(len(y), 12, 16, rng)
     oracle = LabelOracle.from_labels(y)
-    res = top_down_size_estimate(X, oracle, 16, 16, draws)
+    res = top_down_size_estimate(X, oracle, size=16, batch_size=16, draws=draws)
     # every scored or completed leaf reads one minibatch of min(b, |S ∩ l|) points
     assert res.requests == oracle.requests and res.labelled == oracle.labelled == int(oracle.labelled_mask.sum())
     assert res.labelled < res.requests  # nested minibatches share points

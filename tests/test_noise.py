@@ -66,16 +66,16 @@ def test_find_adversary_hurts_find_more_than_random_flips():
         err = {}
         for kind in ("random", "find"):
             c = corrupt(kind, X, y, 0.1, rng, depth=3)
-            err[kind] = error(mu, find(c.X, c.y, 3).tree.predict(pts).astype(float))
+            err[kind] = error(mu, find(c.X, c.y, depth=3).tree.predict(pts).astype(float))
         worse.append(err["find"] - err["random"])
     assert np.mean(worse) > 0
 
 
 def test_find_adversary_raises_clean_training_error_of_find():
     X, y, rng = _sample(3, 1000)
-    clean = find(X, y, 2)
+    clean = find(X, y, depth=2)
     c = find_adversary(X, y, 0.1, 2, rng)
-    h = find(c.X, c.y, 2).tree
+    h = find(c.X, c.y, depth=2).tree
     # Theorem 3's sample-level chain: err_S°(h) <= err_S°(clean optimum) + 2 eta
     assert training_errors(h, X, y) <= clean.errors + 2 * c.budget
     assert training_errors(h, X, y) > clean.errors  # the attack did something

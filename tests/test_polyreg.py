@@ -41,7 +41,7 @@ def test_l2_on_cube_recovers_fourier_truncation():
     n, d = 5, 2
     X = all_points(n)
     y = (rng.random(2**n) < 0.5).astype(np.uint8)
-    p = low_degree_regression(X, y, d)
+    p = low_degree_regression(X, y, degree=d)
     coef = walsh_hadamard(y.astype(float))
     masks = [sum(1 << i for i in S) for S in monomials(n, d)]
     assert np.allclose(p.coef, coef[masks])
@@ -53,7 +53,7 @@ def test_l2_and_l1_are_optimal(n, d, m, seed):
     """p* has the least L2 (resp. L1) loss among degree-d polynomials: no perturbation beats it."""
     X, y = _data(seed, m, n)
     rng = np.random.default_rng(seed)
-    p2, p1 = low_degree_regression(X, y, d), l1_regression(X, y, d)
+    p2, p1 = low_degree_regression(X, y, degree=d), l1_regression(X, y, degree=d)
     base2, base1 = l2_loss(p2, X, y), l1_loss(p1, X, y)
     for _ in range(10):
         delta = rng.normal(0, 0.2, p2.coef.size)
@@ -65,7 +65,7 @@ def test_l2_and_l1_are_optimal(n, d, m, seed):
 
 def test_l1_matches_primal_lp():
     X, y = _data(1, 200, 5)
-    p = l1_regression(X, y, 2)
+    p = l1_regression(X, y, degree=2)
     Phi = features(X, 2)
     m, K = Phi.shape
     A = sparse.vstack([sparse.hstack([Phi, -sparse.eye(m)]), sparse.hstack([-Phi, -sparse.eye(m)])])
@@ -77,7 +77,7 @@ def test_l1_matches_primal_lp():
 
 def test_hypotheses():
     X, y = _data(2, 400, 5)
-    p2, p1 = low_degree_regression(X, y, 2), l1_regression(X, y, 2)
+    p2, p1 = low_degree_regression(X, y, degree=2), l1_regression(X, y, degree=2)
     assert set(np.unique(p2.predict(X))) <= {0, 1}
     q = p1.predict_proba(X)
     assert q.min() >= 0 and q.max() <= 1
@@ -91,9 +91,9 @@ def test_hypotheses():
 
 def test_degree_zero_is_constant():
     X, y = _data(3, 101, 4)
-    p = low_degree_regression(X, y, 0)
+    p = low_degree_regression(X, y, degree=0)
     assert p.coef[0] == pytest.approx(y.mean())
-    p1 = l1_regression(X, y, 0)  # the L1 constant is a median of the labels
+    p1 = l1_regression(X, y, degree=0)  # the L1 constant is a median of the labels
     assert p1.coef[0] == pytest.approx(float(np.median(y)))
 
 
@@ -101,8 +101,8 @@ def test_degree_zero_is_constant():
 def test_bad_degree(fit):
     X, y = _data(4, 20, 3)
     with pytest.raises(ValueError, match="degree"):
-        fit(X, y, -1)
+        fit(X, y, degree=-1)
     with pytest.raises(ValueError, match="X"):
-        fit(X[:0], y[:0], 1)
+        fit(X[:0], y[:0], degree=1)
     with pytest.raises(ValueError, match="degree"):
         features(X, -2)

@@ -108,7 +108,7 @@ def test_exact_lemmas_random_mu(seed, n, size):
     # Lemma C.1, corrected form (OSSS): max_i Inf_i >= Var / (2 Delta)
     assert inf.max() >= bounds.mgbh26_lemma_c1_max_influence_lower(var, delta) - 1e-12
     # Lemma 4.1 (error <= cost) and Lemma 4.3 (cost drops by the score) along a run
-    res = build_top_down_dt(table, 0.01, dist, kind="rerandomised")
+    res = build_top_down_dt(table, eps=0.01, dist=dist, kind="rerandomised")
     tr = res.trace
     assert (tr["error"] <= tr["cost"] + 1e-12).all()
     drops = tr["cost"].to_numpy()[:-1] - tr["cost"].to_numpy()[1:]
@@ -143,7 +143,7 @@ def test_quarter_selector_choice():
 def test_quarter_adversarial_within_theorem51(seed, n):
     target, table, dist, _ = _random_setting(seed, n, min(8, 2**n))
     eps = 0.05
-    res = build_top_down_dt(table, eps, dist, kind="rerandomised", select=select_quarter_adversarial)
+    res = build_top_down_dt(table, eps=eps, dist=dist, kind="rerandomised", select=select_quarter_adversarial)
     tr = res.trace
     assert tr["error"].iloc[-1] <= eps
     splits = tr[tr["feature"] >= 0]
@@ -159,7 +159,7 @@ def test_estimator_unbiased():
     rng = np.random.default_rng(5)
     n = 6
     target, table, dist, _ = _random_setting(11, n, 8)
-    hyp = build_top_down_dt(table, 0.01, dist, kind="rerandomised", max_leaves=3).tree
+    hyp = build_top_down_dt(table, eps=0.01, dist=dist, kind="rerandomised", size=3).tree
     exact = analysis.leaf_statistics(hyp, table, dist, "rerandomised")["weighted_influence"]
     oracle = tree_oracle(target)
     reps = [estimate_scores(hyp, oracle, dist, 4000, rng) for _ in range(40)]
@@ -184,8 +184,8 @@ def test_estimator_zero_on_queried_variable():
 def test_algorithm2_deterministic_and_counts():
     target = functions.balanced_tree(6, 2, np.random.default_rng(0))
     dist = ProductDistribution(np.full(6, 0.3))
-    a = practical_build_top_down_dt(tree_oracle(target), dist, 0.2, 0.1, np.random.default_rng(4))
-    b = practical_build_top_down_dt(tree_oracle(target), dist, 0.2, 0.1, np.random.default_rng(4))
+    a = practical_build_top_down_dt(tree_oracle(target), dist, eps=0.2, delta=0.1, rng=np.random.default_rng(4))
+    b = practical_build_top_down_dt(tree_oracle(target), dist, eps=0.2, delta=0.1, rng=np.random.default_rng(4))
     assert a.tree.to_text() == b.tree.to_text() and a.label_queries == b.label_queries
     j = a.tree.size
     assert a.trace["pairs_per_variable"].iloc[-1] == math.ceil(m_score(j, 0.1, 0.2, 6))
@@ -205,7 +205,7 @@ def test_algorithm2_error_at_most_eps_most_runs():
         p = [0.5, 0.3, 0.1][r % 3]
         target = functions.balanced_tree(n, 3, rng) if r % 2 else functions.path_tree(n, 8, rng)
         dist = ProductDistribution(np.full(n, p))
-        res = practical_build_top_down_dt(tree_oracle(target), dist, eps, delta, rng)
+        res = practical_build_top_down_dt(tree_oracle(target), dist, eps=eps, delta=delta, rng=rng)
         good += tree_disagreement(res.tree, target, dist) <= eps
     assert good >= 18
 
@@ -239,7 +239,7 @@ def test_gated_majority_refutes_lemma44_delta_form():
     eps = 0.9 * analysis.constant_error(f, dist)
     D, avg = tree.depth, tree.average_depth(dist)
     assert D == k + 1 and avg < 1.2
-    steps = build_top_down_dt(f, eps, dist, kind="rerandomised").trace.query("feature >= 0")
+    steps = build_top_down_dt(f, eps=eps, dist=dist, kind="rerandomised").trace.query("feature >= 0")
     j = steps["leaves"].to_numpy()
     assert (steps["score"] / bounds.mgbh26_lemma44_score_lower(eps, j, avg)).min() < 0.75  # Delta-form fails
     assert (steps["score"] / bounds.mgbh26_lemma44_score_lower(eps, j, D)).min() >= 1      # D-form holds
@@ -252,7 +252,7 @@ def test_gated_majority_refutes_lemma44_delta_form():
 
 def test_exact_replay_matches_scorer_trace():
     tree, f, dist, _ = _random_setting(5, 7, 12)
-    run = build_top_down_dt(f, 0.05, dist, kind="rerandomised")
+    run = build_top_down_dt(f, eps=0.05, dist=dist, kind="rerandomised")
     rep = exact_replay(run.trace, f, dist)
     np.testing.assert_allclose(rep["cost"], run.trace["cost"], atol=1e-12)
     np.testing.assert_allclose(rep["error"], run.trace["error"], atol=1e-12)
@@ -288,7 +288,7 @@ def test_audit_and_counting_oracle():
     target = functions.balanced_tree(6, 2, rng)
     dist = ProductDistribution(np.full(6, 0.3))
     oracle = CountingOracle(tree_oracle(target))
-    res = practical_build_top_down_dt(oracle, dist, 0.2, 0.1, rng)
+    res = practical_build_top_down_dt(oracle, dist, eps=0.2, delta=0.1, rng=rng)
     assert oracle.queries == res.label_queries
     audit = audit_practical_run(res, target, dist)
     assert audit["error"] == pytest.approx(tree_disagreement(res.tree, target, dist), abs=1e-12)

@@ -33,19 +33,32 @@ def test_learners_exported_at_top_level():
         assert getattr(dtcore, name) is not None
 
 
-def test_modules_are_not_shadowed_and_namesakes_are_callable():
-    import dtcore.find
-    import dtcore.grow
-    import dtcore.id3
-    for module, function in ((dtcore.grow, dtcore.grow.grow), (dtcore.find, dtcore.find.find),
-                             (dtcore.id3, dtcore.id3.id3)):
-        assert isinstance(module, types.ModuleType)
-        assert callable(module) and callable(function)
+def test_top_level_learners_are_plain_functions_that_pickle():
+    import pickle
+
+    import joblib
+
+    from dtcore.find import population_find  # noqa: F401  (the modules stay importable by name)
+    for function in (dtcore.find, dtcore.grow, dtcore.id3):
+        assert isinstance(function, types.FunctionType)
+        assert pickle.loads(pickle.dumps(function)) is function
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=np.uint8)
     y = X[:, 0] ^ X[:, 1]
-    assert dtcore.find(X, y, 2).errors == dtcore.find.find(X, y, 2).errors == 0.0
+    errors = joblib.Parallel(n_jobs=2)(joblib.delayed(dtcore.find)(X, y, depth=d) for d in (1, 2))
+    assert [r.errors for r in errors] == [4.0, 0.0]
     assert dtcore.id3(X, y).tree.size == 4
-    from dtcore.buildtopdown import build_top_down_dt  # noqa: F401  (BuildTopDownDT has its own module)
+
+
+def test_learner_arguments_after_the_data_are_keyword_only():
+    import inspect
+    data = {"build_top_down_dt": 1, "grow": 1, "practical_build_top_down_dt": 2}
+    for name in ("top_down", "minibatch_top_down", "build_top_down_dt", "find", "id3", "local_learner", "est",
+                 "top_down_size_estimate", "practical_build_top_down_dt", "low_degree_regression", "l1_regression",
+                 "grow"):
+        params = list(inspect.signature(getattr(dtcore, name)).parameters.values())
+        positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        assert len(positional) == data.get(name, 2), (name, positional)
+        assert not {"t", "max_leaves", "max_depth", "b"} & {p.name for p in params}, name
 
 
 def test_help_lists_the_learners():
@@ -57,7 +70,7 @@ def test_help_lists_the_learners():
 
 def test_print_tree_shows_the_tree_with_names():
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=np.uint8)
-    tree = dtcore.top_down(X, X[:, 0] & X[:, 1], t=3).tree
+    tree = dtcore.top_down(X, X[:, 0] & X[:, 1], size=3).tree
     assert str(tree).splitlines()[0] == "x0?"
     assert repr(tree) == "DecisionTree(n=2, size=3, depth=2)"
     tree.feature_names = ["rain", "wind"]

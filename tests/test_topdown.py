@@ -64,7 +64,7 @@ def test_same_splits_in_same_order_as_sklearn(criterion):
     compared = 0
     for seed in range(12):
         X, y = noisy_data(seed)
-        res = top_down(X, y, 24, criterion)
+        res = top_down(X, y, size=24, impurity=criterion)
         if near_ties(X, y, res, criterion):
             continue  # honest skip: the order is not determined by the criterion alone
         clf = DecisionTreeClassifier(criterion=criterion, max_leaf_nodes=24, max_features=None,
@@ -130,7 +130,7 @@ def test_against_brute_force(impurity, weighting):
     agree = 0
     for seed in range(4):
         X, y = noisy_data(100 + seed, m=400, n=7)
-        res = top_down(X, y, 16, impurity, weighting)
+        res = top_down(X, y, size=16, impurity=impurity, weighting=weighting)
         ref = brute_force_top_down(X, y, 16, impurity, weighting)
         if as_paths(res) == ref:
             agree += 1
@@ -141,7 +141,7 @@ def test_against_brute_force_scores():
     # scores of the chosen splits equal the brute-force purity gains of those splits
     X, y = noisy_data(7, m=300, n=6)
     G = get_impurity("kearns_mansour")
-    res = top_down(X, y, 12, "kearns_mansour")
+    res = top_down(X, y, size=12, impurity="kearns_mansour")
     tree = res.tree
     for _, row in res.trace.iterrows():
         if row.feature < 0:
@@ -174,7 +174,7 @@ def test_depth_cap():
 def test_top_down_learns_a_dictator_and_completes_by_majority():
     X = all_points(5)
     y = X[:, 3].copy()
-    res = top_down(X, y, 4, "entropy")
+    res = top_down(X, y, size=4, impurity="entropy")
     assert res.tree.size == 2  # both leaves pure: nothing more to split
     assert res.tree.feature[0] == 3
     np.testing.assert_array_equal(res.tree.predict(X), y)
@@ -182,22 +182,22 @@ def test_top_down_learns_a_dictator_and_completes_by_majority():
 
 def test_top_down_size_and_bad_parameters():
     X, y = noisy_data(3)
-    assert top_down(X, y, 17).tree.size == 17
-    with pytest.raises(ValueError, match="t must be"):
-        top_down(X, y, 0)
+    assert top_down(X, y, size=17).tree.size == 17
+    with pytest.raises(ValueError, match="size must be"):
+        top_down(X, y, size=0)
     with pytest.raises(ValueError, match="weighting"):
-        top_down(X, y, 4, weighting="bayes")
+        top_down(X, y, size=4, weighting="bayes")
     with pytest.raises(ValueError, match="impurity"):
-        top_down(X, y, 4, impurity="error")
+        top_down(X, y, size=4, impurity="error")
     with pytest.raises(ValueError, match="y must have length"):
-        top_down(X, y[:-1], 4)
+        top_down(X, y[:-1], size=4)
 
 
 def final_leaves(X, y, t, impurity="gini"):
     """Grow TopDown_G with the scorer exposed; return (scorer, tree, [(node, SampleLeaf)])."""
     scorer = TopDownScorer(X, y, impurity)
     seen = {}
-    res = grow(scorer, stop=lambda fr: False, n=scorer.n, max_leaves=t,
+    res = grow(scorer, stop=lambda fr: False, n=scorer.n, size=t,
                observe=lambda fr: seen.update(last=list(zip(fr.nodes, fr.states))) or {})
     return scorer, res, seen["last"]
 
@@ -219,14 +219,14 @@ def test_leaf_blocks_and_chunked_counts_are_exact(monkeypatch, chunk):
         np.testing.assert_array_equal(st_.p1, y[rows].astype(np.int64) @ X[rows])
         assert st_.pos == y[rows].sum()
     np.testing.assert_array_equal(np.sort(scorer.index), np.arange(len(y)))
-    assert split_sequence(res.tree) == split_sequence(top_down(X, y, 12, "entropy").tree)
+    assert split_sequence(res.tree) == split_sequence(top_down(X, y, size=12, impurity="entropy").tree)
 
 
 def test_chunk_size_does_not_change_the_tree(monkeypatch):
     X, y = noisy_data(8, m=3000, n=12)
-    ref = top_down(X, y, 40, "gini")
+    ref = top_down(X, y, size=40, impurity="gini")
     monkeypatch.setattr(TopDownScorer, "chunk_rows", 5)
-    other = top_down(X, y, 40, "gini")
+    other = top_down(X, y, size=40, impurity="gini")
     assert split_sequence(other.tree) == split_sequence(ref.tree)
     np.testing.assert_array_equal(other.trace["score"], ref.trace["score"])
 
@@ -234,11 +234,11 @@ def test_chunk_size_does_not_change_the_tree(monkeypatch):
 def test_top_down_leaves_its_input_alone_and_accepts_bool():
     X, y = noisy_data(9, m=2000, n=8)
     X0, y0 = X.copy(), y.copy()
-    res = top_down(X, y, 20)
+    res = top_down(X, y, size=20)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
-    assert split_sequence(top_down(X.astype(bool), y.astype(bool), 20).tree) == split_sequence(res.tree)
-    assert split_sequence(top_down(np.asfortranarray(X), y.astype(np.int64), 20).tree) == split_sequence(res.tree)
+    assert split_sequence(top_down(X.astype(bool), y.astype(bool), size=20).tree) == split_sequence(res.tree)
+    assert split_sequence(top_down(np.asfortranarray(X), y.astype(np.int64), size=20).tree) == split_sequence(res.tree)
 
 
 def test_top_down_peak_memory_below_input_size():
@@ -253,7 +253,7 @@ def test_top_down_peak_memory_below_input_size():
     y = (X[:, 0] ^ X[:, 1] ^ (rng.random(m) < 0.1)).astype(np.uint8)
     tracemalloc.start()
     try:
-        res = top_down(X, y, 32)
+        res = top_down(X, y, size=32)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -268,8 +268,8 @@ def test_full_cube_weightings_agree_and_fact_2_1():
     X = all_points(8)
     y = ((X @ rng.normal(size=8)) > 0).astype(np.uint8)
     G = get_impurity("entropy")
-    a = top_down(X, y, 20, "entropy", "empirical")
-    b = top_down(X, y, 20, "entropy", "uniform")
+    a = top_down(X, y, size=20, impurity="entropy", weighting="empirical")
+    b = top_down(X, y, size=20, impurity="entropy", weighting="uniform")
     np.testing.assert_allclose(a.trace["score"], b.trace["score"], rtol=1e-12)
     tree = a.tree
     # replay: impurity before/after
@@ -295,8 +295,8 @@ def test_full_cube_weightings_agree_and_fact_2_1():
 def test_minibatch_with_everything_in_the_batch_is_uniform_top_down():
     X, y = noisy_data(5, m=2000, n=8)
     rng = np.random.default_rng(1)
-    full = top_down(X, y, 12, "gini", "uniform")
-    mb = minibatch_top_down(X, y, 12, b=len(y), rng=rng, max_depth=8)
+    full = top_down(X, y, size=12, impurity="gini", weighting="uniform")
+    mb = minibatch_top_down(X, y, size=12, batch_size=len(y), rng=rng, depth=8)
     np.testing.assert_allclose(mb.trace["score"].to_numpy()[:-1], full.trace["score"].to_numpy()[:-1],
                                rtol=1e-12)
     np.testing.assert_array_equal(mb.tree.predict(X), full.tree.predict(X))
@@ -304,8 +304,8 @@ def test_minibatch_with_everything_in_the_batch_is_uniform_top_down():
 
 def test_minibatch_depth_cap_and_determinism():
     X, y = noisy_data(9, m=5000, n=12)
-    r1 = minibatch_top_down(X, y, 64, 20, "entropy", rng=np.random.default_rng(4))
-    r2 = minibatch_top_down(X, y, 64, 20, "entropy", rng=np.random.default_rng(4))
+    r1 = minibatch_top_down(X, y, size=64, batch_size=20, impurity="entropy", rng=np.random.default_rng(4))
+    r2 = minibatch_top_down(X, y, size=64, batch_size=20, impurity="entropy", rng=np.random.default_rng(4))
     assert r1.tree.depth <= depth_cap(64) + 1
     assert r1.trace["depth"].max() <= depth_cap(64)
     np.testing.assert_array_equal(r1.tree.leaf_restrictions(), r2.tree.leaf_restrictions())
@@ -321,21 +321,21 @@ def test_minibatch_uses_only_batch_labels():
         return y[rows]
 
     b = 15
-    res = minibatch_top_down(X, oracle, 16, b, rng=np.random.default_rng(0))
+    res = minibatch_top_down(X, oracle, size=16, batch_size=b, rng=np.random.default_rng(0))
     assert all(a.size <= b for a in asked)
     assert np.unique(np.concatenate(asked)).size <= b * res.tree.node_count
 
 
 def test_minibatch_bad_parameters():
     X, y = noisy_data(1, m=100, n=4)
-    with pytest.raises(ValueError, match="b must be"):
-        minibatch_top_down(X, y, 4, 0, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match="t must be"):
-        minibatch_top_down(X, y, 0, 4, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="batch_size must be"):
+        minibatch_top_down(X, y, size=4, batch_size=0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="size must be"):
+        minibatch_top_down(X, y, size=0, batch_size=4, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="rng"):
-        minibatch_top_down(X, y, 4, 4)
+        minibatch_top_down(X, y, size=4, batch_size=4)
     with pytest.raises(ValueError, match="order"):
-        minibatch_top_down(X, y, 4, 4, order=np.zeros(100, dtype=int))
+        minibatch_top_down(X, y, size=4, batch_size=4, order=np.zeros(100, dtype=int))
     with pytest.raises(ValueError, match="rng"):
         random_order(5, None)
 
@@ -351,7 +351,7 @@ def test_empirical_impurity_drops_by_the_score(seed, t, impurity):
     X = (rng.random((m, n)) < 0.5).astype(np.uint8)
     y = (rng.random(m) < rng.random()).astype(np.uint8)
     G = get_impurity(impurity)
-    res = top_down(X, y, t, impurity)
+    res = top_down(X, y, size=t, impurity=impurity)
     assert res.tree.size <= t
     leaf = res.tree.apply(X)
     total = 0.0
@@ -386,7 +386,7 @@ def test_tree_from_sklearn_rejects_non_trees_and_real_features():
 
 def test_splits_differing_counts_changed_and_missing_steps():
     X, y = noisy_data(5, m=1000, n=6)
-    a, b = top_down(X, y, 8).tree, top_down(X, y, 6).tree
+    a, b = top_down(X, y, size=8).tree, top_down(X, y, size=6).tree
     assert splits_differing(a, a) == 0
     assert splits_differing(a, b) == 2
 

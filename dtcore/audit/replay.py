@@ -147,7 +147,7 @@ def exact_run_record(target: DecisionTree, dist: ProductDistribution, eps: float
     """
     f = target.truth_table()
     D, avg = float(target.depth), float(target.average_depth(dist))
-    run = build_top_down_dt(f, eps, dist, kind="rerandomised",
+    run = build_top_down_dt(f, eps=eps, dist=dist, kind="rerandomised",
                             select=select_quarter_adversarial if adversarial else select_best)
     rep = exact_replay(run.trace, f, dist)
     steps = rep.iloc[:-1]
