@@ -37,7 +37,7 @@ _Node = tuple
 _Solution = tuple
 
 
-@dataclass
+@dataclass(frozen=True)
 class FindResult:
     """Output of :func:`find`: the optimal tree, its (weighted) training error and bookkeeping."""
 

@@ -110,7 +110,7 @@ def select_quarter_adversarial(frontier: Frontier) -> int | None:
     return int(np.argmin(masked))
 
 
-@dataclass
+@dataclass(frozen=True)
 class GrowthResult:
     """A grown tree and one trace row per split (plus a final row with ``feature = -1``)."""
 

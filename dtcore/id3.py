@@ -63,7 +63,7 @@ class ID3Node:
     feature: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class ID3Result:
     """The tree ID3 returned and, when traced, one :class:`ID3Node` per split in creation order."""
 
@@ -201,11 +201,9 @@ def id3(X: np.ndarray, y: np.ndarray, *, impurity: Impurity = "gini",
         if A.size and (A.min() < 0 or A.max() >= n or np.unique(A).size != A.size):
             raise ValueError(f"features must be distinct indices in [0, {n - 1}], got {list(A)}")
         available[A] = True
-    result = ID3Result(DecisionTree(n))
     grown = _grow_levelwise(X, y, available, C, max_depth, trace)
-    result.empty_leaves, result.exhausted_leaves, result.depth_limited_leaves = grown.leaf_kinds
-    _number_depth_first(grown, result, trace)
-    return result
+    tree, nodes = _number_depth_first(grown, n, trace)
+    return ID3Result(tree, nodes, *grown.leaf_kinds)
 
 
 @dataclass
@@ -351,8 +349,8 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
                   (empty, exhausted, limited), traced, [nodes for nodes, *_ in splits])
 
 
-def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
-    """Build ``result.tree`` from a level-wise run, numbering nodes as the depth-first recursion of
+def _number_depth_first(grown: _Grown, n: int, trace: bool) -> tuple[DecisionTree, list[ID3Node]]:
+    """Build the tree from a level-wise run, numbering nodes as the depth-first recursion of
     Algorithm 1 does (a stack; the x_j = 1 child is expanded first, children are numbered when their
     parent splits), with the values that recursion leaves on every node, and fill the trace in
     that order. The numbering needs no walk: a split's position in the recursion's order follows
@@ -385,13 +383,14 @@ def _number_depth_first(grown: _Grown, result: ID3Result, trace: bool) -> None:
     value[new[grown.child1[split]]] = grown.child_value[split]
     leaves = grown.feature == LEAF
     value[new[leaves]] = grown.leaf_value[leaves]
-    tree = DecisionTree.from_arrays(result.tree.n, f, k0, k1, value)
-    result.tree = tree
+    tree = DecisionTree.from_arrays(n, f, k0, k1, value)
+    nodes: list[ID3Node] = []
     if trace:
         for b in split.tolist():  # one trace entry per split, in the recursion's order
             N, ny, g, n1, n11 = grown.traced[b]
             node = int(new[b])
-            result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
-                                        n11 / N - (ny / N) * (n1 / N), int(grown.feature[b])))
+            nodes.append(ID3Node(node, tree.restriction(node), N, ny, g,
+                                 n11 / N - (ny / N) * (n1 / N), int(grown.feature[b])))
+    return tree, nodes
 
 

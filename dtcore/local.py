@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from .cube import ProductDistribution
 from .grow import GrowthResult, Split, grow, select_by_path
@@ -394,7 +395,7 @@ class StrandScorer(MiniBatchScorer):
         return self.minibatch_label(state)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LocalResult:
     """What the strand learners return.
 
@@ -412,7 +413,7 @@ class LocalResult:
     e: float
     labelled: int
     query_leaves: np.ndarray
-    trace: object
+    trace: pd.DataFrame
     requests: int = 0
     reached_t: bool = True
 
@@ -545,16 +546,16 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, 
                        _requests(oracle) - asked, scorer.e >= size)
 
 
-@dataclass
+@dataclass(frozen=True)
 class EstResult:
     """Est_G's output: the estimated test error, LocalLearner's predictions, labels used
     (``labelled`` distinct points, ``requests`` label requests; see :class:`LocalResult`)."""
 
+    tree: DecisionTree
     error: float
     predictions: np.ndarray
     labelled: int
     e: float
-    tree: DecisionTree
     requests: int = 0
     reached_t: bool = True
 
@@ -609,5 +610,5 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, size: int,
     if X_test.shape[0] == 0:
         raise ValueError("X_test must have at least one row, got 0")
     res = local_learner(X, oracle, size=size, batch_size=batch_size, x_star=X_test, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure_leaves)
-    return EstResult(float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e, res.tree,
+    return EstResult(res.tree, float(np.mean(res.labels != y_test)), res.labels, res.labelled, res.e,
                      res.requests, res.reached_t)

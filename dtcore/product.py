@@ -268,7 +268,7 @@ class PracticalScorer:
         return self.mistakes <= 0.75 * self.eps * self.ee.code.size
 
 
-@dataclass
+@dataclass(frozen=True)
 class PracticalResult:
     """Output of :func:`practical_build_top_down_dt`: the labelled tree and what it cost.
 

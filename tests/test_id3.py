@@ -240,13 +240,13 @@ def _reference_id3(X, y, impurity="gini", features=None):
     else:
         available[np.asarray(features, dtype=np.int64)] = True
     tree = DecisionTree(n)
-    result = ID3Result(tree)
+    trace, empty, exhausted = [], 0, 0
     stack = [(0, np.arange(m), _majority(int(y.sum()), m))]
     while stack:
         node, rows, parent_majority = stack.pop()
         if rows.size == 0:
             tree.set_value(node, parent_majority)
-            result.empty_leaves += 1
+            empty += 1
             continue
         Xs, ys = X[rows], y[rows]
         N, ny, n1, n11 = _counts(Xs, ys)
@@ -256,12 +256,11 @@ def _reference_id3(X, y, impurity="gini", features=None):
         A = available & (tree.restriction(node) < 0)
         if not A.any():
             tree.set_value(node, _majority(ny, N))
-            result.exhausted_leaves += 1
+            exhausted += 1
             continue
         g = np.where(A, _gain_from_counts(N, ny, n1, n11, C), np.nan)
         j = int(np.nanargmax(g))
-        result.trace.append(ID3Node(node, tree.restriction(node), N, ny, g,
-                                    n11 / N - (ny / N) * (n1 / N), j))
+        trace.append(ID3Node(node, tree.restriction(node), N, ny, g, n11 / N - (ny / N) * (n1 / N), j))
         c0, c1 = tree.split(node, j)
         right = Xs[:, j] == 1
         maj = _majority(ny, N)
@@ -269,7 +268,7 @@ def _reference_id3(X, y, impurity="gini", features=None):
         tree.set_value(c1, maj)
         stack.append((c0, rows[~right], maj))
         stack.append((c1, rows[right], maj))
-    return result
+    return ID3Result(tree, trace, empty, exhausted)
 
 
 def _assert_same_run(a, b):
