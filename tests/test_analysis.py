@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtcore.audit import replay
+from dtcore.buildtopdown import build_top_down_dt
 from dtcore import analysis
 from dtcore.cube import ProductDistribution, all_points, truth_table
 from dtcore.functions import majority, parity, random_tree
@@ -185,12 +186,12 @@ def test_fourier_variance_and_influences_match_counting(seed, n):
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 8), eps=st.sampled_from([0.02, 0.1, 0.3]))
-def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
+def test_replay_agrees_with_the_scorer(seed, n, eps):
     from dtcore.buildtopdown import build_top_down_dt
     rng = np.random.default_rng(seed)
     f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
     run = build_top_down_dt(f, eps=eps)
-    steps = replay.greedy_replay(run.tree, f)
+    steps = replay.replay(run.tree, run.trace, f)
     assert len(steps) == len(run.trace)
     assert np.allclose(steps["cost"], run.trace["cost"], atol=1e-12)
     assert np.allclose(steps["error"], run.trace["error"], atol=1e-12)
@@ -203,10 +204,23 @@ def test_greedy_replay_agrees_with_the_scorer(seed, n, eps):
         assert splits["error"].iloc[-1] > eps  # the run stopped at the first eps-close tree
 
 
-def test_greedy_replay_rejects_a_tree_on_other_variables():
+def test_replay_rejects_a_tree_on_other_variables():
     f = truth_table(lambda X: parity(X), 3)
+    run = build_top_down_dt(truth_table(lambda X: parity(X), 4), eps=0.1)
     with pytest.raises(ValueError, match="tree must be on n = 3"):
-        replay.greedy_replay(random_tree(4, 2, np.random.default_rng(0)), f)
+        replay.replay(run.tree, run.trace, f)
+
+
+def test_replay_rejects_a_trace_of_another_run():
+    f = truth_table(lambda X: parity(X, [0, 1]), 4)
+    g = truth_table(lambda X: parity(X, [2, 3]), 4)
+    run_f, run_g = build_top_down_dt(f, eps=0.1), build_top_down_dt(g, eps=0.1)
+    with pytest.raises(ValueError, match="different runs"):
+        replay.replay(run_f.tree, run_g.trace, f)
+    with pytest.raises(ValueError, match="trace must"):
+        replay.replay(run_f.tree, run_f.trace.drop(columns="node"), f)
+    with pytest.raises(ValueError, match="trace must"):
+        replay.replay(run_f.tree, run_f.trace.drop(columns="feature"), f)
 
 
 # --- The bit-packed uniform-measure path of ExactMeasure.region against restrict() + influences(). ----------

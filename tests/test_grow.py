@@ -92,7 +92,7 @@ def test_returned_tree_is_eps_close_and_minimal_on_the_decoy_family():
     for eps in (0.1, 0.05):
         run = build_top_down_dt(f, eps=eps)
         assert np.mean(run.tree.truth_table() != f) <= eps          # measured on every point
-        steps = replay.greedy_replay(run.tree, f)
+        steps = replay.replay(run.tree, run.trace, f)
         assert steps["error"].iloc[-2] > eps                       # one split fewer is not enough
         root_block = {5, 6}                                         # the level-2 decoys come first
         assert run.tree.feature[0] in root_block

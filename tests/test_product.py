@@ -18,7 +18,7 @@ from dtcore.grow import select_best
 from dtcore.grow import select_quarter_adversarial
 from dtcore.product import estimate_scores, m_error, m_label, m_score, practical_build_top_down_dt, tree_oracle
 from dtcore.audit.oracles import CountingOracle, leaf_label_masses
-from dtcore.audit.replay import audit_practical_run, exact_replay, exact_run_record
+from dtcore.audit.replay import audit_practical_run, exact_run_record, replay
 
 
 
@@ -250,14 +250,14 @@ def test_gated_majority_refutes_lemma44_delta_form():
 
 # --- measuring runs from the outside -----------------------------------------------------------
 
-def test_exact_replay_matches_scorer_trace():
+def test_replay_under_a_product_measure_matches_scorer_trace():
     tree, f, dist, _ = _random_setting(5, 7, 12)
     run = build_top_down_dt(f, eps=0.05, dist=dist, kind="rerandomised")
-    rep = exact_replay(run.trace, f, dist)
+    rep = replay(run.tree, run.trace, f, dist, kind="rerandomised")
     np.testing.assert_allclose(rep["cost"], run.trace["cost"], atol=1e-12)
     np.testing.assert_allclose(rep["error"], run.trace["error"], atol=1e-12)
     steps = rep.iloc[:-1]
-    np.testing.assert_allclose(steps["chosen_score"], steps["best_score"], atol=1e-12)  # greedy
+    np.testing.assert_allclose(steps["selected_score"], steps["best_score"], atol=1e-12)  # greedy
 
 
 def test_exact_run_record_adversarial_share_and_error():
