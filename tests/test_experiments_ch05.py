@@ -157,6 +157,9 @@ def test_run_kearns_summary_figure_and_glue():
     again = ch05.run_kearns(n=6, k=2, alpha=ALPHA, c=C, impurity="gini", m_grid=[50, 200], reps=2, seed=0,
                             n_jobs=1)
     assert kearns.equals(again)
+    other = ch05.run_kearns(n=6, k=2, alpha=ALPHA, c=C, impurity="gini", m_grid=[50, 200], reps=2, seed=0,
+                            key="ch05/another", n_jobs=1)
+    assert not kearns.error.equals(other.error)  # a keyed stream: another name, other draws
     summary = ch05.kearns_summary(kearns)
     assert len(summary) == 4
     first = kearns[(kearns.dist == "uniform") & (kearns.m == 50)]

@@ -3,7 +3,8 @@
 [BDM20] is Brutzkus, Daniely and Malach, *ID3 learns juntas for smoothed product distributions*
 (COLT 2020). Each function runs, checks, draws or summarises one experiment of the chapter; every
 parameter is explicit (the chapter's defaults live in :data:`dtcore.book.specs.CH5_ID3`). Functions
-that draw take a ``numpy.random.Generator``; sweeps take the chapter ``seed``. ``check_*`` functions
+that draw take a ``numpy.random.Generator`` (the page keys it: :func:`dtcore.book.seeds.experiment_rng`);
+sweeps take the chapter ``seed`` and name their stream by ``key`` (:mod:`dtcore.book.seeds`). ``check_*`` functions
 add the experiment's rows to the chapter's :class:`~dtcore.book.report.VerificationTable`; ``*_glue``
 functions return the numbers the text quotes, by glue name; ``*_figure`` functions return a figure
 for :func:`dtcore.book.figures.show`.
@@ -192,11 +193,12 @@ def kearns_task(rng: np.random.Generator, dist: str, m: int, *, n: int, k: int, 
 
 
 def run_kearns(*, n: int, k: int, alpha: float, c: float, impurity: str, m_grid: Sequence[int], reps: int,
-               seed: int, n_jobs: int | None = None) -> pd.DataFrame:
-    """:func:`kearns_task` over both distributions × ``m_grid``, ``reps`` runs each (``n_jobs``: see
-    :func:`dtcore.book.sweep.sweep`)."""
+               seed: int, key: str = "ch05/kearns", n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`kearns_task` over both distributions × ``m_grid``, ``reps`` runs each, on the stream
+    ``(seed, key)`` (``n_jobs``: see :func:`dtcore.book.sweep.sweep`)."""
     task = functools.partial(kearns_task, n=n, k=k, alpha=alpha, c=c, impurity=impurity)
-    return sweep(task, grid(dist=["uniform", "(alpha,c)"], m=m_grid), repetitions=reps, seed=seed, n_jobs=n_jobs)
+    return sweep(task, grid(dist=["uniform", "(alpha,c)"], m=m_grid), repetitions=reps, seed=seed, key=key,
+                 n_jobs=n_jobs)
 
 
 def kearns_summary(kearns: pd.DataFrame) -> pd.DataFrame:
@@ -347,11 +349,12 @@ def theorem1_points(*, ks: Sequence[int], n: int, c: float, cs: Sequence[float],
 
 
 def run_theorem1(*, ks: Sequence[int], n: int, alpha: float, c: float, cs: Sequence[float],
-                 m_grid: Sequence[int], reps: int, impurity: str, seed: int, n_jobs: int | None = None) -> pd.DataFrame:
-    """:func:`theorem1_task` over :func:`theorem1_points`, ``reps`` runs each."""
+                 m_grid: Sequence[int], reps: int, impurity: str, seed: int, key: str = "ch05/theorem1",
+                 n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`theorem1_task` over :func:`theorem1_points`, ``reps`` runs each, on the stream ``(seed, key)``."""
     task = functools.partial(theorem1_task, alpha=alpha, impurity=impurity)
     return sweep(task, theorem1_points(ks=ks, n=n, c=c, cs=cs, m_grid=m_grid), repetitions=reps, seed=seed,
-                 n_jobs=n_jobs)
+                 key=key, n_jobs=n_jobs)
 
 
 def theorem1_figure(rate1: pd.DataFrame, *, k_max: int) -> Figure:
@@ -796,11 +799,12 @@ def theorem2_points(*, ks: Sequence[int], c: float, cs: Sequence[float],
 
 
 def run_theorem2(*, ks: Sequence[int], n: int, alpha: float, c: float, cs: Sequence[float], m_grid: Sequence[int],
-                 reps: int, impurity: str, seed: int, n_jobs: int | None = None) -> pd.DataFrame:
-    """:func:`theorem2_task` over :func:`theorem2_points`, ``reps`` runs each."""
+                 reps: int, impurity: str, seed: int, key: str = "ch05/theorem2",
+                 n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`theorem2_task` over :func:`theorem2_points`, ``reps`` runs each, on the stream ``(seed, key)``."""
     task = functools.partial(theorem2_task, n=n, alpha=alpha, impurity=impurity)
     return sweep(task, theorem2_points(ks=ks, c=c, cs=cs, m_grid=m_grid), repetitions=reps, seed=seed,
-                 n_jobs=n_jobs)
+                 key=key, n_jobs=n_jobs)
 
 
 def theorem2_figure(rate2: pd.DataFrame, *, c: float, k_max: int) -> Figure:
@@ -917,13 +921,14 @@ def conjecture3_task(rng: np.random.Generator, family: str, m: int, *, n_conj: i
 
 
 def run_conjecture3(*, n_conj: int, selectors: int, list_length: int, depth: int, alpha: float, c: float,
-                    impurity: str, m_grid: Sequence[int], reps: int, seed: int,
+                    impurity: str, m_grid: Sequence[int], reps: int, seed: int, key: str = "ch05/conjecture3",
                     n_jobs: int | None = None) -> pd.DataFrame:
-    """:func:`conjecture3_task` for both :data:`CONJECTURE_FAMILIES` × ``m_grid``, max(4, reps // 2) runs each."""
+    """:func:`conjecture3_task` for both :data:`CONJECTURE_FAMILIES` × ``m_grid``, max(4, reps // 2) runs each,
+    on the stream ``(seed, key)``."""
     task = functools.partial(conjecture3_task, n_conj=n_conj, selectors=selectors, list_length=list_length,
                              depth=depth, alpha=alpha, c=c, impurity=impurity)
     return sweep(task, grid(family=list(CONJECTURE_FAMILIES), m=m_grid), repetitions=max(4, reps // 2), seed=seed,
-                 n_jobs=n_jobs)
+                 key=key, n_jobs=n_jobs)
 
 
 def conjecture3_figure(conj: pd.DataFrame, *, depth: int) -> Figure:
