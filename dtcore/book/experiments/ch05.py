@@ -1,0 +1,969 @@
+"""Chapter 5's experiments: ID3 under (α, c)- and smoothed product distributions.
+
+[BDM20] is Brutzkus, Daniely and Malach, *ID3 learns juntas for smoothed product distributions*
+(COLT 2020). Each function runs, checks, draws or summarises one experiment of the chapter; every
+parameter is explicit (the chapter's defaults live in :data:`dtcore.book.specs.CH5_ID3`). Functions
+that draw take a ``numpy.random.Generator`` (the page keys it: :func:`dtcore.book.seeds.experiment_rng`);
+sweeps take the chapter ``seed`` and name their stream by ``key`` (:mod:`dtcore.book.seeds`). ``check_*`` functions
+add the experiment's rows to the chapter's :class:`~dtcore.book.report.VerificationTable`; ``*_glue``
+functions return the numbers the text quotes, by glue name; ``*_figure`` functions return a figure
+for :func:`dtcore.book.figures.show`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
+from pandas.io.formats.style import Styler
+from scipy import stats
+
+from ... import bounds
+from ...cube import ProductDistribution
+from ...functions import (junta, junta_tree, parity_table, random_junta, random_tree_of_depth,
+                          selector_of_lists)
+from ...id3 import gains, id3
+from ...impurity import IMPURITIES, get_impurity, lipschitz_constant, strong_concavity
+from ...smoothed import (BOUNDARY_BAND, all_restrictions, alpha_c_distribution, covariance_by_enumeration,
+                         covariance_measure, empirical_covariance, hoeffding_covariance_deviation,
+                         lemma4_hypotheses, population_gain, restriction_is_constant, smoothed_distribution,
+                         smoothing_centre, theorem7_epsilon)
+from ...tree import DecisionTree, tree_disagreement
+from ...validate import check_int, check_real, check_rng
+from .. import figures
+from ..report import VerificationTable, worst
+from ..sweep import grid, sweep
+
+__all__ = [
+    "BOUNDARY_BAND", "KS_LEVEL", "PROBLEM_KINDS", "LEMMA11_DELTAS", "CONJECTURE_FAMILIES",
+    "sampler_draws", "check_samplers",
+    "impurity_constants", "impurity_table", "impurity_figure",
+    "population_gains", "check_population_gains",
+    "kearns_task", "run_kearns", "kearns_summary", "kearns_figure", "kearns_glue",
+    "lemma9_covariances", "check_lemma9", "lemma9_figure", "lemma9_glue",
+    "split_features", "zero_error_rates", "m_at", "not_applicable", "check_lemma4", "lemma4_glue",
+    "theorem1_task", "theorem1_points", "run_theorem1", "theorem1_figure", "theorem10_samples",
+    "check_theorem1", "theorem1_glue", "style_numbers",
+    "draw_problem", "traced_runs", "trace_id3", "check_gain_cores", "lemma6_nodes", "check_lemma6_nodes",
+    "lemma56_figure", "trace_glue",
+    "audit_paths", "run_path_audit", "audit_deviations", "check_path_audit", "path_audit_glue",
+    "lemma11_quantiles", "check_lemma11", "lemma11_figure", "lemma11_glue",
+    "theorem2_task", "theorem2_points", "run_theorem2", "theorem2_figure", "centre_rates", "centres_figure",
+    "centres_glue", "theorem12_samples", "check_theorem2", "theorem2_glue",
+    "conjecture3_shape", "conjecture3_task", "run_conjecture3", "conjecture3_figure", "conjecture3_glue",
+    "check_conjecture3",
+]
+
+#: Level of the Kolmogorov–Smirnov tests of the samplers.
+KS_LEVEL = 1e-3
+#: The two problems of the traced runs and the path audit: a parity under an (α, c)-distribution
+#: and a random junta under a smoothed uniform distribution.
+PROBLEM_KINDS = ("parity, (alpha,c)", "random junta, smoothed")
+#: The δ's at which Lemma 11's quantiles are measured.
+LEMMA11_DELTAS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+#: The two target families of the Conjecture 3 experiment.
+CONJECTURE_FAMILIES = ("selector of lists (ours)", "random depth-d tree")
+# Legends under the axes, off the data.
+_BELOW = dict(loc="upper center", bbox_to_anchor=(0.5, -0.3), frameon=False)
+_ZERO_ERROR = 1e-12  # an exact error at or below this is zero up to float rounding
+
+
+# --- the samplers -------------------------------------------------------------------------------
+def sampler_draws(*, n: int, alpha: float, c: float, draws: int,
+                  rng: np.random.Generator) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Draws of [BDM20] Sec. 1.2's two samplers, for testing them against their definitions.
+
+    Returns ``(margins, offsets)``: ``margins[member]`` holds |p_i − 1/2| of ``draws``
+    (α, c)-distributions of each member kind ("random", "inner", "outer") on ``n`` coordinates;
+    ``offsets`` holds p_i − 1/2 of ``draws`` smoothings of the centre 1/2.
+    """
+    draws = check_int("draws", draws, 1)
+    margins = {member: np.abs(np.concatenate([alpha_c_distribution(n, alpha, c, rng, member=member).p
+                                              for _ in range(draws)]) - 0.5)
+               for member in ("random", "inner", "outer")}
+    offsets = np.concatenate([smoothed_distribution(0.5, alpha, c, rng, n=n).p - 0.5 for _ in range(draws)])
+    return margins, offsets
+
+
+def check_samplers(table: VerificationTable, margins: dict[str, np.ndarray], offsets: np.ndarray, *,
+                   alpha: float, c: float, ks_level: float = KS_LEVEL) -> None:
+    """[BDM20] Sec. 1.2: every drawn p_i lies in the (α, c) class, and the random members' margins
+    and the smoothing offsets follow their uniform laws (Kolmogorov–Smirnov at ``ks_level``)."""
+    ks_level = check_real("ks_level", ks_level, 0.0, 1.0)
+    all_margins = np.concatenate(list(margins.values()))
+    outside = int(((all_margins <= c) | (all_margins >= 0.5 - alpha)).sum())
+    table.bound("(alpha, c) class (Sec. 1.2)",
+                "drawn p_i outside the class: |p_i - 1/2| <= c or p_i not in (alpha, 1 - alpha)",
+                outside, 0.0, value_range=(0.0, float(all_margins.size)),
+                note=f"{all_margins.size} draws of random, inner and outer members")
+    ks_margin = stats.kstest((margins["random"] - c) / (0.5 - alpha - c), "uniform")
+    ks_smooth = stats.kstest((offsets + c) / (2 * c), "uniform")
+    for what, res, N in (("random-member margins ~ U(c, 1/2 - alpha)", ks_margin, margins["random"].size),
+                         ("smoothing offsets p_i - p_hat_i ~ U[-c, c]", ks_smooth, offsets.size)):
+        table.bound("(alpha, c) and smoothed classes (Sec. 1.2)", f"Kolmogorov-Smirnov distance, {what}",
+                    float(res.statistic), float(stats.kstwo.ppf(1 - ks_level, N)), value_range=(0.0, 1.0),
+                    note=f"bound: the KS critical value at level {ks_level:g} for {N} draws")
+
+
+# --- the impurities -----------------------------------------------------------------------------
+def impurity_constants() -> pd.DataFrame:
+    """β (strong concavity) and γ (Lipschitz constant, on [0, 1] and on two inner intervals) of each
+    impurity: the two properties [BDM20] Lemmas 5 and 6 ask of C."""
+    return pd.DataFrame([{"impurity": name, "beta (strong concavity)": strong_concavity(name),
+                          "gamma on [0, 1]": lipschitz_constant(name),
+                          "gamma on [0.01, 0.99]": lipschitz_constant(name, 0.01),
+                          "gamma on [0.1, 0.9]": lipschitz_constant(name, 0.1)} for name in IMPURITIES])
+
+
+def impurity_table() -> Styler:
+    """:func:`impurity_constants` for the page: three decimals, an infinite γ as ∞."""
+    constants = impurity_constants()
+    numbers = constants.columns[1:]
+    return (constants.style.format("{:.3f}", subset=numbers, na_rep="—")
+            .format(lambda v: "∞" if v == float("inf") else f"{v:.3f}", subset=numbers).hide(axis="index"))
+
+
+def impurity_figure() -> Figure:
+    """The impurities and their slopes: only Gini's slope is bounded ([BDM20] Lemma 5 needs γ < ∞)."""
+    p = np.linspace(0, 1, 801)
+    fig, axes = figures.figure(2, height=3.6)
+    for name in IMPURITIES:
+        C = get_impurity(name)
+        axes[0].plot(p, C(p), label=name)
+        axes[1].plot(p[1:-1], np.abs(np.gradient(C(p), p))[1:-1], label=name)
+    axes[0].set(xlabel="$p = \\Pr[y=1]$", ylabel="$C(p)$", title="impurities ($C(1/2)=1$)")
+    axes[1].axhline(lipschitz_constant("gini"), color="k", ls="--", lw=1, label="Gini's $\\gamma = 4$")
+    axes[1].set(xlabel="$p$", ylabel="$|C'(p)|$", yscale="log", title="slopes: only Gini's is bounded")
+    axes[0].legend(ncol=2, **_BELOW)
+    axes[1].legend(ncol=2, **_BELOW)
+    return fig
+
+
+# --- Kearns' observation --------------------------------------------------------------------------
+def population_gains(*, ks: Sequence[int], alpha: float, c: float, impurity: str,
+                     rng: np.random.Generator) -> pd.DataFrame:
+    """Exact root gains of a k-parity: all 0 under the uniform distribution (Kearns), positive under
+    an (α, c)-distribution ([BDM20] Lemmas 6 and 9). One random (α, c)-distribution per k."""
+    rows = []
+    for k in ks:
+        t = parity_table(k)
+        U = ProductDistribution.uniform(k)
+        D = alpha_c_distribution(k, alpha, c, rng)
+        rows.append({"k": k, "max |Gain| uniform": float(np.abs(population_gain(t, U, impurity=impurity)).max()),
+                     "min Gain (alpha,c)": float(population_gain(t, D, impurity=impurity).min())})
+    return pd.DataFrame(rows)
+
+
+def check_population_gains(table: VerificationTable, pop: pd.DataFrame, *, alpha: float, c: float,
+                           beta: float) -> None:
+    """Kearns: every population gain of a parity (k ≥ 2) is 0 under the uniform distribution;
+    [BDM20] Lemmas 6 + 9: a relevant gain is at least β ε²/8 with Lemma 9's ε = α²(2c)^(k−1)."""
+    parities = pop["k"] >= 2
+    kearns_max_gain = worst(pop["max |Gain| uniform"][parities], "max") if parities.any() else 0.0
+    table.identity("Kearns (uniform, parity)", "max population |Gain| over k>=2, all i (exactly 0)",
+                   kearns_max_gain, 1e-12)
+    for _, r in pop.iterrows():  # Lemma 6 at the population level with Lemma 9's epsilon
+        eps = bounds.bdm20_lemma9_covariance_lower(alpha, c, int(r.k))
+        table.bound("Lemmas 6 + 9 ((alpha,c), parity)", f"min population Gain of a relevant i, k={int(r.k)}",
+                    r["min Gain (alpha,c)"], float(bounds.bdm20_lemma6_gain_lower(beta, eps)),
+                    relation=">=", value_range=(0.0, math.inf), box="Lemmas 5.4 + 5.2")
+
+
+def kearns_task(rng: np.random.Generator, dist: str, m: int, *, n: int, k: int, alpha: float, c: float,
+                impurity: str) -> dict[str, float]:
+    """One ID3 run on a random k-parity under the uniform or a random (α, c)-distribution (Kearns'
+    observation against [BDM20] Theorem 1): tree size, depth, rank of the best relevant root gain
+    among the n root gains, and the tree's exact error."""
+    if dist not in ("uniform", "(alpha,c)"):
+        raise ValueError(f"dist must be 'uniform' or '(alpha,c)', got {dist!r}")
+    J, t = random_junta(n, k, rng, kind="parity")
+    D = ProductDistribution.uniform(n) if dist == "uniform" else alpha_c_distribution(n, alpha, c, rng)
+    X = D.sample(m, rng)
+    y = junta(X, J, t)
+    tree = id3(X, y, impurity=impurity).tree
+    g = gains(X, y, impurity)
+    rank = int((g > g[J].max()).sum()) + 1          # rank of the best relevant root gain
+    return {"size": tree.size, "depth": tree.depth, "root_rank": rank,
+            "error": tree_disagreement(tree, junta_tree(n, J, t), D)}
+
+
+def run_kearns(*, n: int, k: int, alpha: float, c: float, impurity: str, m_grid: Sequence[int], reps: int,
+               seed: int, key: str = "ch05/kearns", n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`kearns_task` over both distributions × ``m_grid``, ``reps`` runs each, on the stream
+    ``(seed, key)`` (``n_jobs``: see :func:`dtcore.book.sweep.sweep`)."""
+    task = functools.partial(kearns_task, n=n, k=k, alpha=alpha, c=c, impurity=impurity)
+    return sweep(task, grid(dist=["uniform", "(alpha,c)"], m=m_grid), repetitions=reps, seed=seed, key=key,
+                 n_jobs=n_jobs)
+
+
+def kearns_summary(kearns: pd.DataFrame) -> pd.DataFrame:
+    """Mean size, error and root rank of :func:`run_kearns`'s trees per distribution and m."""
+    return kearns.groupby(["dist", "m"]).agg(size=("size", "mean"), error=("error", "mean"),
+                                              root_rank=("root_rank", "mean")).reset_index()
+
+
+def kearns_figure(kearns: pd.DataFrame, *, n: int, k: int, m_grid: Sequence[int]) -> Figure:
+    """Size and exact error of ID3's trees on a k-parity against m (Kearns vs [BDM20] Theorem 1)."""
+    fig, axes = figures.figure(2, height=4.0)
+    sns.lineplot(data=kearns, x="m", y="size", hue="dist", marker="o", ax=axes[0])
+    axes[0].plot(m_grid, m_grid, "k:", lw=1, label="size = m")
+    axes[0].axhline(2**k, color="k", ls="--", lw=1, label=f"target size $2^{k}$")
+    axes[0].set(xscale="log", yscale="log", xlabel="sample size m", ylabel="ID3 tree size (leaves)")
+    sns.lineplot(data=kearns, x="m", y="error", hue="dist", marker="o", ax=axes[1])
+    axes[1].axhline(0.5, color="k", ls=":", lw=1, label="coin flip")
+    axes[1].set(xscale="log", xlabel="sample size m", ylabel="exact error $L_\\mathcal{D}(T)$")
+    for ax in axes:
+        ax.legend(ncol=2, **_BELOW)
+    fig.suptitle(f"{k}-parity on n = {n} features")
+    return fig
+
+
+def kearns_glue(kearns: pd.DataFrame, *, m_top: int) -> dict[str, object]:
+    """Mean error, size and root rank at ``m_top`` under each distribution, by glue name."""
+    u_top = kearns[(kearns.dist == "uniform") & (kearns.m == m_top)]
+    a_top = kearns[(kearns.dist == "(alpha,c)") & (kearns.m == m_top)]
+    return {"ch5_kearns_uniform_error": float(u_top.error.mean()),
+            "ch5_kearns_uniform_size": float(u_top["size"].mean()),
+            "ch5_kearns_ac_error": float(a_top.error.mean()), "ch5_kearns_ac_size": float(a_top["size"].mean()),
+            "ch5_kearns_uniform_rank": float(u_top.root_rank.mean()),
+            "ch5_kearns_ac_rank": float(a_top.root_rank.mean()), "ch5_m_top": m_top}
+
+
+# --- Lemma 9 --------------------------------------------------------------------------------------
+def lemma9_covariances(*, ks: Sequence[int], alpha: float, c: float, reps: int,
+                       rng: np.random.Generator) -> tuple[pd.DataFrame, float]:
+    """[BDM20] Lemma 9 exactly: for ``reps`` random and corner (α, c)-distributions per k, the smallest
+    |I(D_w, j)| over all 3^k paths w and free j of the k-parity, and its ratio to α²(2c)^(k−1).
+
+    Returns ``(frame, identity_dev)``: one row per distribution, and the largest difference between
+    the multilinear form of I and the direct sum over the 2^k points (Sec. 2.1's definition).
+    """
+    reps = check_int("reps", reps, 1)
+    rows, identity_dev = [], 0.0
+    for member in ("random", "corner"):
+        for k in ks:
+            W = all_restrictions(k)
+            t = parity_table(k)
+            free = W < 0
+            for r in range(reps):
+                D = alpha_c_distribution(k, alpha, c, rng, member=member)
+                I = covariance_measure(t, D, W)
+                identity_dev = max(identity_dev, float(np.abs(I - covariance_by_enumeration(t, D, W)).max()))
+                vals = np.abs(I[free])
+                rows.append({"member": member, "k": k, "rep": r, "min_abs_I": float(vals.min()),
+                             "median_abs_I": float(np.median(vals)),
+                             "bound": bounds.bdm20_lemma9_covariance_lower(alpha, c, k)})
+    lem9 = pd.DataFrame(rows)
+    lem9["ratio"] = lem9.min_abs_I / lem9.bound
+    return lem9, identity_dev
+
+
+def check_lemma9(table: VerificationTable, lem9: pd.DataFrame, identity_dev: float, *, alpha: float,
+                 c: float) -> None:
+    """Sec. 2.1's two forms of I agree; [BDM20] Lemma 9's bound holds for every member and k."""
+    table.identity("Sec. 2.1 (definition of I)",
+                   "max |I(D_w,i)|: multilinear form - direct sum over 2^k points, all w, i", identity_dev, 1e-12)
+    for (member, k), g in lem9.groupby(["member", "k"]):
+        table.bound("Lemma 9", f"min over w, free j in J of |I(D_w,j)|, k={k}, {member} members",
+                    worst(g.min_abs_I, "min"), bounds.bdm20_lemma9_covariance_lower(alpha, c, k), relation=">=",
+                    value_range=(0.0, math.inf), box="Lemma 5.2")
+
+
+def lemma9_figure(lem9: pd.DataFrame, *, alpha: float) -> Figure:
+    """Smallest covariance / [BDM20] Lemma 9's bound per distribution, against k, with the corner's limit."""
+    fig, ax = figures.figure(1, height=3.8)
+    sns.stripplot(data=lem9, x="k", y="ratio", hue="member", dodge=True, ax=ax, alpha=0.6, palette=["C0", "C3"])
+    ax.axhline(1.0, color="k", lw=1.5, label="Lemma 9's bound (ratio 1)")
+    ax.axhline((1 - alpha) / alpha, color="k", ls=":", lw=1, label="$(1-\\alpha)/\\alpha$: the corner's limit")
+    ax.set(yscale="log", xlabel="parity size k", ylabel="min $|\\mathcal{I}(\\mathcal{D}_w,j)|$ / bound")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title="member")
+    return fig
+
+
+def lemma9_glue(lem9: pd.DataFrame, identity_dev: float, *, alpha: float) -> dict[str, float]:
+    """The smallest ratios of random and corner members, the corner's limit (1 − α)/α, the identity's
+    deviation, by glue name."""
+    return {"ch5_lemma9_ratio": float(lem9[lem9.member == "random"].ratio.min()),
+            "ch5_lemma9_ratio_corner": float(lem9[lem9.member == "corner"].ratio.min()),
+            "ch5_lemma9_corner": (1 - alpha) / alpha, "ch5_identity_dev": identity_dev}
+
+
+# --- Theorem 1 ------------------------------------------------------------------------------------
+def split_features(tree: DecisionTree) -> np.ndarray:
+    """Features of the tree's internal nodes (leaves carry LEAF = -1)."""
+    f = np.asarray(tree.feature)
+    return f[f >= 0]
+
+
+def zero_error_rates(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Fraction of runs with zero exact error per group ``by``: the probability [BDM20] Theorems 1
+    and 2 bound."""
+    return runs.groupby(list(by)).zero_loss.mean().reset_index()
+
+
+def m_at(rates: pd.DataFrame, level: float = 0.9) -> float:
+    """The smallest grid m at which a fraction >= level of the runs has zero error (inf: none)."""
+    level = check_real("level", level, 0.0, 1.0, high_open=False)
+    ok = rates[rates.zero_loss >= level]
+    return float(ok.m.min()) if len(ok) else math.inf
+
+
+def not_applicable(table: VerificationTable, result: str, quantity: str, box: str = "", *,
+                   impurity: str) -> None:
+    """An observation row for a bound that needs γ < ∞ when the impurity's γ is infinite."""
+    table.observation(result, quantity, math.nan, box=box,
+                      why=f"not applicable for {impurity}: its Lipschitz constant gamma is infinite, "
+                          "so the bound is vacuous")
+
+
+def theorem1_task(rng: np.random.Generator, panel: str, member: str, k: int, nn: int, cc: float, m: int, *,
+                  alpha: float, impurity: str) -> dict[str, object]:
+    """One ID3 run of [BDM20] Theorem 1: a random k-parity on ``nn`` features under an (α, ``cc``)-
+    distribution of the given member kind; exact error, size, Lemma 4's hypotheses, Theorem 7's ε."""
+    J, t = random_junta(nn, k, rng, kind="parity")
+    D = alpha_c_distribution(nn, alpha, cc, rng, member=member)
+    X = D.sample(m, rng)
+    tree = id3(X, junta(X, J, t), impurity=impurity).tree
+    err = tree_disagreement(tree, junta_tree(nn, J, t), D)
+    only_relevant, covered = lemma4_hypotheses(split_features(tree), X, J)
+    return {"error": err, "zero_loss": err <= _ZERO_ERROR, "size": tree.size, "only_relevant": only_relevant,
+            "cells_covered": covered, "eps7": theorem7_epsilon(t, ProductDistribution(D.p[J]))}
+
+
+def theorem1_points(*, ks: Sequence[int], n: int, c: float, cs: Sequence[float],
+                    m_grid: Sequence[int]) -> list[dict[str, object]]:
+    """The four panels of the Theorem 1 grid: k (random members), member (inner, outer at the largest
+    k), n (4n features) and c (random and inner members)."""
+    k_max = ks[-1]
+    return ([dict(panel="k", member="random", k=k, nn=n, cc=c, m=m) for k in ks for m in m_grid]
+            + [dict(panel="member", member=mb, k=k_max, nn=n, cc=c, m=m) for mb in ("inner", "outer")
+               for m in m_grid]
+            + [dict(panel="n", member="random", k=k_max, nn=nn, cc=c, m=m) for nn in [4 * n] for m in m_grid]
+            + [dict(panel="c", member=mb, k=k_max, nn=n, cc=cc, m=m) for mb in ("random", "inner") for cc in cs
+               for m in m_grid])
+
+
+def run_theorem1(*, ks: Sequence[int], n: int, alpha: float, c: float, cs: Sequence[float],
+                 m_grid: Sequence[int], reps: int, impurity: str, seed: int, key: str = "ch05/theorem1",
+                 n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`theorem1_task` over :func:`theorem1_points`, ``reps`` runs each, on the stream ``(seed, key)``."""
+    task = functools.partial(theorem1_task, alpha=alpha, impurity=impurity)
+    return sweep(task, theorem1_points(ks=ks, n=n, c=c, cs=cs, m_grid=m_grid), repetitions=reps, seed=seed,
+                 key=key, n_jobs=n_jobs)
+
+
+def theorem1_figure(rate1: pd.DataFrame, *, k_max: int) -> Figure:
+    """Zero-error rate against m in the four panels of [BDM20] Theorem 1's grid (dotted: 90%)."""
+    plot1 = rate1.rename(columns={"nn": "n", "cc": "c"})
+    top_k = plot1[(plot1.panel == "k") & (plot1.k == k_max)]
+    views = [(plot1[plot1.panel == "k"], "k", None, "random members, varying k"),
+             (pd.concat([top_k, plot1[plot1.panel == "member"]]), "member", None, f"extreme members, k = {k_max}"),
+             (pd.concat([top_k, plot1[plot1.panel == "n"]]), "n", None, f"random members, varying n (k = {k_max})"),
+             (plot1[plot1.panel == "c"], "c", "member", f"varying c (k = {k_max})")]
+    fig, axes = figures.figure(2, 2, height=8.0, sharey=True)
+    for ax, (d, hue, style, title) in zip(axes.flat, views):
+        sns.lineplot(data=d, x="m", y="zero_loss", hue=hue, style=style, marker="o", ax=ax, palette="viridis")
+        ax.axhline(0.9, color="k", ls=":", lw=1)
+        ax.set(xscale="log", xlabel="sample size m", ylabel="Pr[zero error]", title=title)
+        ax.legend(ncol=3 if style is None else 2, **_BELOW)
+    return fig
+
+
+def theorem10_samples(thm1: pd.DataFrame, rate1: pd.DataFrame, *, beta: float, gamma: float, alpha: float,
+                      c: float, n: int, delta: float = 0.1) -> pd.DataFrame:
+    """Per member and k of the k and member panels: the m at which 90% of runs are exact, and the
+    sample sizes of [BDM20] Theorem 10 (as printed, and as Theorem 7 + Lemma 9 give it) and of
+    Theorem 7 at the runs' own ε (median), all with hidden constant 1."""
+    rows = []
+    for (panel, member, k), r in rate1[rate1.panel.isin(["k", "member"])].groupby(["panel", "member", "k"]):
+        runs = thm1[(thm1.panel == panel) & (thm1.member == member) & (thm1.k == k)]
+        eps7 = float(runs.eps7.median())
+        rows.append({"member": member, "k": k, "m90 (in the grid)": m_at(r),
+                     "Theorem 10 as printed": bounds.bdm20_theorem10_samples(beta, gamma, alpha, c, k, n, delta),
+                     "Theorem 7 + Lemma 9": bounds.bdm20_theorem10_samples(beta, gamma, alpha, c, k, n, delta,
+                                                                           as_printed=False),
+                     "Theorem 7 at the runs' eps (median)": bounds.bdm20_theorem7_samples(beta, gamma, eps7, alpha,
+                                                                                          k, n, delta)})
+    return pd.DataFrame(rows)
+
+
+def check_theorem1(table: VerificationTable, thm10: pd.DataFrame, *, gamma: float, impurity: str,
+                   m_max: int) -> None:
+    """[BDM20] Theorem 1 (paper Thm 10): random members reach 90% exact runs within the grid; extreme
+    members and the theorems' sample sizes are shown as observations."""
+    for _, row in thm10.iterrows():
+        label = f"k={row.k}, {row.member} members"
+        if row.member == "random":
+            table.bound("Theorem 1 (paper Thm 10)", f"m at which 90% of runs reach zero error, found within the grid, "
+                        f"{label}", row["m90 (in the grid)"], float(m_max), value_range=(0.0, math.inf),
+                        box="Theorem 5.1", note="inf when no grid m reaches 90%")
+        else:
+            table.observation("Theorem 1 (paper Thm 10)", f"m at which 90% of runs reach zero error, {label}",
+                              row["m90 (in the grid)"], float(m_max), box="Theorem 5.1",
+                              why="extreme members need more samples than the quick grid holds (inf: not reached)")
+        if math.isfinite(gamma):
+            table.observation("Theorem 1 (paper Thm 10)",
+                              f"m90 against Theorem 7 + Lemma 9's sample size (const 1), {label}",
+                              row["m90 (in the grid)"], row["Theorem 7 + Lemma 9"], box="Theorem 5.1",
+                              why="the bound exceeds every sample size we can draw; the margin column is the ratio")
+            table.observation("Theorem 7", f"m90 against Theorem 7's m at the runs' own eps (median, const 1), {label}",
+                              row["m90 (in the grid)"], row["Theorem 7 at the runs' eps (median)"], box="Theorem 5.2",
+                              why="the bound exceeds every sample size we can draw; the margin column is the ratio")
+        else:
+            not_applicable(table, "Theorem 1 (paper Thm 10)",
+                           f"m90 against Theorem 7 + Lemma 9's sample size, {label}", "Theorem 5.1", impurity=impurity)
+            not_applicable(table, "Theorem 7", f"m90 against Theorem 7's m at the runs' eps, {label}", "Theorem 5.2",
+                           impurity=impurity)
+
+
+def style_numbers(frame: pd.DataFrame, keep: Sequence[str] = ()) -> Styler:
+    """``frame`` with every column but ``keep`` to three significant digits."""
+    return frame.style.format({col: "{:.3g}" for col in frame.columns if col not in keep})
+
+
+def theorem1_glue(thm1: pd.DataFrame, rate1: pd.DataFrame, thm10: pd.DataFrame, *, k_max: int,
+                  m_top: int) -> dict[str, object]:
+    """The numbers the text quotes about [BDM20] Theorem 1's runs, by glue name."""
+    succ1 = rate1[(rate1.panel == "k") & (rate1.m == m_top)].set_index("k").zero_loss
+    values: dict[str, object] = {"ch5_thm1_success_top": float(succ1.loc[k_max])}
+    top_member = rate1[(rate1.m == m_top) & (rate1.k == k_max)
+                       & (rate1.panel.isin(["k", "member"]))].set_index("member").zero_loss
+    for member in ("random", "inner", "outer"):
+        v = thm10[(thm10.member == member) & (thm10.k == k_max)]["m90 (in the grid)"].iloc[0]
+        values[f"ch5_thm1_m90_{member}"] = f"{v:,.0f}" if math.isfinite(v) else f"beyond the grid (> {m_top:,})"
+        values[f"ch5_thm1_top_{member}"] = float(top_member.loc[member])
+    c_inner = rate1[(rate1.panel == "c") & (rate1.member == "inner") & (rate1.m == m_top)].set_index("cc").zero_loss
+    values["ch5_thm1_inner_cmin"] = float(c_inner.iloc[0])
+    values["ch5_thm10_m_kmax"] = float(thm10[(thm10.member == "random") & (thm10.k == k_max)]["Theorem 7 + Lemma 9"]
+                                       .iloc[0])
+    outer_top = thm1[(thm1.panel == "member") & (thm1.member == "outer") & (thm1.m == m_top)]
+    values["ch5_outer_uncovered"] = float((~outer_top.cells_covered).mean())
+    values["ch5_outer_fail"] = float((~outer_top.zero_loss).mean())
+    return values
+
+
+def check_lemma4(table: VerificationTable, runs: pd.DataFrame, where: str) -> None:
+    """[BDM20] Lemma 4 on finished runs: both hypotheses hold => the returned tree has zero exact error."""
+    hyp = runs[runs.only_relevant & runs.cells_covered]
+    table.bound("Lemma 4", f"max exact error of runs that split only on J and cover every cell of J ({len(hyp)} of "
+                f"{len(runs)} runs, {where})", float(hyp.error.max()) if len(hyp) else 0.0, 0.0,
+                value_range=(0.0, 1.0), tolerance=1e-12, box="Lemma 5.1")
+
+
+def lemma4_glue(runs: pd.DataFrame) -> dict[str, object]:
+    """How many runs meet [BDM20] Lemma 4's hypotheses, of how many, and how many are exact without."""
+    hyp = runs.only_relevant & runs.cells_covered
+    return {"ch5_lemma4_runs": int(hyp.sum()), "ch5_lemma4_total": len(runs),
+            "ch5_lemma4_converse": float((runs.zero_loss & ~hyp).sum())}
+
+
+# --- traced runs: Lemmas 5 and 6 at every node --------------------------------------------------
+def draw_problem(kind: str, rng: np.random.Generator, *, n: int, k: int, alpha: float,
+                 c: float) -> tuple[np.ndarray, np.ndarray, ProductDistribution]:
+    """A random k-junta target J, t and its distribution D: a parity under an (α, c)-distribution
+    ([BDM20] Theorem 1's setting) or a random junta under a smoothed uniform one (Theorem 2's)."""
+    if kind not in PROBLEM_KINDS:
+        raise ValueError(f"kind must be one of {PROBLEM_KINDS}, got {kind!r}")
+    if kind == "parity, (alpha,c)":
+        J, t = random_junta(n, k, rng, kind="parity")
+        return J, t, alpha_c_distribution(n, alpha, c, rng)
+    J, t = random_junta(n, k, rng)
+    return J, t, smoothed_distribution(0.5, alpha, c, rng, n=n)
+
+
+def traced_runs(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: int, k: int, alpha: float,
+                c: float, impurity: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """``runs`` traced ID3 runs on :func:`draw_problem` with m examples: one row per (node, available
+    feature) with its gain and |I(S_w, i)| ([BDM20] Lemmas 5 and 6's cores), and one row per node with
+    ε_w = max_i |I(D_w, i)|, the gains of i* (the coordinate attaining it) and of the best relevant and
+    irrelevant features, and |I(S_w, i*) − I(D_w, i*)| (Lemma 8's event)."""
+    rng = check_rng(rng)
+    rows, nodes = [], []
+    for r in range(runs):
+        J, t, D = draw_problem(kind, rng, n=n, k=k, alpha=alpha, c=c)
+        Dk = ProductDistribution(D.p[J])
+        X = D.sample(m, rng)
+        res = id3(X, junta(X, J, t), impurity=impurity, trace=True)
+        relevant = np.zeros(n, dtype=bool)
+        relevant[J] = True
+        for nd in res.trace:
+            inside = bool(np.all(nd.restriction[~relevant] < 0))        # path uses only J
+            I_exact = covariance_measure(t, Dk, nd.restriction[J])
+            eps_w = float(np.abs(I_exact).max())
+            A = ~np.isnan(nd.gains)
+            for i in np.flatnonzero(A):
+                rows.append({"kind": kind, "m": m, "run": r, "node": nd.node, "feature": int(i),
+                             "relevant": bool(relevant[i]), "gain": float(nd.gains[i]),
+                             "abs_I_S": float(abs(nd.covariance[i]))})
+            j_star = int(np.argmax(np.abs(I_exact)))
+            i_star = int(J[j_star])                                  # the coordinate attaining eps_w
+            g_rel = nd.gains[relevant & A]
+            g_irr = nd.gains[~relevant & A]
+            nodes.append({"kind": kind, "m": m, "run": r, "node": nd.node, "inside_J": inside, "eps_w": eps_w,
+                          "best_relevant_gain": float(np.nanmax(g_rel)) if g_rel.size else np.nan,
+                          "max_irrelevant_gain": float(np.nanmax(g_irr)) if g_irr.size else np.nan,
+                          "gain_of_argmax": float(nd.gains[i_star]), "size": int(nd.size),
+                          "deviation_of_argmax": float(abs(nd.covariance[i_star] - I_exact[j_star])),
+                          "chose_relevant": bool(relevant[nd.feature])})
+    return rows, nodes
+
+
+def trace_id3(*, n: int, k: int, alpha: float, c: float, impurity: str, sizes: Sequence[int], runs: int,
+              rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`traced_runs` for both :data:`PROBLEM_KINDS` at each m of ``sizes``: ``(features, nodes)``."""
+    feat_rows, node_rows = [], []
+    for kind in PROBLEM_KINDS:
+        for m in sizes:
+            fr, nr = traced_runs(kind, m, runs, rng, n=n, k=k, alpha=alpha, c=c, impurity=impurity)
+            feat_rows += fr
+            node_rows += nr
+    return pd.DataFrame(feat_rows), pd.DataFrame(node_rows)
+
+
+def check_gain_cores(table: VerificationTable, feats: pd.DataFrame, *, beta: float, gamma: float,
+                     impurity: str) -> None:
+    """The deterministic cores of [BDM20] Lemmas 5 and 6 at every traced node and feature:
+    Gain(S_w, j) ≤ 2γ|I(S_w, j)| for irrelevant j (needs γ < ∞) and Gain(S_w, i) ≥ (β/2) I(S_w, i)²."""
+    # pairs with I(S_w, i) = 0 have zero gain on both sides and are left out of the ratios
+    nz = feats[feats.abs_I_S > 1e-12]
+    lemma5 = "max over nodes, irrelevant j of Gain(S_w,j) / (2 gamma |I(S_w,j)|)"
+    if math.isfinite(gamma):
+        ratio = (nz.gain / (2 * gamma * nz.abs_I_S))[~nz.relevant]
+        table.bound("Lemma 5 (deterministic core)", lemma5, float(ratio.max()), 1.0, value_range=(0.0, math.inf),
+                    tolerance=1e-9, box="Lemma 5.3")
+    else:
+        not_applicable(table, "Lemma 5 (deterministic core)", lemma5, "Lemma 5.3", impurity=impurity)
+    table.bound("Lemma 6 (deterministic core)", "min over nodes, all i of Gain(S_w,i) / ((beta/2) I(S_w,i)^2)",
+                float((nz.gain / (beta / 2 * nz.abs_I_S**2)).min()), 1.0, relation=">=",
+                value_range=(0.0, math.inf), tolerance=1e-9, box="Lemma 5.4")
+
+
+def lemma6_nodes(nodes: pd.DataFrame, *, beta: float) -> pd.DataFrame:
+    """Traced nodes on paths inside J with ε_w > 0, with [BDM20] Lemma 6's level β ε_w²/8 (``lemma6``)."""
+    inJ = nodes[nodes.inside_J & (nodes.eps_w > 0)].copy()
+    inJ["lemma6"] = bounds.bdm20_lemma6_gain_lower(beta, inJ.eps_w)
+    return inJ
+
+
+def check_lemma6_nodes(table: VerificationTable, inJ: pd.DataFrame) -> tuple[int, float]:
+    """[BDM20] Lemma 6 on the coordinate i* attaining ε_w, at the nodes inside J where Lemma 8's event
+    |I(S_w, i*) − I(D_w, i*)| ≤ ε_w/2 holds. Returns (number of such nodes, min gain / level)."""
+    eligible = inJ[inJ.deviation_of_argmax <= inJ.eps_w / 2]
+    lem6_ratio = float((eligible.gain_of_argmax / eligible.lemma6).min()) if len(eligible) else math.nan
+    if len(eligible):
+        table.bound("Lemma 6", f"min Gain(S_w, i*) / (beta eps_w^2/8), i* attaining eps_w, {len(eligible)} nodes "
+                    "inside J where Lemma 8's event |I(S_w,i*) - I(D_w,i*)| <= eps_w/2 holds", lem6_ratio, 1.0,
+                    relation=">=", value_range=(0.0, math.inf), box="Lemma 5.4")
+    else:
+        table.observation("Lemma 6", "min Gain(S_w, i*) / (beta eps_w^2/8)", math.nan, box="Lemma 5.4",
+                          why="Lemma 8's event holds at no traced node")
+    return len(eligible), lem6_ratio
+
+
+def lemma56_figure(feats: pd.DataFrame, inJ: pd.DataFrame, *, beta: float, gamma: float,
+                   random_state: int | np.random.Generator) -> Figure:
+    """Left: every traced gain against |I(S_w, i)|, between [BDM20] Lemma 6's parabola and Lemma 5's
+    line; right: at nodes inside J, the gain of i* and the largest irrelevant gain against Lemma 6's
+    level. At most 6000 points of the left panel, drawn with ``random_state``."""
+    fig, axes = figures.figure(2, height=4.4)
+    f = feats[(feats.abs_I_S > 1e-12) & (feats.gain > 1e-15)]   # leave out rounding noise
+    sample = f.sample(min(len(f), 6000), random_state=random_state).copy()
+    sample["feature kind"] = np.where(sample.relevant, "relevant (in J)", "irrelevant")
+    sns.scatterplot(data=sample, x="abs_I_S", y="gain", hue="feature kind", s=8, alpha=0.5, ax=axes[0],
+                    palette={"relevant (in J)": "C0", "irrelevant": "C3"})
+    xs = np.logspace(np.log10(sample.abs_I_S.min()), np.log10(sample.abs_I_S.max()), 50)
+    if math.isfinite(gamma):
+        axes[0].plot(xs, bounds.bdm20_lemma5_gain_upper(gamma, xs), "k--",
+                     label="$2\\gamma|\\mathcal{I}|$ (Lemma 5 core)")
+    axes[0].plot(xs, beta / 2 * xs**2, "k:", label="$\\frac{\\beta}{2}\\mathcal{I}^2$ (Lemma 6 core)")
+    axes[0].set(xscale="log", yscale="log", xlabel="$|\\mathcal{I}(S_w,i)|$", ylabel="Gain$(S_w,i)$",
+                title="every node, every feature")
+    axes[0].legend(ncol=1, **_BELOW)
+    for col, colr, lab in (("gain_of_argmax", "C0", "gain of $i^*$ (attains $\\varepsilon_w$)"),
+                           ("max_irrelevant_gain", "C3", "largest irrelevant gain")):
+        axes[1].scatter(inJ.lemma6, inJ[col], s=10, alpha=0.5, color=colr, label=lab)
+    lims = [inJ.lemma6.min() / 2, 1.5]
+    axes[1].plot(lims, lims, "k--", lw=1, label="$\\beta\\varepsilon_w^2/8$ (Lemma 6)")
+    axes[1].set(xscale="log", yscale="log", xlabel="$\\beta\\varepsilon_w^2/8$", ylabel="gain at the node",
+                title="nodes on paths inside $J$")
+    axes[1].legend(ncol=1, **_BELOW)
+    return fig
+
+
+def trace_glue(nodes: pd.DataFrame, inJ: pd.DataFrame, *, eligible: int, lem6_ratio: float, m_mid: int,
+               m_top: int) -> dict[str, object]:
+    """The numbers the text quotes about the traced runs ([BDM20] Lemma 6 and Theorem 7's separation)."""
+    chose = nodes.groupby("m").chose_relevant.mean()
+    sep = inJ[inJ.m == m_top]
+    return {"ch5_lem6_nodes": eligible, "ch5_lem6_nodes_all": len(inJ), "ch5_lem6_ratio": lem6_ratio,
+            "ch5_chose_rel_small": float(chose.loc[m_mid]), "ch5_chose_rel_big": float(chose.loc[m_top]),
+            "ch5_m_mid": m_mid,
+            "ch5_sep_frac": float((sep.max_irrelevant_gain < sep.best_relevant_gain).mean()),
+            "ch5_sep_argmax": float((sep.max_irrelevant_gain < sep.gain_of_argmax).mean()),
+            "ch5_sep_paper": float((sep.max_irrelevant_gain < sep.lemma6).mean())}
+
+
+# --- every path inside J: Lemmas 5, 6 and 8 on fresh samples ---------------------------------------
+def audit_paths(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: int, k: int, alpha: float, c: float,
+                impurity: str) -> pd.DataFrame:
+    """Every path w inside J of ``runs`` fresh problems (:func:`draw_problem`, m examples): |S_w|, and
+    for each free coordinate i, I(S_w, i), I(D_w, i) and Gain(S_w, i) ([BDM20] Lemmas 5, 6 and 8).
+    An empty S_w gives one row with size 0."""
+    rng = check_rng(rng)
+    rows = []
+    W = all_restrictions(k)
+    for r in range(runs):
+        J, t, D = draw_problem(kind, rng, n=n, k=k, alpha=alpha, c=c)
+        X = D.sample(m, rng)
+        y = junta(X, J, t)
+        exact = np.zeros((W.shape[0], n))
+        exact[:, J] = covariance_measure(t, ProductDistribution(D.p[J]), W)
+        relevant = np.isin(np.arange(n), J)
+        for p_idx, w in enumerate(W):  # one NumPy pass over the sample per path
+            fixed = w >= 0
+            rows_w = (X[:, J[fixed]] == w[fixed]).all(axis=1)
+            N = int(rows_w.sum())
+            if N == 0:
+                rows.append({"kind": kind, "run": r, "path": p_idx, "size": 0})
+                continue
+            Xw, yw = X[rows_w], y[rows_w]
+            I_S = empirical_covariance(Xw, yw)
+            g = gains(Xw, yw, impurity)
+            free = np.ones(n, dtype=bool)
+            free[J[fixed]] = False
+            for i in np.flatnonzero(free):
+                rows.append({"kind": kind, "run": r, "path": p_idx, "size": N, "feature": int(i),
+                             "relevant": bool(relevant[i]), "I_S": float(I_S[i]), "I_D": float(exact[p_idx, i]),
+                             "gain": float(g[i])})
+    return pd.DataFrame(rows)
+
+
+def run_path_audit(*, n: int, k: int, alpha: float, c: float, impurity: str, m: int, runs: int,
+                   rng: np.random.Generator) -> pd.DataFrame:
+    """:func:`audit_paths` for both :data:`PROBLEM_KINDS`, one frame."""
+    return pd.concat([audit_paths(kind, m, runs, rng, n=n, k=k, alpha=alpha, c=c, impurity=impurity)
+                      for kind in PROBLEM_KINDS], ignore_index=True)
+
+
+def audit_deviations(audit: pd.DataFrame, *, delta: float) -> tuple[pd.DataFrame, int]:
+    """The audit's non-empty paths with the Hoeffding deviation 3t of [BDM20] Lemma 8 (column
+    ``hoeffding``) at δ / (number of (run, path, coordinate) triples), a union bound over all of them.
+    Returns ``(frame, triples)``."""
+    delta = check_real("delta", delta, 0.0, 1.0)
+    triples = int(audit.feature.notna().sum())
+    filled = audit[audit["size"] > 0].copy()
+    filled["hoeffding"] = hoeffding_covariance_deviation(filled["size"], delta / triples)
+    return filled, triples
+
+
+def _lemma8_event(filled: pd.DataFrame) -> pd.DataFrame:
+    # relevant (w, i) with I(D_w, i) != 0 where |I(S_w, i) - I(D_w, i)| <= |I(D_w, i)| / 2
+    return filled[filled.relevant & (np.abs(filled.I_S - filled.I_D) <= np.abs(filled.I_D) / 2) & (filled.I_D != 0)]
+
+
+def _deviation_ratio(filled: pd.DataFrame) -> float:
+    return float((np.abs(filled.I_S - filled.I_D) / filled.hoeffding).max())
+
+
+def check_path_audit(table: VerificationTable, filled: pd.DataFrame, triples: int, *, beta: float, gamma: float,
+                     impurity: str, delta: float, m: int) -> None:
+    """[BDM20] Lemma 8 (|I(S_w, i) − I(D_w, i)| ≤ 3t everywhere), Lemma 5 (irrelevant gains ≤ 2γ·3t) and
+    Lemma 6 (relevant gains ≥ β I(D_w, i)²/8 where Lemma 8's event holds) on every path inside J."""
+    table.bound("Lemma 8", f"max over runs, paths w inside J, i of |I(S_w,i) - I(D_w,i)| / (3t), m={m}",
+                _deviation_ratio(filled), 1.0, value_range=(0.0, math.inf), box="Lemma 5.5",
+                note=f"t = sqrt(ln(6/delta)/(2|S_w|)), delta = {delta:g} / {triples} triples")
+    irr = filled[~filled.relevant]
+    if math.isfinite(gamma):
+        table.bound("Lemma 5", f"max over irrelevant j of Gain(S_w,j) / (2 gamma 3t), all paths inside J, m={m}",
+                    float((irr.gain / bounds.bdm20_lemma5_gain_upper(gamma, irr.hoeffding)).max()), 1.0,
+                    value_range=(0.0, math.inf), box="Lemma 5.3")
+    else:
+        not_applicable(table, "Lemma 5", "max over irrelevant j of Gain(S_w,j) / (2 gamma 3t)", "Lemma 5.3",
+                       impurity=impurity)
+    strong = _lemma8_event(filled)
+    if len(strong):
+        table.bound("Lemma 6", f"min Gain(S_w,i) / (beta I(D_w,i)^2/8) over relevant (w, i) where Lemma 8's event "
+                    f"|I(S_w,i) - I(D_w,i)| <= |I(D_w,i)|/2 holds ({len(strong)} of {int(filled.relevant.sum())}), "
+                    f"m={m}",
+                    float((strong.gain / bounds.bdm20_lemma6_gain_lower(beta, np.abs(strong.I_D))).min()), 1.0,
+                    relation=">=", value_range=(0.0, math.inf), box="Lemma 5.4")
+
+
+def path_audit_glue(audit: pd.DataFrame, filled: pd.DataFrame, *, delta: float) -> dict[str, object]:
+    """The numbers the text quotes about the path audit, by glue name."""
+    return {"ch5_audit_delta": f"{delta:g}", "ch5_audit_dev": _deviation_ratio(filled),
+            "ch5_audit_empty": float((audit["size"] == 0).mean()), "ch5_audit_strong": len(_lemma8_event(filled)),
+            "ch5_audit_premise": float((filled.relevant & (np.abs(filled.I_D) >= 2 * filled.hoeffding)).sum()),
+            "ch5_audit_relevant": int(filled.relevant.sum())}
+
+
+# --- Lemma 11 -------------------------------------------------------------------------------------
+def lemma11_quantiles(*, ks: Sequence[int], alpha: float, c: float, n_functions: int, n_smooth: int,
+                      deltas: Sequence[float] = LEMMA11_DELTAS, rng: np.random.Generator) -> pd.DataFrame:
+    """[BDM20] Lemma 11 in its fixed-i form: for ``n_functions`` random k-juntas per k and the centres
+    1/2 and random, ``n_smooth`` smoothings; per path w where f_w is not constant, the δ-quantile of
+    |I(D_w, i)| of the best single coordinate i, on the worst path, against 2α²δ²(c/2)^(2k).
+
+    One row per (k, junta, centre, δ) with the quantile, the threshold, their ``ratio`` and the
+    largest probability over paths that every coordinate is at or below the threshold.
+    """
+    n_functions = check_int("n_functions", n_functions, 1)
+    n_smooth = check_int("n_smooth", n_smooth, 1)
+    deltas = np.asarray(deltas, dtype=np.float64)
+    rows = []
+    for k in ks:
+        W = all_restrictions(k)
+        thr = bounds.bdm20_lemma11_threshold(alpha, deltas, c, k)
+        for fi in range(n_functions):
+            J, t = random_junta(k, k, rng)
+            live = ~restriction_is_constant(t, W)
+            for centre in ("1/2", "random"):
+                p_hat = 0.5 if centre == "1/2" else rng.uniform(alpha + c, 1 - alpha - c, k)
+                M = np.empty((n_smooth, int(live.sum()), k))
+                for s in range(n_smooth):                    # one exact batch over all paths per smoothing
+                    D = smoothed_distribution(p_hat, alpha, c, rng, n=k)
+                    M[s] = np.abs(covariance_measure(t, D, W[live]))
+                # fixed-i form: for each path, the best single coordinate i (chosen before the smoothing)
+                q = np.quantile(M, deltas, axis=0)                       # (delta, path, i)
+                best_q = q.max(axis=2)                                   # best fixed i per path
+                prob = (M[None] <= thr[:, None, None, None]).mean(axis=1).min(axis=2)  # (delta, path)
+                for d_i, d in enumerate(deltas):
+                    w_worst = int(np.argmin(best_q[d_i]))
+                    rows.append({"k": k, "f": fi, "centre": centre, "delta": d, "threshold": thr[d_i],
+                                 "quantile": best_q[d_i, w_worst], "worst_prob": float(prob[d_i].max())})
+    lem11 = pd.DataFrame(rows)
+    lem11["ratio"] = lem11["quantile"] / lem11.threshold
+    return lem11
+
+
+def check_lemma11(table: VerificationTable, lem11: pd.DataFrame) -> None:
+    """[BDM20] Lemma 11: every measured δ-quantile is at least the threshold (ratio ≥ 1), per k."""
+    for k, g in lem11.groupby("k"):
+        table.bound("Lemma 11",
+                    f"min over f, paths w, delta of max_i (delta-quantile of |I(D_w,i)|) / threshold, k={k}",
+                    float(g.ratio.min()), 1.0, relation=">=", value_range=(0.0, math.inf), box="Lemma 5.6",
+                    note="fixed-i form; threshold 2 alpha^2 delta^2 (c/2)^(2k)")
+
+
+def lemma11_figure(lem11: pd.DataFrame) -> Figure:
+    """[BDM20] Lemma 11: worst quantile against the threshold (left) and their ratio (right), against δ."""
+    fig, axes = figures.figure(2, height=4.0)
+    for k, g in lem11.groupby("k"):
+        gg = g.groupby("delta").agg(quantile=("quantile", "min"), threshold=("threshold", "first"),
+                                    ratio=("ratio", "min")).reset_index()
+        axes[0].plot(gg.delta, gg["quantile"], "o-", label=f"k={k}")
+        axes[0].plot(gg.delta, gg.threshold, "--", color=axes[0].lines[-1].get_color())
+        axes[1].plot(gg.delta, gg.ratio, "o-", label=f"k={k}")
+    axes[0].set(xscale="log", yscale="log", xlabel="$\\delta$", ylabel="covariance",
+                title="quantile (solid), threshold (dashed)")
+    axes[1].axhline(1.0, color="k", lw=1, label="ratio 1 (the lemma)")
+    axes[1].set(xscale="log", yscale="log", xlabel="$\\delta$", ylabel="quantile / threshold", title="margin")
+    for ax in axes:
+        ax.legend(ncol=2, **_BELOW)
+    return fig
+
+
+def lemma11_glue(lem11: pd.DataFrame, *, n_smooth: int) -> dict[str, object]:
+    """The smallest ratio, the range of thresholds and the number of smoothings, by glue name."""
+    return {"ch5_lemma11_gap": float(lem11.ratio.min()), "ch5_lemma11_thr_max": float(lem11.threshold.max()),
+            "ch5_lemma11_thr_min": float(lem11.threshold.min()), "ch5_n_smooth": n_smooth}
+
+
+# --- Theorem 2 ------------------------------------------------------------------------------------
+def theorem2_task(rng: np.random.Generator, panel: str, centre: str, k: int, cc: float, m: int, *, n: int,
+                  alpha: float, impurity: str) -> dict[str, object]:
+    """One ID3 run of [BDM20] Theorem 2: a random k-junta under a smoothing of width ``cc`` around a
+    centre of the given kind; exact error, depth and Lemma 4's hypotheses."""
+    J, t = random_junta(n, k, rng)
+    D = smoothed_distribution(smoothing_centre(n, alpha, cc, centre, rng), alpha, cc, rng)
+    X = D.sample(m, rng)
+    tree = id3(X, junta(X, J, t), impurity=impurity).tree
+    err = tree_disagreement(tree, junta_tree(n, J, t), D)
+    only_relevant, covered = lemma4_hypotheses(split_features(tree), X, J)
+    return {"error": err, "zero_loss": err <= _ZERO_ERROR, "depth": tree.depth, "only_relevant": only_relevant,
+            "cells_covered": covered}
+
+
+def theorem2_points(*, ks: Sequence[int], c: float, cs: Sequence[float],
+                    m_grid: Sequence[int]) -> list[dict[str, object]]:
+    """The three panels of the Theorem 2 grid: k and c (centre 1/2), and the centre (random, edge)."""
+    k_max = ks[-1]
+    return ([dict(panel="k", centre="1/2", k=k, cc=c, m=m) for k in ks for m in m_grid]
+            + [dict(panel="c", centre="1/2", k=k_max, cc=cc, m=m) for cc in cs for m in m_grid]
+            + [dict(panel="centre", centre=ce, k=k_max, cc=c, m=m) for ce in ("random", "edge") for m in m_grid])
+
+
+def run_theorem2(*, ks: Sequence[int], n: int, alpha: float, c: float, cs: Sequence[float], m_grid: Sequence[int],
+                 reps: int, impurity: str, seed: int, key: str = "ch05/theorem2",
+                 n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`theorem2_task` over :func:`theorem2_points`, ``reps`` runs each, on the stream ``(seed, key)``."""
+    task = functools.partial(theorem2_task, n=n, alpha=alpha, impurity=impurity)
+    return sweep(task, theorem2_points(ks=ks, c=c, cs=cs, m_grid=m_grid), repetitions=reps, seed=seed,
+                 key=key, n_jobs=n_jobs)
+
+
+def theorem2_figure(rate2: pd.DataFrame, *, c: float, k_max: int) -> Figure:
+    """[BDM20] Theorem 2: zero-error rate (Pr[zero error]) over k × m (left) and c × m (right), centre 1/2."""
+    fig, axes = figures.figure(2, height=4.0)
+    for ax, panel, row in zip(axes, ["k", "c"], ["k", "cc"]):
+        h = rate2[rate2.panel == panel].pivot_table(index=row, columns="m", values="zero_loss")
+        # every cell is annotated with its rate, so no colour bar
+        sns.heatmap(h, annot=True, fmt=".2f", vmin=0, vmax=1, cmap="viridis", ax=ax, annot_kws={"fontsize": 9},
+                    cbar=False)
+        ax.set(xlabel="sample size m", ylabel="junta size k" if panel == "k" else "smoothing width c",
+               title=f"centre 1/2, {'c = ' + str(c) if panel == 'k' else 'k = ' + str(k_max)}")
+    return fig
+
+
+def centre_rates(rate2: pd.DataFrame, *, k_max: int) -> pd.DataFrame:
+    """Zero-error rates at the largest k for the centres 1/2 (k panel), random and edge."""
+    return pd.concat([rate2[(rate2.panel == "k") & (rate2.k == k_max)], rate2[rate2.panel == "centre"]])
+
+
+def centres_figure(centres: pd.DataFrame, *, c: float, k_max: int) -> Figure:
+    """[BDM20] Theorem 2 for three kinds of smoothing centre: zero-error rate against m."""
+    fig, ax = figures.figure(1, height=3.6)
+    sns.lineplot(data=centres, x="m", y="zero_loss", hue="centre", marker="o", ax=ax)
+    ax.axhline(0.9, color="k", ls=":", lw=1)
+    ax.set(xscale="log", xlabel="sample size m", ylabel="Pr[zero error]", title=f"random {k_max}-juntas, c = {c}")
+    ax.legend(title="centre $\\hat p$", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def centres_glue(centres: pd.DataFrame, *, reps: int, grid_size: int) -> dict[str, object]:
+    """Mean zero-error rate per centre, the hardest centre, the spread between centres against the
+    binomial standard error of one mean over ``reps × grid_size`` runs, and a verdict in words."""
+    mean_rate = centres.groupby("centre").zero_loss.mean()
+    hardest = str(mean_rate.idxmin())
+    spread = float(mean_rate.max() - mean_rate.min())
+    centre_sd = float(np.sqrt(0.25 / (reps * grid_size)))   # binomial sd of one mean, at its largest
+    separated = spread > 3 * np.sqrt(2) * centre_sd            # three standard errors of a difference
+    verdict = ("larger than three standard errors of a difference, so the centres do differ at this scale" if separated
+               else "within three standard errors of a difference, so the data do not separate the centres")
+    return {"ch5_hardest_centre": "1/2" if hardest == "1/2" else hardest,
+            "ch5_centre_half": float(mean_rate.loc["1/2"]), "ch5_centre_random": float(mean_rate.loc["random"]),
+            "ch5_centre_edge": float(mean_rate.loc["edge"]), "ch5_centre_spread": spread, "ch5_centre_sd": centre_sd,
+            "ch5_centre_verdict": verdict}
+
+
+def theorem12_samples(rate2: pd.DataFrame, *, ks: Sequence[int], beta: float, gamma: float, alpha: float, c: float,
+                      n: int) -> pd.DataFrame:
+    """Per k: the m at which 90% of the runs are exact, and [BDM20] Theorem 12's sample size (B = 1,
+    δ1 = δ2 = 0.05)."""
+    rows = []
+    for k in ks:
+        rows.append({"k": k, "m90 (in the grid)": m_at(rate2[(rate2.panel == "k") & (rate2.k == k)]),
+                     "Theorem 12 (B=1, delta1=delta2=0.05)": bounds.bdm20_theorem12_samples(beta, gamma, alpha, c, k,
+                                                                                            n, 0.05, 0.05)})
+    return pd.DataFrame(rows)
+
+
+def check_theorem2(table: VerificationTable, thm12: pd.DataFrame, *, gamma: float, impurity: str,
+                   m_max: int) -> None:
+    """[BDM20] Theorem 2 (paper Thm 12): 90% exact runs within the grid per k; Theorem 12's sample size
+    as an observation."""
+    for _, row in thm12.iterrows():
+        k, m90 = int(row.k), row["m90 (in the grid)"]
+        table.bound("Theorem 2 (paper Thm 12)",
+                    f"m at which 90% of runs reach zero error, found within the grid, k={k}",
+                    m90, float(m_max), value_range=(0.0, math.inf), box="Theorem 5.3",
+                    note="inf when no grid m reaches 90%")
+        if math.isfinite(gamma):
+            table.observation("Theorem 2 (paper Thm 12)", f"m90 against Theorem 12's sample size (B=1), k={k}", m90,
+                              row["Theorem 12 (B=1, delta1=delta2=0.05)"], box="Theorem 5.3",
+                              why="the bound exceeds every sample size we can draw; the margin column is the ratio")
+        else:
+            not_applicable(table, "Theorem 2 (paper Thm 12)", f"m90 against Theorem 12's sample size (B=1), k={k}",
+                           "Theorem 5.3", impurity=impurity)
+
+
+def theorem2_glue(rate2: pd.DataFrame, *, ks: Sequence[int], cs: Sequence[float], m_top: int) -> dict[str, object]:
+    """Zero-error rates at ``m_top`` for the smallest and largest k and the smallest c, by glue name."""
+    top2 = rate2[(rate2.panel == "k") & (rate2.m == m_top)].set_index("k").zero_loss
+    cmin = rate2[(rate2.panel == "c") & (rate2.m == m_top)].set_index("cc").zero_loss
+    return {"ch5_thm2_success_kmax": float(top2.loc[ks[-1]]), "ch5_thm2_success_kmin": float(top2.loc[ks[0]]),
+            "ch5_thm2_success_cmin": float(cmin.iloc[0]), "ch5_cmin": cs[0]}
+
+
+# --- Conjecture 3 ---------------------------------------------------------------------------------
+def conjecture3_shape(n: int, list_length: int = 3) -> tuple[int, int, int]:
+    """The selector-of-lists target for [BDM20] Conjecture 3: ``(selectors, n_conj, depth)``, the most
+    selectors s ≤ 5 whose tree fits in n variables (at least 1), the variables it needs, and its depth."""
+    n = check_int("n", n, 1)
+    list_length = check_int("list_length", list_length, 1)
+    fits = [s for s in range(1, 6) if (2**s - 1) + 2**s * list_length <= n]
+    selectors = max(1, max(fits) if n >= 1 + 2 * list_length else 1)
+    return selectors, max(n, (2**selectors - 1) + 2**selectors * list_length), selectors + list_length
+
+
+def conjecture3_task(rng: np.random.Generator, family: str, m: int, *, n_conj: int, selectors: int,
+                     list_length: int, depth: int, alpha: float, c: float, impurity: str) -> dict[str, object]:
+    """One ID3 run on a depth-d target under a smoothed uniform distribution ([BDM20] Conjecture 3's
+    setting), variables shuffled before ID3 sees them: exact error, depth, size, relevant variables."""
+    if family not in CONJECTURE_FAMILIES:
+        raise ValueError(f"family must be one of {CONJECTURE_FAMILIES}, got {family!r}")
+    D = smoothed_distribution(0.5, alpha, c, rng, n=n_conj)
+    perm = rng.permutation(n_conj)
+    T = selector_of_lists(n_conj, selectors, list_length) if family == CONJECTURE_FAMILIES[0] \
+        else random_tree_of_depth(n_conj, depth, rng)
+    X = D.sample(m, rng)
+    Xp = X[:, perm]                       # hide the variable order from the tie-breaking
+    tree = id3(Xp, T.predict(X), impurity=impurity).tree
+    Tp = T.relabel_features(np.argsort(perm))   # Tp(x[perm]) = T(x)
+    err = tree_disagreement(tree, Tp, ProductDistribution(D.p[perm]))
+    return {"error": err, "zero_loss": err <= _ZERO_ERROR, "depth": tree.depth, "size": tree.size,
+            "target_relevant": int(np.unique(split_features(T)).size)}
+
+
+def run_conjecture3(*, n_conj: int, selectors: int, list_length: int, depth: int, alpha: float, c: float,
+                    impurity: str, m_grid: Sequence[int], reps: int, seed: int, key: str = "ch05/conjecture3",
+                    n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`conjecture3_task` for both :data:`CONJECTURE_FAMILIES` × ``m_grid``, max(4, reps // 2) runs each,
+    on the stream ``(seed, key)``."""
+    task = functools.partial(conjecture3_task, n_conj=n_conj, selectors=selectors, list_length=list_length,
+                             depth=depth, alpha=alpha, c=c, impurity=impurity)
+    return sweep(task, grid(family=list(CONJECTURE_FAMILIES), m=m_grid), repetitions=max(4, reps // 2), seed=seed,
+                 key=key, n_jobs=n_jobs)
+
+
+def conjecture3_figure(conj: pd.DataFrame, *, depth: int) -> Figure:
+    """Exact error (left) and depth (right) of ID3's trees on the depth-d targets, against m."""
+    fig, axes = figures.figure(2, height=4.2)
+    sns.lineplot(data=conj, x="m", y="error", hue="family", marker="o", ax=axes[0], legend=False)
+    axes[0].set(xscale="log", xlabel="sample size m", ylabel="exact error")
+    sns.lineplot(data=conj, x="m", y="depth", hue="family", marker="o", ax=axes[1])
+    axes[1].axhline(depth, color="k", ls="--", lw=1, label=f"target depth {depth}")
+    axes[1].set(xscale="log", xlabel="sample size m", ylabel="ID3 tree depth")
+    axes[1].legend(ncol=1, **_BELOW)
+    return fig
+
+
+def conjecture3_glue(conj: pd.DataFrame, *, m_grid: Sequence[int], selectors: int, list_length: int, n_conj: int,
+                     depth: int) -> dict[str, object]:
+    """The numbers the text quotes about the Conjecture 3 experiment, by glue name."""
+    sel = conj[conj.family == CONJECTURE_FAMILIES[0]]
+    top = sel[sel.m == m_grid[-1]]
+    prev = sel[sel.m == m_grid[-2]] if len(m_grid) > 1 else top
+    rnd_top = conj[(conj.family == CONJECTURE_FAMILIES[1]) & (conj.m == m_grid[-1])]
+    return {"ch5_conj_d": depth, "ch5_conj_s": selectors, "ch5_conj_L": list_length, "ch5_conj_n": n_conj,
+            "ch5_conj_relevant": int(sel.target_relevant.iloc[0]),
+            "ch5_conj_zero": f"{int(top.zero_loss.sum())} of {len(top)}",
+            "ch5_conj_depth_range": f"{int(top.depth.min())}–{int(top.depth.max())}",
+            "ch5_conj_depth_prev": float(prev.depth.mean()), "ch5_conj_depth_top": float(top.depth.mean()),
+            "ch5_conj_err_top": float(top.error.mean()),
+            "ch5_conj_rnd_zero": f"{int(rnd_top.zero_loss.sum())} of {len(rnd_top)}",
+            "ch5_conj_rnd_depth": float(rnd_top.depth.mean()), "ch5_log2n": math.log2(n_conj)}
+
+
+def check_conjecture3(table: VerificationTable, conj: pd.DataFrame, *, m_top: int, depth: int) -> None:
+    """[BDM20] Conjecture 3: the zero-error fraction of the selector-of-lists runs, an observation only."""
+    top = conj[(conj.family == CONJECTURE_FAMILIES[0]) & (conj.m == m_top)]
+    table.observation("Conjecture 3",
+                      f"fraction of zero-error runs at m={m_top}, selector of lists (ours), depth {depth}",
+                      float(top.zero_loss.mean()), box="Conjecture 5.1",
+                      why="no theorem to check: a conjecture, and our target is a junta that Theorem 2 already covers")
