@@ -11,6 +11,7 @@ import pytest
 
 from dtcore import analysis
 from dtcore.book.experiments import ch01
+from dtcore.book.sweep import task_seeds
 from dtcore.cube import truth_table
 from dtcore.functions import address, decoy_selector_parity_size, nested_decoy_parity_size
 
@@ -107,6 +108,14 @@ def test_lemma51_pairs_one_row_per_pair_and_depends_on_the_seed(lemma51):
     assert not lemma51["cost"].equals(ch01.lemma51_pairs(n=N, n_functions=4, seed=1, n_jobs=1)["cost"])
     with pytest.raises(ValueError, match="n_functions"):
         ch01.lemma51_pairs(n=N, n_functions=0, seed=0)
+
+
+def test_lemma51_pairs_draw_from_the_keyed_stream_of_the_experiment(lemma51):
+    # task k of the sweep draws from SeedSequence([seed, key_number("ch01/lemma51")]).spawn(K)[k]
+    streams = task_seeds(0, len(lemma51), "ch01/lemma51")
+    first_tree = lemma51.index[lemma51["kind"] == "random tree"][0]
+    row = ch01.lemma51_task(np.random.default_rng(streams[first_tree]), "random tree", N)
+    assert row == {c: lemma51.loc[first_tree, c] for c in ("error", "cost", "drop", "score")}
 
 
 def test_lemma51_measures_known_answers():

@@ -4,7 +4,9 @@ Every function takes its sizes as keyword parameters and returns data (DataFrame
 measured values or of glue values) or a figure; the notebook ``book/01_top_down_guarantees.ipynb``
 runs them, shows the figures through :func:`dtcore.book.figures.show`, states the verification rows
 and glues the numbers into its text. Every target is a truth table, so every error, cost and
-influence below is exact.
+influence below is exact. Every random draw comes from its experiment's stream (:mod:`dtcore.book.seeds`),
+keyed by ``(seed, "ch01/<experiment>")``: lemma51, osss, lemma_runs (and lemma_runs_fixed for the
+families that draw nothing), theorem3 and theorem3_corner.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def lemma51_pairs(*, n: int, n_functions: int, seed: int, n_jobs: int | None = N
     """
     n, n_functions = check_int("n", n, 6, 24), check_int("n_functions", n_functions, 1)
     return sweep(lemma51_task, grid(kind=list(LEMMA51_KINDS), n=[n]), repetitions=n_functions, seed=seed,
-                 n_jobs=n_jobs)
+                 key="ch01/lemma51", n_jobs=n_jobs)
 
 
 def lemma51_measures(lemma51: pd.DataFrame) -> dict[str, float]:
@@ -189,7 +191,8 @@ def osss_trees(*, sizes: Sequence[int], n: int, n_functions: int, seed: int,
     ``lemma53_ratio`` = Inf / (Var log2(4s/Var)) at most 1 ([BLT20] Lemma 5.3).
     """
     n, n_functions = check_int("n", n, 1, 24), check_int("n_functions", n_functions, 1)
-    osss = sweep(osss_task, grid(s=list(sizes), n=[n]), repetitions=n_functions, seed=seed + 1, n_jobs=n_jobs)
+    osss = sweep(osss_task, grid(s=list(sizes), n=[n]), repetitions=n_functions, seed=seed, key="ch01/osss",
+                 n_jobs=n_jobs)
     osss = osss[osss["variance"] > 0].copy()
     osss["osss_ratio"] = osss["max_inf"] / osss["osss_bound"]
     osss["lemma53_ratio"] = osss["total_inf"] / osss["lemma53_bound"]
@@ -340,9 +343,10 @@ def lemma_runs(*, sizes: Sequence[int], n: int, eps: float, n_functions: int, se
     fixed_families = ([row for row in grid(family=["multiplexer"], s=list(sizes), n=[n], eps=[eps])
                        if fits("multiplexer", row["s"], n)]
                       + [{**inst, "n": n, "eps": eps} for inst in decoy_instances("decoy selector", n)])
-    runs = pd.concat([sweep(lemma_run_task, random_families, repetitions=max(5, n_functions // 10), seed=seed + 2,
-                            n_jobs=n_jobs),
-                      sweep(lemma_run_task, fixed_families, repetitions=1, seed=seed + 2, n_jobs=n_jobs)],
+    runs = pd.concat([sweep(lemma_run_task, random_families, repetitions=max(5, n_functions // 10), seed=seed,
+                            key="ch01/lemma_runs", n_jobs=n_jobs),
+                      sweep(lemma_run_task, fixed_families, repetitions=1, seed=seed, key="ch01/lemma_runs_fixed",
+                            n_jobs=n_jobs)],
                      ignore_index=True)
     runs["lemma52_ratio"] = runs["score"] / runs["lemma52_bound"]
     runs["lemma54_ratio"] = runs["score"] / runs["lemma54_bound"]
@@ -435,9 +439,9 @@ def theorem3_runs(*, sizes: Sequence[int], eps_grid: Sequence[float], n: int, n_
                  if fits(row["family"], row["s"], n)]
     corner_grid = grid(family=["random tree"], s=[2, 3, 4, 5], eps=[0.3, 0.4, 0.45], n=[n])
     repetitions = max(3, n_functions // 30)
-    thm3 = pd.concat([sweep(theorem3_task, main_grid, repetitions=repetitions, seed=seed + 3,
+    thm3 = pd.concat([sweep(theorem3_task, main_grid, repetitions=repetitions, seed=seed, key="ch01/theorem3",
                             n_jobs=n_jobs).assign(grid="main"),
-                      sweep(theorem3_task, corner_grid, repetitions=repetitions, seed=seed + 4,
+                      sweep(theorem3_task, corner_grid, repetitions=repetitions, seed=seed, key="ch01/theorem3_corner",
                             n_jobs=n_jobs).assign(grid="corner")],
                      ignore_index=True)
     thm3["log2_size"] = np.log2(thm3["size"])
