@@ -47,3 +47,18 @@ def test_figures_have_the_book_width_and_close_after_show():
     assert plt.rcParams["axes.labelsize"] == figures.FONT_SIZE
     with pytest.raises(ValueError, match="height"):
         figures.figure(height=0.1)
+
+
+@pytest.mark.parametrize("backend, expected", [("module://matplotlib_inline.backend_inline", "inline"), (None, "agg")])
+def test_figures_keep_a_kernels_inline_backend_and_draw_off_screen_elsewhere(backend, expected):
+    # A Jupyter kernel sets MPLBACKEND to its inline backend, which gives glued figures their PNG.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    if backend is not None:
+        env["MPLBACKEND"] = backend
+    code = "import matplotlib; from dtcore.book import figures; print(matplotlib.get_backend())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert expected in out.stdout.strip().lower()

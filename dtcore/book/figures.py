@@ -8,9 +8,14 @@ which lays it out, glues it under a name for a numbered ``{glue:figure}`` and cl
 
 from __future__ import annotations
 
+import os
+
 import matplotlib
 
-matplotlib.use("Agg", force=False)
+# A Jupyter kernel sets MPLBACKEND to its inline backend, which renders the glued figures as PNG;
+# switching it to Agg would glue figures without an image. Elsewhere (tests, scripts) draw off-screen.
+if "MPLBACKEND" not in os.environ:
+    matplotlib.use("Agg", force=False)
 
 import matplotlib.pyplot as plt  # noqa: E402
 

@@ -1,0 +1,678 @@
+"""Chapter 1's experiments: BuildTopDownDT's guarantees and limitations (Blanc, Lange and Tan 2020, [BLT20]).
+
+Every function takes its sizes as keyword parameters and returns data (DataFrames, dicts of
+measured values or of glue values) or a figure; the notebook ``book/01_top_down_guarantees.ipynb``
+runs them, shows the figures through :func:`dtcore.book.figures.show`, states the verification rows
+and glues the numbers into its text. Every target is a truth table, so every error, cost and
+influence below is exact. Every random draw comes from its experiment's stream (:mod:`dtcore.book.seeds`),
+keyed by ``(seed, "ch01/<experiment>")``: lemma51, osss, lemma_runs (and lemma_runs_fixed for the
+families that draw nothing), theorem3 and theorem3_corner.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from ... import analysis, bounds
+from ...audit import replay
+from ...buildtopdown import build_top_down_dt
+from ...cube import truth_table
+from ...functions import (address, decoy_selector_parity, decoy_selector_parity_size, decoy_selector_parity_tree,
+                          nested_decoy_parity, nested_decoy_parity_size, parity, random_tree, random_tree_of_depth)
+from ...grow import GrowthResult
+from ...tree import DecisionTree
+from ...validate import check_int, check_real
+from .. import figures
+from ..report import worst
+from ..sweep import grid, sweep
+
+#: Kinds of random function of the Lemma 5.1 check.
+LEMMA51_KINDS = ("random table", "random tree", "sparse")
+#: Target families with an explicit tree of size s (Theorem 3, Lemmas 5.2 and 5.4).
+THEOREM3_FAMILIES = ("random tree", "complete random tree", "parity", "multiplexer")
+#: The constant errors of the decoy-selector family.
+CONSTANT_EPS = (0.1, 0.05)
+#: Block lengths k of both decoy families.
+DECOY_BLOCKS = (1, 2, 3)
+
+
+def _glue_key(label: str) -> str:
+    return label.replace(" ", "_")
+
+
+# --- a traced run --------------------------------------------------------------------------------
+
+def traced_run(eps: float, n: int = 6) -> tuple[GrowthResult, np.ndarray]:
+    """BuildTopDownDT ([BLT20] Sec. 3) on the 2-address multiplexer of ``n`` variables: ``(run, f)``."""
+    f = truth_table(lambda X: address(X, 2), n)
+    return build_top_down_dt(f, eps=eps), f
+
+
+def trace_table(trace: pd.DataFrame) -> Any:
+    """The run's trace as a styled table; the last row is the final tree (no split: "—")."""
+    return (trace[["step", "leaves", "cost", "error", "feature", "score", "depth"]].style
+            .format({"cost": "{:.4f}", "error": "{:.4f}", "score": "{:.4f}", "feature": "{:.0f}", "depth": "{:.0f}"},
+                    na_rep="—").hide(axis="index"))
+
+
+def fig_trace_tree(tree: DecisionTree) -> Any:
+    """The tree BuildTopDownDT returns on the multiplexer."""
+    fig, ax = figures.figure(1, height=3.2)
+    tree.draw(ax=ax, fontsize=12)
+    return fig
+
+
+def fig_trace_cost(trace: pd.DataFrame, eps: float) -> Any:
+    """Cost and error of the f-completion along the run: [BLT20] Lemma 5.1 in one picture."""
+    fig, ax = figures.figure(1, height=3.4)
+    ax.step(trace["leaves"], trace["cost"], where="post", label=r"cost$_f(T^\circ)$", lw=2)
+    ax.step(trace["leaves"], trace["error"], where="post", label=r"error of the $f$-completion", lw=2)
+    ax.axhline(eps, color="k", ls=":", label=f"ε = {eps}")
+    ax.set_xlabel("number of leaves")
+    ax.set_ylabel("cost, error")
+    ax.legend(loc="upper right")
+    return fig
+
+
+def trace_glue(run: GrowthResult, f: np.ndarray) -> dict[str, Any]:
+    """The traced run's numbers for the text: its size, first two splits and exactness."""
+    first_features = run.trace["feature"].iloc[:2].tolist()
+    exact = np.array_equal(run.tree.truth_table(), f)
+    return {"ch1_trace_size": run.tree.size,
+            "ch1_trace_first": ", ".join(f"x{int(i)}" for i in first_features),
+            "ch1_trace_exact": "computes the multiplexer exactly" if exact else "approximates the multiplexer"}
+
+
+# --- Lemma 5.1: the cost potential ---------------------------------------------------------------
+
+def lemma51_task(rng: np.random.Generator, kind: str, n: int) -> dict[str, float]:
+    """One random function-bare tree pair and one random split: [BLT20] Lemma 5.1 (1) and (2).
+
+    ``kind`` is a random table with a random bias, a random tree of 2 to 64 leaves, or a sparse
+    function (1 to 8 ones). Returns the error of the completion (measured on every point), the cost,
+    the measured drop in cost after a random split of a random leaf, and its predicted score.
+    """
+    if kind == "random table":
+        f = (rng.random(2**n) < rng.uniform(0.05, 0.95)).astype(np.uint8)
+    elif kind == "random tree":
+        f = random_tree(n, int(rng.integers(2, 65)), rng).truth_table()
+    elif kind == "sparse":  # a few ones
+        f = np.zeros(2**n, dtype=np.uint8)
+        f[rng.choice(2**n, size=int(rng.integers(1, 9)), replace=False)] = 1
+    else:
+        raise ValueError(f"kind must be one of {list(LEMMA51_KINDS)}, got {kind!r}")
+    bare = random_tree(n, int(rng.integers(1, 25)), rng, max_depth=n - 1)  # every leaf keeps a free variable
+    before = analysis.leaf_statistics(bare, f)
+    leaf_pos = int(rng.integers(bare.size))
+    free = np.flatnonzero(bare.leaf_restrictions()[leaf_pos] < 0)
+    drop, score = analysis.split_cost_drop(bare, f, leaf_pos, int(rng.choice(free)))
+    error = float(np.mean(analysis.complete(bare, f).truth_table() != f))  # measured on the completed tree
+    return {"error": error, "cost": before["cost"].sum(), "drop": drop, "score": score}
+
+
+def lemma51_pairs(*, n: int, n_functions: int, seed: int, n_jobs: int | None = None) -> pd.DataFrame:
+    """``n_functions`` pairs of each kind on ``n`` variables ([BLT20] Lemma 5.1): one row per pair.
+
+    ``n`` is at least 6: the random trees have up to 64 leaves and the bare trees up to 24 leaves
+    of depth at most n − 1.
+    """
+    n, n_functions = check_int("n", n, 6, 24), check_int("n_functions", n_functions, 1)
+    return sweep(lemma51_task, grid(kind=list(LEMMA51_KINDS), n=[n]), repetitions=n_functions, seed=seed,
+                 key="ch01/lemma51", n_jobs=n_jobs)
+
+
+def lemma51_measures(lemma51: pd.DataFrame) -> dict[str, float]:
+    """The worst cases of [BLT20] Lemma 5.1: max error/cost (cost > 0), max error at cost 0, max |drop − score|."""
+    positive = lemma51[lemma51["cost"] > 0]
+    at_zero = lemma51.loc[lemma51["cost"] == 0, "error"]
+    return {"error_over_cost": worst(positive["error"] / positive["cost"]),
+            "error_at_zero_cost": worst(at_zero) if len(at_zero) else 0.0,
+            "drop_gap": worst((lemma51["drop"] - lemma51["score"]).abs())}
+
+
+def fig_lemma51(lemma51: pd.DataFrame) -> Any:
+    """[BLT20] Lemma 5.1: error/cost against cost (left), measured against predicted cost drop (right)."""
+    fig, axes = figures.figure(2, height=3.6)
+    with_cost = lemma51[lemma51["cost"] > 0].assign(ratio=lambda d: d["error"] / d["cost"])
+    sns.scatterplot(data=with_cost, x="cost", y="ratio", hue="kind", s=18, ax=axes[0])
+    axes[0].axhline(1.0, color="k", ls="--", lw=1, label="the bound")
+    axes[0].set(xscale="log", ylim=(0, 1.1), xlabel=r"cost$_f(T^\circ)$", ylabel="error / cost")
+    axes[0].legend(loc="upper right", bbox_to_anchor=(1.0, 0.9), frameon=True)
+    sns.scatterplot(data=lemma51, x="score", y="drop", hue="kind", s=18, ax=axes[1], legend=False)
+    lim = float(lemma51["score"].max()) * 1.05 + 1e-3
+    axes[1].plot([0, lim], [0, lim], "k--", lw=1)
+    axes[1].set_xlabel(r"predicted drop $2^{-|\ell|}\,\mathrm{Inf}_i(f_\ell)$")
+    axes[1].set_ylabel("measured drop in cost after the split")
+    return fig
+
+
+def lemma51_glue(lemma51: pd.DataFrame) -> dict[str, Any]:
+    """The Lemma 5.1 numbers for the text: pairs, largest error/cost (overall and per kind), largest drop gap."""
+    values: dict[str, Any] = {
+        "ch1_l51_count": len(lemma51),
+        "ch1_l51_ratio": float((lemma51["error"] / lemma51["cost"].where(lemma51["cost"] > 0)).max()),
+        "ch1_l51_drop": float((lemma51["drop"] - lemma51["score"]).abs().max())}
+    with_cost = lemma51[lemma51["cost"] > 0]
+    for kind, d in with_cost.groupby("kind"):
+        values[f"ch1_l51_ratio_{_glue_key(kind)}"] = float((d["error"] / d["cost"]).max())
+    return values
+
+
+# --- OSSS and Lemma 5.3 --------------------------------------------------------------------------
+
+def osss_task(rng: np.random.Generator, s: int, n: int) -> dict[str, float]:
+    """A random tree of size ``s``: its variance and influences against OSSS and [BLT20] Lemma 5.3.
+
+    ``parseval_gap`` compares the counted variance and influences with their Fourier (Parseval) values.
+    """
+    tree = random_tree(n, s, rng)
+    f = tree.truth_table()
+    inf = analysis.influences(f)
+    var = analysis.variance(f)
+    fourier_var, fourier_inf = analysis.fourier_variance_and_influences(f)
+    return {"variance": var, "max_inf": inf.max(), "total_inf": inf.sum(),
+            "parseval_gap": max(abs(var - fourier_var), float(np.abs(inf - fourier_inf).max())),
+            "osss_bound": bounds.osss05_max_influence_lower(var, s),
+            "lemma53_bound": bounds.blt20_lemma53_total_influence_upper(var, s)}
+
+
+def osss_trees(*, sizes: Sequence[int], n: int, n_functions: int, seed: int,
+               n_jobs: int | None = None) -> pd.DataFrame:
+    """``n_functions`` random trees per size, the non-constant ones, with the OSSS and Lemma 5.3 ratios.
+
+    ``osss_ratio`` = max_i Inf_i / (Var/log2 s) must be at least 1 (OSSS, used by [BLT20]);
+    ``lemma53_ratio`` = Inf / (Var log2(4s/Var)) at most 1 ([BLT20] Lemma 5.3).
+    """
+    n, n_functions = check_int("n", n, 1, 24), check_int("n_functions", n_functions, 1)
+    osss = sweep(osss_task, grid(s=list(sizes), n=[n]), repetitions=n_functions, seed=seed, key="ch01/osss",
+                 n_jobs=n_jobs)
+    osss = osss[osss["variance"] > 0].copy()
+    osss["osss_ratio"] = osss["max_inf"] / osss["osss_bound"]
+    osss["lemma53_ratio"] = osss["total_inf"] / osss["lemma53_bound"]
+    return osss
+
+
+def osss_tightness(osss: pd.DataFrame) -> pd.DataFrame:
+    """How tight OSSS and [BLT20] Lemma 5.3 are, by tree size: min/median and max/median of the ratios."""
+    return osss.groupby("s").agg(osss_min_ratio=("osss_ratio", "min"), osss_median_ratio=("osss_ratio", "median"),
+                                 lemma53_max_ratio=("lemma53_ratio", "max"),
+                                 lemma53_median_ratio=("lemma53_ratio", "median"))
+
+
+def osss_measures(osss: pd.DataFrame) -> dict[str, float]:
+    """The worst cases: max Parseval gap, min OSSS ratio (must be ≥ 1), max [BLT20] Lemma 5.3 ratio (≤ 1)."""
+    return {"parseval_gap": worst(osss["parseval_gap"]),
+            "osss_ratio": worst(osss["osss_ratio"], "min"),
+            "lemma53_ratio": worst(osss["lemma53_ratio"])}
+
+
+def fig_osss(osss: pd.DataFrame) -> Any:
+    """The OSSS ratio (left, must be ≥ 1) and the [BLT20] Lemma 5.3 ratio (right, must be ≤ 1) by size."""
+    fig, axes = figures.figure(2, height=3.6)
+    sns.boxplot(data=osss, x="s", y="osss_ratio", ax=axes[0], color="C0", fliersize=2)
+    axes[0].axhline(1.0, color="k", ls="--", lw=1)
+    axes[0].set(xlabel="tree size s", ylabel=r"$\max_i \mathrm{Inf}_i(f)\,/\,(\mathrm{Var}(f)/\log_2 s)$")
+    sns.boxplot(data=osss, x="s", y="lemma53_ratio", ax=axes[1], color="C1", fliersize=2)
+    axes[1].axhline(1.0, color="k", ls="--", lw=1)
+    axes[1].set(xlabel="tree size s", ylim=(0, 1.1),
+                ylabel=r"$\mathrm{Inf}(f)\,/\,(\mathrm{Var}\log_2(4s/\mathrm{Var}))$")
+    return fig
+
+
+def osss_glue(osss: pd.DataFrame) -> dict[str, Any]:
+    """The OSSS and Lemma 5.3 numbers for the text (trees, extremes, the smallest and largest size)."""
+    tight = osss_tightness(osss)
+    return {"ch1_osss_count": len(osss),
+            "ch1_osss_min": float(osss["osss_ratio"].min()),
+            "ch1_l53_max": float(osss["lemma53_ratio"].max()),
+            "ch1_osss_med_large": float(tight["osss_median_ratio"].iloc[-1]),
+            "ch1_s_large": int(tight.index[-1]),
+            "ch1_s_small": int(tight.index[0]),
+            "ch1_osss_min_small": float(tight["osss_min_ratio"].iloc[0])}
+
+
+# --- target families -----------------------------------------------------------------------------
+
+def family_target(rng: np.random.Generator, family: str, s: int, n: int, k: int = 0, t: int = 0) -> np.ndarray:
+    """Truth table of a member of ``family`` with an explicit tree of size s (k, t: the decoy families).
+
+    Families: "random tree" (size s), "complete random tree" (depth log2 s), "parity" (of log2 s
+    random variables), "multiplexer" (log2 s − 1 address bits), "decoy selector" and "nested decoy"
+    (the chapter's own lower-bound constructions, block length k and depth t).
+    """
+    log_s = int(round(math.log2(s)))
+    if family == "random tree":
+        return random_tree(n, s, rng).truth_table()
+    if family == "complete random tree":
+        return random_tree_of_depth(n, log_s, rng).truth_table()
+    if family == "parity":
+        return truth_table(lambda X: parity(X, list(rng.choice(n, size=log_s, replace=False))), n)
+    if family == "multiplexer":  # log_s - 1 address bits, 2^(log_s - 1) data bits: s leaves
+        return truth_table(lambda X: address(X, log_s - 1), n)
+    if family == "decoy selector":
+        return truth_table(lambda X: decoy_selector_parity(X, k, t), n)
+    if family == "nested decoy":
+        return truth_table(lambda X: nested_decoy_parity(X, k, t), n)
+    raise ValueError(f"family must be a known target family, got {family!r}")
+
+
+def fits(family: str, s: int, n: int) -> bool:
+    """Whether a size-s member of the family exists on n variables."""
+    log_s = int(round(math.log2(s)))
+    if family in ("random tree",):
+        return s <= 2**n
+    if 2**log_s != s:
+        return False
+    if family == "multiplexer":
+        return log_s >= 2 and (log_s - 1) + 2 ** (log_s - 1) <= n
+    return log_s <= n
+
+
+def decoy_instances(family: str, n: int) -> list[dict[str, Any]]:
+    """The (k, t) members (t ≥ 1) of a decoy family on at most n variables, with their explicit sizes."""
+    if family not in ("decoy selector", "nested decoy"):
+        raise ValueError(f"family must be 'decoy selector' or 'nested decoy', got {family!r}")
+    out = []
+    for k in DECOY_BLOCKS:
+        for t in range(1, 8):
+            need = t * (k + 3) if family == "decoy selector" else k + t * (k + 2)
+            if need > n:
+                break
+            size = decoy_selector_parity_size(k, t) if family == "decoy selector" else nested_decoy_parity_size(k, t)
+            out.append({"family": family, "s": size, "k": k, "t": t})
+    return out
+
+
+# --- Lemmas 5.2 and 5.4 along real runs ----------------------------------------------------------
+
+RUN_COLUMNS = ["leaves", "node", "feature", "cost", "error", "score", "best_score", "greedy_gap", "lemma52_bound",
+               "lemma54_bound", "final_size", "final_error", "error_before_last_split", "trace_gap"]
+
+
+def lemma_run_task(rng: np.random.Generator, family: str, s: int, n: int, eps: float, k: int = 0,
+                   t: int = 0) -> list[dict[str, Any]]:
+    """One BuildTopDownDT run, every split replayed from the returned tree: [BLT20] Lemmas 5.2, 5.4, Sec. 3.
+
+    One row per split with the recomputed selected score, the Lemma 5.2 and 5.4 lower bounds (NaN
+    where Lemma 5.4 does not apply), the greedy gap (best frontier score − selected, and the best
+    influence of the split leaf − the queried one's), and, per run, the returned tree's size and
+    exact error, the error before the last split and the gap between the scorer's running cost and
+    error and the recomputed ones. No row when the constant tree is already ε-close.
+    """
+    f = family_target(rng, family, s, n, k, t)
+    run = build_top_down_dt(f, eps=eps)
+    # Every quantity below is recomputed from the returned tree and the truth table, not read
+    # from the scorer: replay.replay cuts each node's subfunction out of f.
+    steps = replay.replay(run.tree, run.trace, f)
+    trace_gap = max(float(np.abs(steps["cost"].to_numpy() - run.trace["cost"].to_numpy()).max()),
+                    float(np.abs(steps["error"].to_numpy() - run.trace["error"].to_numpy()).max()))
+    splits = steps[steps["node"] >= 0].copy()
+    if splits.empty:  # the constant completion was already ε-close: no split to check
+        return []
+    splits["lemma52_bound"] = bounds.blt20_lemma52_score_lower(eps, splits["leaves"], s)
+    active = splits["cost"] >= bounds.blt20_lemma54_threshold(eps, s)
+    splits["lemma54_bound"] = np.where(
+        active, bounds.blt20_lemma54_score_lower(splits["cost"], eps, splits["leaves"], s), np.nan)
+    splits["greedy_gap"] = np.maximum(splits["best_score"] - splits["selected_score"], splits["influence_gap"])
+    splits["final_size"] = run.tree.size
+    splits["final_error"] = float(np.mean(run.tree.truth_table() != f))  # the returned tree on every point
+    splits["error_before_last_split"] = float(splits["error"].iloc[-1])
+    splits["trace_gap"] = trace_gap
+    return splits.rename(columns={"selected_score": "score"})[RUN_COLUMNS].to_dict("records")
+
+
+def lemma_runs(*, sizes: Sequence[int], n: int, eps: float, n_functions: int, seed: int,
+               n_jobs: int | None = None) -> pd.DataFrame:
+    """BuildTopDownDT on four families, every split against [BLT20] Lemmas 5.2 and 5.4.
+
+    Random trees and parities (max(5, n_functions // 10) targets per size), one multiplexer per
+    size and one run per decoy-selector instance. Adds ``lemma52_ratio`` and ``lemma54_ratio``
+    (selected score / bound; each must be at least 1).
+    """
+    n, n_functions = check_int("n", n, 1, 24), check_int("n_functions", n_functions, 1)
+    eps = check_real("eps", eps, 0.0, 0.5)
+    random_families = [row for row in grid(family=["random tree", "parity"], s=list(sizes), n=[n], eps=[eps])
+                       if fits(row["family"], row["s"], n)]
+    fixed_families = ([row for row in grid(family=["multiplexer"], s=list(sizes), n=[n], eps=[eps])
+                       if fits("multiplexer", row["s"], n)]
+                      + [{**inst, "n": n, "eps": eps} for inst in decoy_instances("decoy selector", n)])
+    runs = pd.concat([sweep(lemma_run_task, random_families, repetitions=max(5, n_functions // 10), seed=seed,
+                            key="ch01/lemma_runs", n_jobs=n_jobs),
+                      sweep(lemma_run_task, fixed_families, repetitions=1, seed=seed, key="ch01/lemma_runs_fixed",
+                            n_jobs=n_jobs)],
+                     ignore_index=True)
+    runs["lemma52_ratio"] = runs["score"] / runs["lemma52_bound"]
+    runs["lemma54_ratio"] = runs["score"] / runs["lemma54_bound"]
+    return runs
+
+
+def lemma_run_measures(runs: pd.DataFrame) -> dict[str, float]:
+    """The worst cases along the runs: greedy and trace gaps ([BLT20] Sec. 3), Lemmas 5.2 and 5.4, the stop rule.
+
+    ``final_error``, ``error_before_last_split`` and ``trace_gap`` are taken once per run.
+    """
+    per_run = runs.groupby(["family", "s", "k", "t", "rep"], dropna=False).first()
+    return {"greedy_gap": worst(runs["greedy_gap"]),
+            "trace_gap": worst(per_run["trace_gap"]),
+            "lemma52_ratio": worst(runs["lemma52_ratio"], "min"),
+            "lemma54_splits": int(runs["lemma54_ratio"].notna().sum()),
+            "lemma54_ratio": worst(runs["lemma54_ratio"].dropna(), "min"),
+            "final_error": worst(per_run["final_error"]),
+            "error_before_last_split": worst(per_run["error_before_last_split"], "min")}
+
+
+def closest_per_family(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per family: splits, the smallest score/bound of [BLT20] Lemma 5.2 and of Lemma 5.4 where it applies."""
+    return runs.groupby("family").agg(splits=("score", "size"), lemma52_min=("lemma52_ratio", "min"),
+                                      lemma54_splits=("lemma54_ratio", "count"),
+                                      lemma54_min=("lemma54_ratio", "min"))
+
+
+def fig_lemmas(runs: pd.DataFrame, *, s: int, eps: float) -> Any:
+    """[BLT20] Lemmas 5.2 and 5.4: one run on a random tree of size ``s`` (left), every split's ratio (right)."""
+    example = runs[(runs["family"] == "random tree") & (runs["s"] == s) & (runs["rep"] == 0)]
+    fig, axes = figures.figure(2, height=3.6)
+    ax = axes[0]
+    ax.plot(example["leaves"], example["score"], "o-", ms=3, label="selected score")
+    ax.plot(example["leaves"], example["lemma52_bound"], "--", label="Lemma 5.2 bound")
+    ax.plot(example["leaves"], example["lemma54_bound"], ":", lw=2.5, label="Lemma 5.4 bound")
+    ax.set(yscale="log", xlabel="leaves L before the split", ylabel="score",
+           title=f"one run: random tree, s = {s}, ε = {eps}")
+    ax.set_ylim(top=20)
+    ax.legend(loc="upper right")
+    long = runs.melt(id_vars=["family"], value_vars=["lemma52_ratio", "lemma54_ratio"], var_name="lemma",
+                     value_name="ratio").dropna()
+    long["lemma"] = long["lemma"].map({"lemma52_ratio": "Lemma 5.2", "lemma54_ratio": "Lemma 5.4"})
+    long["family"] = long["family"].str.replace(" ", "\n")
+    sns.boxplot(data=long, y="family", x="ratio", hue="lemma", ax=axes[1], fliersize=2, orient="h")
+    axes[1].axvline(1.0, color="k", ls="--", lw=1)
+    axes[1].set(xscale="log", ylabel="", xlabel="selected score / lower bound (must stay ≥ 1)")
+    axes[1].legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)  # above the boxes, never on them
+    return fig
+
+
+def lemma_runs_glue(runs: pd.DataFrame) -> dict[str, Any]:
+    """The Lemmas 5.2 and 5.4 numbers for the text: smallest ratios overall, per family, and where."""
+    closest = closest_per_family(runs)
+    values: dict[str, Any] = {}
+    for fam, row in closest.iterrows():
+        values[f"ch1_l52_min_{_glue_key(fam)}"] = float(row["lemma52_min"])
+        values[f"ch1_l54_min_{_glue_key(fam)}"] = float(row["lemma54_min"])
+    values["ch1_runs_steps"] = len(runs)
+    values["ch1_runs_n54"] = int(runs["lemma54_ratio"].notna().sum())
+    values["ch1_l52_min"] = float(runs["lemma52_ratio"].min())
+    values["ch1_l54_min"] = float(runs["lemma54_ratio"].min())
+    for lemma in ("52", "54"):
+        at = runs.loc[runs[f"lemma{lemma}_ratio"].idxmin()]
+        values[f"ch1_l{lemma}_argmin"] = f"{at['family']}, s = {int(at['s'])}, at a split with L = {int(at['leaves'])}"
+    return values
+
+
+# --- Theorem 3 -----------------------------------------------------------------------------------
+
+def theorem3_task(rng: np.random.Generator, family: str, s: int, eps: float, n: int) -> dict[str, Any]:
+    """One BuildTopDownDT run against the size bound of [BLT20] Theorem 3 (C0 = Inf(f) from f)."""
+    f = family_target(rng, family, s, n)
+    run = build_top_down_dt(f, eps=eps)
+    initial_cost = analysis.total_influence(f)  # C0 = Inf(f), computed from f, not from the run
+    return {"size": run.tree.size, "error": float(np.mean(run.tree.truth_table() != f)), "initial_cost": initial_cost,
+            "log2_bound": bounds.blt20_theorem3_log2_size_bound(s, eps, initial_cost) if initial_cost > 0 else 0.0}
+
+
+def theorem3_runs(*, sizes: Sequence[int], eps_grid: Sequence[float], n: int, n_functions: int, seed: int,
+                  n_jobs: int | None = None) -> pd.DataFrame:
+    """[BLT20] Theorem 3 on the main grid (four families × sizes × errors) and on a corner grid.
+
+    The corner grid (random trees with s in {2, 3, 4, 5} at ε in {0.3, 0.4, 0.45}) is where the bound
+    can bite: it is below 2^n, the size of the largest tree on n variables, only for very small s
+    and large ε (its exponent grows like log(s/ε) log(1/ε)). ``bites`` marks those runs.
+    """
+    n, n_functions = check_int("n", n, 3, 24), check_int("n_functions", n_functions, 1)
+    main_grid = [row for row in grid(family=list(THEOREM3_FAMILIES), s=list(sizes), eps=list(eps_grid), n=[n])
+                 if fits(row["family"], row["s"], n)]
+    corner_grid = grid(family=["random tree"], s=[2, 3, 4, 5], eps=[0.3, 0.4, 0.45], n=[n])
+    repetitions = max(3, n_functions // 30)
+    thm3 = pd.concat([sweep(theorem3_task, main_grid, repetitions=repetitions, seed=seed, key="ch01/theorem3",
+                            n_jobs=n_jobs).assign(grid="main"),
+                      sweep(theorem3_task, corner_grid, repetitions=repetitions, seed=seed, key="ch01/theorem3_corner",
+                            n_jobs=n_jobs).assign(grid="corner")],
+                     ignore_index=True)
+    thm3["log2_size"] = np.log2(thm3["size"])
+    thm3["bites"] = thm3["log2_bound"] < n
+    return thm3
+
+
+def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
+    """The worst cases of [BLT20] Theorem 3: size/bound where the bound is below 2^n, the room elsewhere, error/ε.
+
+    ``size_over_bound`` is NaN (and ``biting`` 0) when no bound is below 2^n; ``size_over_bound_high``
+    is the largest value size/bound can take (2^n / smallest biting bound).
+    """
+    biting = thm3[thm3["bites"]]
+    vacuous = thm3[~thm3["bites"]]
+    out = {"biting": len(biting), "vacuous": len(vacuous), "size_over_bound": math.nan,
+           "size_over_bound_high": math.nan,
+           "vacuous_room_bits": worst(vacuous["log2_bound"] - vacuous["log2_size"], "min"),
+           "error_over_eps": worst(thm3["error"] / thm3["eps"]),
+           "error_over_eps_high": float(0.5 / thm3["eps"].min())}
+    if len(biting):
+        out["size_over_bound"] = worst(2.0 ** (biting["log2_size"] - biting["log2_bound"]))
+        out["size_over_bound_high"] = float(2.0 ** (n - biting["log2_bound"].min()))
+    return out
+
+
+def fig_theorem3(thm3: pd.DataFrame, *, eps_grid: Sequence[float]) -> Any:
+    """[BLT20] Theorem 3: the room under the bound in bits per family (left), median size against 1/ε (right)."""
+    main = thm3[thm3["grid"] == "main"]
+    fig, axes = figures.figure(2, height=3.6)
+    gap = main.assign(gap=main["log2_bound"] - main["log2_size"]).groupby(["family", "s"], as_index=False)["gap"].min()
+    for fam, d in gap.groupby("family"):
+        axes[0].plot(d["s"], d["gap"], "o-", label=fam)
+    axes[0].axhline(0, color="k", ls="--", lw=1)
+    axes[0].set(xscale="log", xlabel="target size s", ylabel=r"$\log_2$(bound) − $\log_2$(size)  [bits]",
+                title="room under the Theorem 3 bound")
+    axes[0].set_xscale("log", base=2)
+    axes[0].set_ylim(top=1.7 * max(float(gap["gap"].max()), 1.0))  # the room rises with s: the legend goes on top
+    axes[0].legend(loc="upper left")
+    by_eps = main[main["family"] == "random tree"].groupby(["eps", "s"], as_index=False)["size"].median()
+    for s_val, d in by_eps.groupby("s"):
+        axes[1].plot(1 / d["eps"], d["size"], "o-", label=f"s = {s_val}")
+    axes[1].set(xscale="log", yscale="log", xlabel=r"$1/\varepsilon$", ylabel="median size (random trees)")
+    axes[1].yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    axes[1].yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    axes[1].set_xticks([1 / e for e in eps_grid], [f"{1 / e:g}" for e in eps_grid])
+    axes[1].xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    axes[1].legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
+    return fig
+
+
+def theorem3_glue(thm3: pd.DataFrame, *, n: int) -> dict[str, Any]:
+    """The Theorem 3 numbers for the text: runs, where the bound bites and by how much, the room on the main grid."""
+    biting = thm3[thm3["bites"]]
+    main = thm3[thm3["grid"] == "main"]
+    return {"ch1_t3_runs": len(thm3),
+            "ch1_t3_biting": len(biting),
+            "ch1_t3_biting_margin": float((2.0 ** (biting["log2_size"] - biting["log2_bound"])).max())
+            if len(biting) else float("nan"),
+            "ch1_t3_biting_pairs": ", ".join(f"(s = {s}, ε = {e})" for s, e in
+                                             biting[["s", "eps"]].drop_duplicates().itertuples(index=False)),
+            "ch1_t3_max_over_s": float((main["size"] / main["s"]).max()),
+            "ch1_t3_min_gap": float((main["log2_bound"] - main["log2_size"]).min()),
+            "ch1_n": n,
+            "ch1_t3_min_bound_bits": float(main["log2_bound"].min())}
+
+
+# --- lower bound, exact learning: nested decoy parities ------------------------------------------
+
+def _top_features(tree: DecisionTree, k: int) -> list[int]:
+    """The variables queried in the top ``k`` levels of ``tree``."""
+    return [tree.feature[v] for v in range(tree.node_count) if tree.node_depth[v] < k]
+
+
+def nested_decoy_runs(*, n_max: int, eps: float) -> pd.DataFrame:
+    """BuildTopDownDT on nested decoy parities (our family for [BLT20]'s lower bound) on at most ``n_max`` variables.
+
+    Each target is learned exactly (ε below 2^-n) and at the chapter's ``eps``; one row per (k, t),
+    with the explicit and greedy sizes, exactness, whether the top k levels query only the level-t
+    decoys, and ``ratio`` = greedy / explicit size.
+    """
+    n_max, eps = check_int("n_max", n_max, 1, 24), check_real("eps", eps, 0.0, 0.5)
+    rows = []
+    for k in DECOY_BLOCKS:
+        for t in range(0, 8):
+            n_lb = k + t * (k + 2)
+            if n_lb > n_max:
+                break
+            f = truth_table(lambda X: nested_decoy_parity(X, k, t), n_lb)
+            run = build_top_down_dt(f, eps=2.0 ** -(n_lb + 1))  # below 2^-n: only the exact tree stops it
+            decoy_block = set(range(k + (t - 1) * (k + 2) + 2, k + (t - 1) * (k + 2) + 2 + k))
+            top_features = _top_features(run.tree, k)
+            at_eps = build_top_down_dt(f, eps=eps).tree.size  # the same target at the chapter's constant ε
+            rows.append({"k": k, "t": t, "n": n_lb, "explicit_size": nested_decoy_parity_size(k, t),
+                         "greedy_size": run.tree.size, "greedy_size_at_eps": at_eps,
+                         "exact": bool(np.array_equal(run.tree.truth_table(), f)),
+                         "decoys_first": all(i in decoy_block for i in top_features) if t > 0 else True})
+    lower = pd.DataFrame(rows)
+    lower["ratio"] = lower["greedy_size"] / lower["explicit_size"]
+    return lower
+
+
+def nested_decoy_measures(lower: pd.DataFrame) -> dict[str, float]:
+    """Fractions that must be 1: decoys first (t ≥ 1), exact greedy trees, k whose ratio grows strictly with t."""
+    deep = lower[lower["t"] > 0]
+    growth = [bool(np.all(np.diff(d.sort_values("t")["ratio"]) > 0)) for _, d in lower.groupby("k") if len(d) > 1]
+    return {"decoys_first": float(deep["decoys_first"].mean()),
+            "exact": float(lower["exact"].mean()),
+            "ratio_grows": float(np.mean(growth))}
+
+
+def fig_nested(lower: pd.DataFrame) -> Any:
+    """Nested decoy parities learned exactly: greedy against explicit size (left), the exponent against t (right)."""
+    fig, axes = figures.figure(2, height=3.6)
+    for k, d in lower.groupby("k"):
+        axes[0].plot(d["explicit_size"], d["greedy_size"], "o-")
+    s_line = np.sort(lower["explicit_size"].unique())
+    references = axes[0].plot(s_line, s_line, "k--", lw=1, label="explicit tree (size s)")
+    references += axes[0].plot(s_line, s_line.astype(float) ** 2, "k:", lw=1, label=r"$s^2$")
+    axes[0].set_xscale("log", base=2)
+    axes[0].set_yscale("log", base=2)
+    axes[0].set(xlabel="size s of the explicit tree", ylabel="leaves of the greedy tree (exact)")
+    # the sizes rise with s, away from this corner
+    axes[0].legend(handles=references, loc="upper left")
+    for k, d in lower.groupby("k"):
+        axes[1].plot(d["t"], np.log(d["greedy_size"]) / np.log(d["explicit_size"]), "o-", label=f"k = {k}")
+    axes[1].axhline(1, color="k", ls="--", lw=1)
+    axes[1].set(xlabel="nesting depth t", ylabel=r"exponent $\log(\mathrm{greedy}) / \log s$")
+    axes[1].legend(loc="lower right")  # the exponents rise with t, away from this corner
+    return fig
+
+
+def nested_decoy_glue(lower: pd.DataFrame) -> dict[str, Any]:
+    """The nested-decoy numbers for the text: the largest blow-up and the greedy sizes at the chapter's ε."""
+    best = lower.loc[lower["ratio"].idxmax()]
+    return {"ch1_lb_ratio": float(best["ratio"]),
+            "ch1_lb_greedy": int(best["greedy_size"]),
+            "ch1_lb_explicit": int(best["explicit_size"]),
+            "ch1_lb_n": int(best["n"]),
+            "ch1_lb_at_eps": "; ".join(
+                f"k = {k}: " + ", ".join(str(v) for v in d.sort_values("t")["greedy_size_at_eps"])
+                for k, d in lower[lower["t"] > 0].groupby("k"))}
+
+
+# --- lower bound at constant ε: decoy parities behind a two-way selector -------------------------
+
+def selector_runs(*, n_max: int, eps_values: Sequence[float] = CONSTANT_EPS) -> pd.DataFrame:
+    """BuildTopDownDT on the decoy-selector family (our lower-bound family for [BLT20]) at constant errors.
+
+    One row per instance (k, t) on at most ``n_max`` variables and error: explicit and greedy size,
+    the greedy tree's exact error, whether its top k levels query only level-t decoys,
+    ``explicit_gap`` (points where the explicit tree differs from f + |its size − the recursion's|),
+    ``ratio`` = greedy / explicit size and ``exponent`` = log(greedy) / log(explicit).
+    """
+    n_max = check_int("n_max", n_max, 4, 24)  # the smallest instance (k = 1, t = 1) has 4 variables
+    eps_values = [check_real(f"eps_values[{i}]", e, 0.0, 0.5) for i, e in enumerate(eps_values)]
+    rows = []
+    for inst in decoy_instances("decoy selector", n_max):
+        k, t = inst["k"], inst["t"]
+        n_lb = t * (k + 3)
+        f = truth_table(lambda X: decoy_selector_parity(X, k, t), n_lb)
+        explicit = decoy_selector_parity_tree(n_lb, k, t)
+        # the explicit tree must compute f exactly and have the size the recursion gives
+        explicit_gap = int(np.count_nonzero(explicit.truth_table() != f)) + abs(explicit.size - inst["s"])
+        top_block = set(range((t - 1) * (k + 3), (t - 1) * (k + 3) + k))  # the decoys of level t
+        for eps_lb in eps_values:
+            run = build_top_down_dt(f, eps=eps_lb)
+            rows.append({"k": k, "t": t, "n": n_lb, "eps": eps_lb, "explicit_size": explicit.size,
+                         "greedy_size": run.tree.size, "error": float(np.mean(run.tree.truth_table() != f)),
+                         "decoys_first": all(i in top_block for i in _top_features(run.tree, k)),
+                         "explicit_gap": explicit_gap})
+    constant = pd.DataFrame(rows)
+    constant["ratio"] = constant["greedy_size"] / constant["explicit_size"]
+    constant["exponent"] = np.log(constant["greedy_size"]) / np.log(constant["explicit_size"])
+    return constant
+
+
+def selector_size_table(constant: pd.DataFrame) -> Any:
+    """Greedy sizes per instance (rows) and error (columns), styled."""
+    return (constant.pivot_table(index=["k", "t", "explicit_size"], columns="eps", values="greedy_size")
+            .rename(columns=lambda e: f"greedy size, ε = {e}").astype(int)
+            .style.set_caption("Leaves of BuildTopDownDT's tree against the explicit tree's size s"))
+
+
+def selector_measures(constant: pd.DataFrame) -> dict[str, Any]:
+    """The decoy-selector checks: explicit-tree gap, fraction decoys first, max error/ε (and its largest
+    possible value), and ``largest_ratio``: {ε: largest greedy / explicit size}."""
+    return {"explicit_gap": float(constant["explicit_gap"].max()),
+            "decoys_first": float(constant["decoys_first"].mean()),
+            "error_over_eps": worst(constant["error"] / constant["eps"]),
+            "error_over_eps_high": 0.5 / float(constant["eps"].min()),
+            "largest_ratio": {e: float(constant.loc[constant["eps"] == e, "ratio"].max())
+                              for e in dict.fromkeys(constant["eps"].tolist())}}
+
+
+def fig_constant_eps(constant: pd.DataFrame) -> Any:
+    """Decoy selector: greedy against explicit size, one panel per constant ε, one line per k."""
+    eps_values = list(dict.fromkeys(constant["eps"].tolist()))
+    fig, axes = figures.figure(len(eps_values), height=3.6, sharey=True, squeeze=False)
+    axes = axes[0]
+    s_line = np.sort(constant["explicit_size"].unique())
+    for ax, e in zip(axes, eps_values):
+        d = constant[constant["eps"] == e]
+        for k, dk in d.groupby("k"):
+            ax.plot(dk["explicit_size"], dk["greedy_size"], "o-", label=f"k = {k}")
+        ax.plot(s_line, s_line, "k--", lw=1, label="explicit tree (size s)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set(xlabel="size s of the explicit tree", title=f"ε = {e}")
+    axes[0].set_ylabel("leaves of BuildTopDownDT's tree")
+    axes[-1].legend(loc="upper left")  # the sizes rise with s, away from this corner
+    return fig
+
+
+def selector_glue(constant: pd.DataFrame) -> dict[str, Any]:
+    """The decoy-selector numbers for the text, per ε (key: 100 ε on three digits); the last growth at ε = 0.1."""
+    values: dict[str, Any] = {}
+    for e in dict.fromkeys(constant["eps"].tolist()):
+        d = constant[constant["eps"] == e]
+        best = d.loc[d["ratio"].idxmax()]
+        key = f"{int(round(100 * e)):03d}"
+        values[f"ch1_ce_ratio_{key}"] = float(best["ratio"])
+        values[f"ch1_ce_greedy_{key}"] = int(best["greedy_size"])
+        values[f"ch1_ce_explicit_{key}"] = int(best["explicit_size"])
+        values[f"ch1_ce_kt_{key}"] = f"k = {int(best['k'])}, t = {int(best['t'])}"
+        values[f"ch1_ce_exponent_{key}"] = float(d["exponent"].max())
+    # along each k, does the greedy size still grow at the deepest t, or has it flattened?
+    last_two = constant.sort_values("t").groupby(["eps", "k"]).tail(2)
+    growth_last = last_two.groupby(["eps", "k"])["greedy_size"].agg(
+        lambda g: g.iloc[-1] / g.iloc[0] if len(g) == 2 else np.nan)
+    k_flat = growth_last.loc[0.1].dropna() if 0.1 in growth_last.index.get_level_values("eps") else []
+    values["ch1_ce_last_growth_010"] = float(k_flat.min()) if len(k_flat) else float("nan")
+    values["ch1_ce_n_max"] = int(constant["n"].max())
+    return values

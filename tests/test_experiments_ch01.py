@@ -1,0 +1,332 @@
+"""Chapter 1's experiments (dtcore.book.experiments.ch01), at small sizes, with known answers."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dtcore import analysis
+from dtcore.book.experiments import ch01
+from dtcore.book.sweep import task_seeds
+from dtcore.cube import truth_table
+from dtcore.functions import address, decoy_selector_parity_size, nested_decoy_parity_size
+
+N = 6  # small cube: every run below is exact on 64 points
+
+
+def axes_of(fig) -> int:
+    count = len(fig.axes)
+    plt.close(fig)
+    return count
+
+
+@pytest.fixture(scope="module")
+def lemma51() -> pd.DataFrame:
+    return ch01.lemma51_pairs(n=N, n_functions=4, seed=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def osss() -> pd.DataFrame:
+    return ch01.osss_trees(sizes=[2, 4, 8], n=N, n_functions=6, seed=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def runs() -> pd.DataFrame:
+    return ch01.lemma_runs(sizes=[4, 8], n=N, eps=0.1, n_functions=10, seed=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def thm3() -> pd.DataFrame:
+    return ch01.theorem3_runs(sizes=[4], eps_grid=[0.2, 0.1], n=N, n_functions=3, seed=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def lower() -> pd.DataFrame:
+    return ch01.nested_decoy_runs(n_max=8, eps=0.05)
+
+
+@pytest.fixture(scope="module")
+def constant() -> pd.DataFrame:
+    return ch01.selector_runs(n_max=8)
+
+
+# --- the traced run ------------------------------------------------------------------------------
+
+def test_traced_run_learns_the_multiplexer_exactly_with_address_bits_first():
+    run, f = ch01.traced_run(0.05)
+    assert np.array_equal(f, truth_table(lambda X: address(X, 2), 6))
+    assert run.tree.size == 8 and np.array_equal(run.tree.truth_table(), f)
+    values = ch01.trace_glue(run, f)
+    assert values == {"ch1_trace_size": 8, "ch1_trace_first": "x0, x1",
+                      "ch1_trace_exact": "computes the multiplexer exactly"}
+
+
+def test_trace_glue_says_approximates_when_the_tree_is_not_exact():
+    run, f = ch01.traced_run(0.3)  # one split leaves error 1/4 <= 0.3: not the whole multiplexer
+    assert run.tree.size < 8
+    assert ch01.trace_glue(run, f)["ch1_trace_exact"] == "approximates the multiplexer"
+
+
+def test_trace_table_shows_the_trace_columns_and_dashes_for_the_final_row():
+    run, _ = ch01.traced_run(0.05)
+    styler = ch01.trace_table(run.trace)
+    assert list(styler.data.columns) == ["step", "leaves", "cost", "error", "feature", "score", "depth"]
+    assert len(styler.data) == len(run.trace)
+    assert "—" in styler.to_html()
+
+
+def test_trace_figures():
+    run, _ = ch01.traced_run(0.05)
+    assert axes_of(ch01.fig_trace_tree(run.tree)) == 1
+    assert axes_of(ch01.fig_trace_cost(run.trace, 0.05)) == 1
+
+
+# --- Lemma 5.1 -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ch01.LEMMA51_KINDS)
+def test_lemma51_task_satisfies_both_parts(kind):
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        row = ch01.lemma51_task(rng, kind, N)
+        assert row["error"] <= row["cost"] + 1e-12
+        assert abs(row["drop"] - row["score"]) <= 1e-12
+
+
+def test_lemma51_task_rejects_an_unknown_kind():
+    with pytest.raises(ValueError, match="kind"):
+        ch01.lemma51_task(np.random.default_rng(0), "dense", N)
+
+
+def test_lemma51_pairs_one_row_per_pair_and_depends_on_the_seed(lemma51):
+    assert len(lemma51) == 3 * 4
+    assert list(lemma51["kind"].unique()) == list(ch01.LEMMA51_KINDS)
+    assert lemma51.equals(ch01.lemma51_pairs(n=N, n_functions=4, seed=0, n_jobs=1))
+    assert not lemma51["cost"].equals(ch01.lemma51_pairs(n=N, n_functions=4, seed=1, n_jobs=1)["cost"])
+    with pytest.raises(ValueError, match="n_functions"):
+        ch01.lemma51_pairs(n=N, n_functions=0, seed=0)
+
+
+def test_lemma51_pairs_draw_from_the_keyed_stream_of_the_experiment(lemma51):
+    # task k of the sweep draws from SeedSequence([seed, key_number("ch01/lemma51")]).spawn(K)[k]
+    streams = task_seeds(0, len(lemma51), "ch01/lemma51")
+    first_tree = lemma51.index[lemma51["kind"] == "random tree"][0]
+    row = ch01.lemma51_task(np.random.default_rng(streams[first_tree]), "random tree", N)
+    assert row == {c: lemma51.loc[first_tree, c] for c in ("error", "cost", "drop", "score")}
+
+
+def test_lemma51_measures_known_answers():
+    frame = pd.DataFrame({"kind": ["a", "a", "b"], "error": [0.0, 0.5, 0.25], "cost": [0.0, 2.0, 0.5],
+                          "drop": [0.1, 0.2, 0.3], "score": [0.1, 0.25, 0.3]})
+    m = ch01.lemma51_measures(frame)
+    assert m["error_over_cost"] == 0.5 and m["error_at_zero_cost"] == 0.0
+    assert m["drop_gap"] == pytest.approx(0.05)
+    assert ch01.lemma51_measures(frame.iloc[1:])["error_at_zero_cost"] == 0.0  # no pair at cost 0
+
+
+def test_lemma51_measures_and_glue_on_real_pairs(lemma51):
+    m = ch01.lemma51_measures(lemma51)
+    assert 0 < m["error_over_cost"] <= 1.0 and m["drop_gap"] <= 1e-12
+    values = ch01.lemma51_glue(lemma51)
+    assert values["ch1_l51_count"] == 12
+    assert values["ch1_l51_ratio"] == pytest.approx(m["error_over_cost"])
+    per_kind = [values[f"ch1_l51_ratio_{k.replace(' ', '_')}"] for k in ch01.LEMMA51_KINDS]
+    assert max(per_kind) == values["ch1_l51_ratio"]
+    assert axes_of(ch01.fig_lemma51(lemma51)) == 2
+
+
+# --- OSSS and Lemma 5.3 --------------------------------------------------------------------------
+
+def test_osss_task_parity_of_two_variables_is_tight_for_lemma53_at_s4():
+    row = ch01.osss_task(np.random.default_rng(3), 4, N)
+    assert row["parseval_gap"] <= 1e-12
+    assert row["max_inf"] >= row["osss_bound"] - 1e-12
+    assert row["total_inf"] <= row["lemma53_bound"] + 1e-12
+
+
+def test_osss_trees_keep_nonconstant_trees_and_satisfy_both_bounds(osss):
+    assert (osss["variance"] > 0).all() and set(osss["s"]) == {2, 4, 8}
+    m = ch01.osss_measures(osss)
+    assert m["osss_ratio"] >= 1.0 - 1e-12 and m["lemma53_ratio"] <= 1.0 and m["parseval_gap"] <= 1e-12
+    assert m["osss_ratio"] == osss["osss_ratio"].min()
+
+
+def test_osss_tightness_and_glue_known_answers():
+    frame = pd.DataFrame({"s": [4, 4, 8, 8, 8], "osss_ratio": [1.0, 3.0, 2.0, 4.0, 6.0],
+                          "lemma53_ratio": [0.5, 0.1, 0.2, 0.3, 0.9]})
+    tight = ch01.osss_tightness(frame)
+    assert tight.loc[4, "osss_min_ratio"] == 1.0 and tight.loc[8, "osss_median_ratio"] == 4.0
+    assert tight.loc[8, "lemma53_max_ratio"] == 0.9 and tight.loc[4, "lemma53_median_ratio"] == pytest.approx(0.3)
+    values = ch01.osss_glue(frame)
+    assert values["ch1_s_small"] == 4 and values["ch1_s_large"] == 8
+    assert values["ch1_osss_min_small"] == 1.0 and values["ch1_osss_med_large"] == 4.0
+    assert values["ch1_osss_count"] == 5 and values["ch1_l53_max"] == 0.9
+
+
+def test_fig_osss(osss):
+    assert axes_of(ch01.fig_osss(osss)) == 2
+
+
+# --- target families -----------------------------------------------------------------------------
+
+def test_family_target_members_have_the_stated_structure():
+    rng = np.random.default_rng(0)
+    assert np.array_equal(ch01.family_target(rng, "multiplexer", 8, N), truth_table(lambda X: address(X, 2), N))
+    parity = ch01.family_target(rng, "parity", 8, N)
+    assert np.count_nonzero(analysis.influences(parity) == 1.0) == 3  # three relevant variables, influence 1
+    assert analysis.total_influence(parity) == 3.0
+    complete = ch01.family_target(rng, "complete random tree", 4, N)
+    assert np.count_nonzero(analysis.influences(complete)) <= 3
+    with pytest.raises(ValueError, match="family"):
+        ch01.family_target(rng, "majority", 4, N)
+
+
+@pytest.mark.parametrize("family, s, n, expected", [
+    ("random tree", 6, 3, True), ("random tree", 9, 3, False), ("parity", 6, 10, False), ("parity", 8, 3, True),
+    ("parity", 16, 3, False), ("multiplexer", 8, 6, True), ("multiplexer", 8, 5, False), ("multiplexer", 2, 6, False),
+    ("complete random tree", 4, 2, True)])
+def test_fits_known_answers(family, s, n, expected):
+    assert ch01.fits(family, s, n) is expected
+
+
+def test_decoy_instances_known_answers():
+    selector = ch01.decoy_instances("decoy selector", 8)
+    assert [(d["k"], d["t"]) for d in selector] == [(1, 1), (1, 2), (2, 1), (3, 1)]
+    assert all(d["s"] == decoy_selector_parity_size(d["k"], d["t"]) for d in selector)
+    nested = ch01.decoy_instances("nested decoy", 5)
+    assert nested == [{"family": "nested decoy", "s": nested_decoy_parity_size(1, 1), "k": 1, "t": 1}]
+    assert ch01.decoy_instances("decoy selector", 3) == []
+    with pytest.raises(ValueError, match="family"):
+        ch01.decoy_instances("decoy", 8)
+
+
+# --- Lemmas 5.2 and 5.4 --------------------------------------------------------------------------
+
+def test_lemma_run_task_replays_a_greedy_run_within_the_lemmas():
+    rows = ch01.lemma_run_task(np.random.default_rng(2), "random tree", 8, N, 0.05)
+    frame = pd.DataFrame(rows)
+    assert list(frame.columns) == ch01.RUN_COLUMNS
+    assert list(frame["leaves"]) == list(range(1, len(frame) + 1))  # one row per split, in order
+    assert frame["greedy_gap"].max() <= 1e-12 and frame["trace_gap"].max() <= 1e-12
+    assert (frame["score"] >= frame["lemma52_bound"] - 1e-12).all()
+    assert (frame["final_error"] <= 0.05).all() and (frame["error_before_last_split"] > 0.05).all()
+    assert frame["final_size"].iloc[0] == len(frame) + 1
+
+
+def test_lemma_runs_cover_four_families_and_stay_above_the_bounds(runs):
+    assert set(runs["family"]) == {"random tree", "parity", "multiplexer", "decoy selector"}
+    assert runs["lemma52_ratio"].min() >= 1.0 - 1e-12
+    assert runs["lemma54_ratio"].dropna().min() >= 1.0 - 1e-12
+    per_family_runs = runs.groupby(["family", "s", "k", "t", "rep"], dropna=False).ngroups
+    assert per_family_runs == 2 * 5 + 2 * 5 + 2 + 3  # random trees, parities, multiplexers, decoy instances
+
+
+def test_lemma_run_measures_take_run_quantities_once_per_run():
+    frame = pd.DataFrame({"family": ["a", "a", "b"], "s": [4, 4, 4], "k": [np.nan] * 3, "t": [np.nan] * 3,
+                          "rep": [0, 0, 0], "greedy_gap": [0.0, 1e-13, 0.0], "trace_gap": [0.0, 9.0, 2e-13],
+                          "lemma52_ratio": [3.0, 2.0, 5.0], "lemma54_ratio": [np.nan, 4.0, np.nan],
+                          "final_error": [0.01, 0.5, 0.02], "error_before_last_split": [0.2, 0.9, 0.3]})
+    m = ch01.lemma_run_measures(frame)
+    assert m["greedy_gap"] == 1e-13 and m["lemma52_ratio"] == 2.0
+    assert m["lemma54_splits"] == 1 and m["lemma54_ratio"] == 4.0
+    # the first row of each run carries the run's values
+    assert m["trace_gap"] == 2e-13 and m["final_error"] == 0.02 and m["error_before_last_split"] == 0.2
+
+
+def test_closest_per_family_and_glue(runs):
+    closest = ch01.closest_per_family(runs)
+    assert closest["splits"].sum() == len(runs)
+    assert closest.loc["parity", "lemma52_min"] == runs.loc[runs["family"] == "parity", "lemma52_ratio"].min()
+    values = ch01.lemma_runs_glue(runs)
+    assert values["ch1_runs_steps"] == len(runs)
+    assert values["ch1_l52_min"] == closest["lemma52_min"].min()
+    assert values["ch1_runs_n54"] == closest["lemma54_splits"].sum()
+    assert "ch1_l52_min_decoy_selector" in values and values["ch1_l52_argmin"].count("s = ") == 1
+    assert axes_of(ch01.fig_lemmas(runs, s=8, eps=0.1)) == 2
+
+
+# --- Theorem 3 -----------------------------------------------------------------------------------
+
+def test_theorem3_task_returns_an_eps_close_tree_below_the_bound():
+    row = ch01.theorem3_task(np.random.default_rng(0), "random tree", 4, 0.1, N)
+    assert row["error"] <= 0.1 and 1 <= row["size"] <= 64
+    assert row["initial_cost"] > 0 and row["log2_bound"] > math.log2(row["size"])
+
+
+def test_theorem3_runs_grids_and_biting_flag(thm3):
+    main, corner = thm3[thm3["grid"] == "main"], thm3[thm3["grid"] == "corner"]
+    assert len(main) == 4 * 2 * 3 and len(corner) == 4 * 3 * 3
+    assert thm3["bites"].equals(thm3["log2_bound"] < N)
+    assert (thm3["error"] <= thm3["eps"]).all()
+
+
+def test_theorem3_measures_known_answers():
+    frame = pd.DataFrame({"log2_size": [1.0, 2.0, 3.0], "log2_bound": [2.0, 5.0, 30.0], "bites": [True, True, False],
+                          "error": [0.05, 0.0, 0.1], "eps": [0.1, 0.2, 0.4]})
+    m = ch01.theorem3_measures(frame, n=6)
+    assert m["biting"] == 2 and m["vacuous"] == 1
+    assert m["size_over_bound"] == 0.5 and m["size_over_bound_high"] == 16.0
+    assert m["vacuous_room_bits"] == 27.0
+    assert m["error_over_eps"] == 0.5 and m["error_over_eps_high"] == 5.0
+    none_bite = ch01.theorem3_measures(frame.assign(bites=False), n=6)
+    assert none_bite["biting"] == 0 and math.isnan(none_bite["size_over_bound"])
+
+
+def test_theorem3_glue_and_figure(thm3):
+    values = ch01.theorem3_glue(thm3, n=N)
+    assert values["ch1_t3_runs"] == len(thm3) and values["ch1_n"] == N
+    assert values["ch1_t3_biting"] == int(thm3["bites"].sum())
+    main = thm3[thm3["grid"] == "main"]
+    assert values["ch1_t3_min_bound_bits"] == main["log2_bound"].min()
+    assert axes_of(ch01.fig_theorem3(thm3, eps_grid=[0.2, 0.1])) == 2
+
+
+# --- the lower-bound families --------------------------------------------------------------------
+
+def test_nested_decoy_runs_are_exact_and_query_the_decoys_first(lower):
+    assert [(r.k, r.t) for r in lower.itertuples()] == [(1, 0), (1, 1), (1, 2), (2, 0), (2, 1), (3, 0), (3, 1)]
+    assert lower["exact"].all() and lower["decoys_first"].all()
+    assert (lower["explicit_size"] == [nested_decoy_parity_size(k, t) for k, t in zip(lower["k"], lower["t"])]).all()
+    assert (lower["greedy_size"] >= lower["explicit_size"]).all()
+    m = ch01.nested_decoy_measures(lower)
+    assert m == {"decoys_first": 1.0, "exact": 1.0, "ratio_grows": 1.0}
+
+
+def test_nested_decoy_measures_catch_a_ratio_that_stops_growing():
+    frame = pd.DataFrame({"k": [1, 1, 1, 2, 2], "t": [0, 1, 2, 0, 1], "ratio": [1.0, 2.0, 2.0, 1.0, 3.0],
+                          "decoys_first": [True, True, False, True, True], "exact": [True] * 4 + [False]})
+    m = ch01.nested_decoy_measures(frame)
+    assert m["ratio_grows"] == 0.5 and m["exact"] == 0.8 and m["decoys_first"] == pytest.approx(2 / 3)
+
+
+def test_nested_decoy_glue_and_figure(lower):
+    values = ch01.nested_decoy_glue(lower)
+    assert values["ch1_lb_ratio"] == lower["ratio"].max()
+    assert values["ch1_lb_at_eps"].startswith("k = 1: ") and values["ch1_lb_at_eps"].count("k = ") == 3
+    assert axes_of(ch01.fig_nested(lower)) == 2
+
+
+def test_selector_runs_explicit_tree_is_exact_and_greedy_trees_are_eps_close(constant):
+    assert len(constant) == 4 * 2 and list(dict.fromkeys(constant["eps"])) == [0.1, 0.05]
+    assert (constant["explicit_gap"] == 0).all() and constant["decoys_first"].all()
+    assert (constant["error"] <= constant["eps"]).all()
+    with pytest.raises(ValueError, match="n_max"):
+        ch01.selector_runs(n_max=3)
+
+
+def test_selector_measures_table_glue_and_figure(constant):
+    m = ch01.selector_measures(constant)
+    assert m["explicit_gap"] == 0.0 and m["decoys_first"] == 1.0
+    assert m["error_over_eps"] <= 1.0 and m["error_over_eps_high"] == 10.0
+    assert list(m["largest_ratio"]) == [0.1, 0.05]
+    assert m["largest_ratio"][0.05] == constant.loc[constant["eps"] == 0.05, "ratio"].max()
+    styler = ch01.selector_size_table(constant)
+    assert styler.data.shape == (4, 2)
+    assert list(styler.data.columns) == ["greedy size, ε = 0.05", "greedy size, ε = 0.1"]
+    values = ch01.selector_glue(constant)
+    assert values["ch1_ce_n_max"] == 8 and values["ch1_ce_kt_010"].startswith("k = ")
+    assert values["ch1_ce_last_growth_010"] > 0  # k = 1 has t = 1, 2 on 8 variables
+    assert axes_of(ch01.fig_constant_eps(constant)) == 2
