@@ -290,6 +290,44 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
     Mehta–Raghavan 2002. Among the trees of least training error it returns one with the fewest
     leaves, then the least depth, then the smallest variable index at the first difference (so a
     leaf is preferred to any split of equal error and no split has two identical subtrees).
+
+    Parameters
+    ----------
+    X : array of shape (m, n)
+        The sample's points, 0/1.
+    y : array of shape (m,)
+        Their 0/1 labels.
+    depth : int
+        The depth budget d >= 0.
+    sample_weight : array of shape (m,), optional
+        Non-negative weights of the examples (default: 1 each).
+
+    Returns
+    -------
+    FindResult
+        ``tree`` (depth <= d, least training error), ``errors`` (the weighted number of training
+        mistakes), ``error`` (``errors`` over the total weight) and ``subproblems`` (distinct
+        (restriction, depth) subproblems solved).
+
+    See Also
+    --------
+    dtcore.estimators.OptimalTreeClassifier : the same learner for scikit-learn, on real-valued data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=np.uint8)
+    >>> y = X[:, 0] ^ X[:, 1]
+    >>> find(X, y, depth=1).error  # no depth-1 tree computes parity
+    0.5
+    >>> print(find(X, y, depth=2).tree)
+    x0?
+      0 -> x1?
+        0 -> leaf: 0
+        1 -> leaf: 1
+      1 -> x1?
+        0 -> leaf: 1
+        1 -> leaf: 0
     """
     X = check_binary_matrix("X", X)
     m, n = X.shape

@@ -117,6 +117,29 @@ def low_degree_regression(X: np.ndarray, y: np.ndarray, *, degree: int) -> Polyn
 
     Blanc–Lange–Tan 2021, Lemma 5.3 (after Linial–Mansour–Nisan 1993); least squares via LAPACK.
     Hypothesis: round(trunc(p*)), error <= opt + O(sqrt(eta)) + eps on eta-corrupted samples.
+
+    Parameters
+    ----------
+    X : array of shape (m, n)
+        The sample's points, 0/1.
+    y : array of shape (m,)
+        Their 0/1 labels.
+    degree : int
+        The largest degree d of a monomial, 0 <= d <= n.
+
+    Returns
+    -------
+    PolynomialHypothesis
+        The coefficients of p* on the monomials of degree <= d (``coef``) and its hypothesis
+        (``predict``: round(trunc(p*(x)))).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=np.uint8)
+    >>> p = low_degree_regression(X, X[:, 0] & X[:, 1], degree=2)
+    >>> p.predict(X[:4]).tolist()
+    [0, 0, 0, 1]
     """
     X, y, degree, Phi = _prepare(X, y, degree)
     coef, *_ = np.linalg.lstsq(Phi, y.astype(np.float64), rcond=None)
@@ -130,6 +153,29 @@ def l1_regression(X: np.ndarray, y: np.ndarray, *, degree: int) -> PolynomialHyp
     LP dual, max_lambda sum_i lambda_i y_i s.t. Phi^T lambda = 0, -1 <= lambda <= 1 (K equality
     rows instead of 2m inequality rows); the primal coefficients are its equality marginals.
     Hypothesis: h(x) ~ Bernoulli(trunc(p*(x))), error <= 2 opt + 2 eta + eps.
+
+    Parameters
+    ----------
+    X : array of shape (m, n)
+        The sample's points, 0/1.
+    y : array of shape (m,)
+        Their 0/1 labels.
+    degree : int
+        The largest degree d of a monomial, 0 <= d <= n.
+
+    Returns
+    -------
+    PolynomialHypothesis
+        The coefficients of p* (``coef``); its randomised hypothesis draws h(x) with
+        Pr[h(x) = 1] = trunc(p*(x)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=np.uint8)
+    >>> p = l1_regression(X, X[:, 0] & X[:, 1], degree=2)
+    >>> np.round(p.coef, 6).tolist()  # 1, x0, x1, x0 x1 in the ±1 basis: exactly x0 AND x1
+    [0.25, -0.25, -0.25, 0.25]
     """
     from scipy.optimize import linprog
 

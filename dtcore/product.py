@@ -311,6 +311,40 @@ def practical_build_top_down_dt(
     the estimate of Equation (1) is split until the estimated error of the majority-labelled tree
     is at most 3 eps / 4. With probability >= 1 - delta the returned tree has error <= eps
     (Sec. 5.3). ``size`` is a safety cap on the number of leaves (None: none).
+
+    Parameters
+    ----------
+    oracle : callable
+        The label oracle ``X -> f(X)`` of the target (e.g. :func:`tree_oracle`).
+    dist : ProductDistribution
+        The product distribution the samples come from.
+    eps : float
+        The target error, in (0, 1).
+    delta : float
+        The failure probability, in (0, 1).
+    rng : numpy.random.Generator
+        The source of every sample.
+    size : int, optional
+        A safety cap on the number of leaves.
+
+    Returns
+    -------
+    PracticalResult
+        ``tree``, the per-step ``trace`` (a DataFrame), the sample counts and ``label_queries``, and
+        ``terminated`` (False when the run stopped for lack of a positive score or at ``size``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtcore.cube import ProductDistribution
+    >>> from dtcore.tree import DecisionTree
+    >>> target = DecisionTree(3)
+    >>> left, right = target.split(0, 0)  # the dictator x0
+    >>> target.set_value(left, 0.0); target.set_value(right, 1.0)
+    >>> result = practical_build_top_down_dt(tree_oracle(target), ProductDistribution(np.full(3, 0.5)),
+    ...                                      eps=0.1, delta=0.1, rng=np.random.default_rng(0))
+    >>> result.tree.size, result.terminated
+    (2, True)
     """
     if not isinstance(dist, ProductDistribution):
         raise ValueError(f"dist must be a ProductDistribution, got {type(dist).__name__}")

@@ -14,6 +14,7 @@ import pytest
 import dtcore
 
 DOCTESTED_MODULES = ["dtcore", "dtcore.tree", "dtcore.topdown", "dtcore.grow", "dtcore.buildtopdown", "dtcore.local",
+                     "dtcore.find", "dtcore.polyreg", "dtcore.product", "dtcore.id3",
                      "dtcore.estimators", "dtcore.learnability"]
 
 
@@ -87,3 +88,16 @@ def test_import_dtcore_does_not_import_scikit_learn():
             "print('sklearn' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+LEARNERS = ["build_top_down_dt", "est", "estimate_learnability", "find", "grow", "id3", "l1_regression",
+            "local_learner", "low_degree_regression", "minibatch_top_down", "practical_build_top_down_dt",
+            "top_down", "top_down_size_estimate"]
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_every_exported_learner_has_numpydoc_sections(name):
+    import inspect
+    doc = inspect.getdoc(getattr(dtcore, name)) or ""
+    for section in ("Parameters\n----------", "Returns\n-------", "Examples\n--------"):
+        assert section in doc, f"dtcore.{name}'s docstring has no {section.splitlines()[0]} section"
