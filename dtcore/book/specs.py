@@ -21,7 +21,7 @@ def _ch3_constraints(p: Mapping[str, Any]) -> None:
 
 
 CH1_TOP_DOWN = ParameterSpec("01_top_down_guarantees", "Chapter 1. Top-down induction: guarantees and limitations", (
-    Param("n", "int", 12, 16, "cube dimension of the exact checks", low=4, high=20),
+    Param("n", "int", 12, 16, "cube dimension of the exact checks (Lemma 5.1 draws trees of up to 64 leaves)", low=6, high=20),
     Param("eps", "real", 0.05, help="error of the traced runs", low=0.0, high=0.5),
     Param("eps_grid", "real_list", [0.2, 0.1, 0.05, 0.02], [0.25, 0.2, 0.15, 0.1, 0.05, 0.02, 0.01],
           "error levels of the Theorem 3 sweep", low=0.0, high=0.5),
