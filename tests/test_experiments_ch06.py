@@ -263,3 +263,25 @@ def test_est_figure_has_two_panels(est_run):
     fig = ch06.est_figure(est_run, delta=0.05)
     assert len(fig.axes) == 2 and fig.axes[1].get_yscale() == "log"
     plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------ the seed rule
+
+def test_library_seed_is_keyed_and_fits_every_library():
+    from dtcore.book import seeds
+
+    a = seeds.library_seed(0, "ch06/folds")
+    assert a == seeds.library_seed(0, "ch06/folds") and 0 <= a < 2**31
+    assert a != seeds.library_seed(1, "ch06/folds") and a != seeds.library_seed(0, "ch06/est")
+    with pytest.raises(ValueError, match="seed"):
+        seeds.library_seed(-1, "ch06/folds")
+
+
+def test_est_split_moves_with_the_seed_and_nothing_else():
+    X, y = toy_table(1500, 3)
+    kwargs = dict(est_sizes=[2], batch_size=8, n_thresholds=2, n_test=200, n_heldout=200, delta=0.05)
+    a = ch06.est_against_full_trees(X, y, seed=0, **kwargs)
+    b = ch06.est_against_full_trees(X, y, seed=0, **kwargs)
+    c = ch06.est_against_full_trees(X, y, seed=1, **kwargs)
+    assert a.learn.equals(b.learn)
+    assert not a.learn[["estimated_error", "labels_total"]].equals(c.learn[["estimated_error", "labels_total"]])

@@ -135,7 +135,8 @@ def test_local_benchmark_answers_like_the_full_tree_with_fewer_labels():
     table = VerificationTable()
     perf.check_local_labels(table, pd.DataFrame([labels]))
     assert len(table.rows) == 1 and table.failures().empty
-    broken = {**labels, "labels_local": labels["labels_full_tree"] + 1, "labels_full_tree": min(1499, labels["labels_full_tree"])}
+    broken = {**labels, "labels_local": labels["labels_full_tree"] + 1,
+              "labels_full_tree": min(1499, labels["labels_full_tree"])}
     table = VerificationTable()
     perf.check_local_labels(table, pd.DataFrame([broken]))
     assert not table.rows[0]["holds"]
@@ -211,3 +212,10 @@ def test_topdown_benchmarks_cover_both_impurities():
     assert [b.row["benchmark"] for b in benches] == ["TopDown_G (gini)", "TopDown_G (entropy)"]
     assert all(b.row["deviation"] == 0 and b.row["target"] == 0.5 for b in benches)
     assert perf.leaf_sets(benches[0].profile().tree) == perf.leaf_sets(top_down(X, y, 4).tree)
+
+
+def test_workload_streams_are_keyed_by_name():
+    a = perf.workload_rng(0, "topdown").random(3)
+    assert np.array_equal(a, perf.workload_rng(0, "topdown").random(3))
+    assert not np.array_equal(a, perf.workload_rng(0, "find-d3-n12").random(3))
+    assert not np.array_equal(a, perf.workload_rng(1, "topdown").random(3))

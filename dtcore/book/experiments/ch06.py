@@ -10,7 +10,9 @@ flchain from scikit-survival) are read as real-valued tables with 0/1 labels. Th
 * Est on flchain, choosing the size t from a few labels ([BGLT20] Theorems 2 and 3, Lemma D.1).
 
 Each experiment has a run function (a tidy DataFrame), a figure function, the verification rows it
-adds to the chapter's table, and the values the text glues.
+adds to the chapter's table, and the values the text glues. Every random choice is keyed by the
+chapter seed and a stable name (:mod:`dtcore.book.seeds`): the folds by ``"ch06/folds"``, CART's
+tie-breaking by its experiment's name, Est's split of flchain and its shared draws by ``"ch06/est"``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ...estimators import OptimalTreeClassifier, ThresholdBinarizer, TopDownClas
 from ...learnability import estimate_learnability, hoeffding_halfwidth
 from ...local import LabelOracle, SharedDraws, top_down_size_estimate
 from ...validate import check_int, check_real
-from .. import figures
+from .. import figures, seeds
 from ..report import VerificationTable
 
 #: The chapter's data sets, in the order of its tables and figures.
@@ -91,11 +93,14 @@ def dataset_overview(data: Data, *, n_thresholds: int) -> pd.DataFrame:
 
 
 def cv_splits(X: pd.DataFrame, y: np.ndarray, *, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (train, test) row indices of stratified, shuffled ``folds``-fold cross-validation."""
+    """The (train, test) row indices of stratified, shuffled ``folds``-fold cross-validation.
+
+    The shuffle is keyed by ``"ch06/folds"``, so every experiment of the chapter sees the same folds.
+    """
     from sklearn.model_selection import StratifiedKFold
 
     folds = check_int("folds", folds, 2)
-    return list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
+    return list(StratifiedKFold(folds, shuffle=True, random_state=seeds.library_seed(seed, "ch06/folds")).split(X, y))
 
 
 def _legend_below(ax: plt.Axes, *, offset: float = 0.2, **kwargs: Any) -> None:
@@ -156,14 +161,16 @@ def find_cart_pystreed(data: Data, *, folds: int, depths: Sequence[int], n_thres
                        seed: int) -> pd.DataFrame:
     """:func:`compare_at_depth` on every data set, fold and depth ([BLT21] Lemma 3.1): one row per method.
 
-    Columns: data set, fold, d, method, training errors, m_train, accuracy, leaves, seconds.
+    Columns: data set, fold, d, method, training errors, m_train, accuracy, leaves, seconds. CART breaks
+    ties between equal splits with the stream ``"ch06/find-cart-pystreed"``.
     """
+    cart_seed = seeds.library_seed(seed, "ch06/find-cart-pystreed")
     rows = []
     for name, (X, y) in data.items():
         for fold, (train, test) in enumerate(cv_splits(X, y, folds=folds, seed=seed)):
             for d in depths:
                 for run in compare_at_depth(X.iloc[train], y[train], X.iloc[test], y[test], depth=d,
-                                            n_thresholds=n_thresholds, random_state=seed):
+                                            n_thresholds=n_thresholds, random_state=cart_seed):
                     rows.append({"data set": name, "fold": fold, "d": d, "method": run["method"],
                                  "training errors": run["training errors"], "m_train": len(train),
                                  "accuracy": run["accuracy"], "leaves": run["leaves"], "seconds": run["seconds"]})
@@ -276,10 +283,12 @@ def topdown_bestfirst(data: Data, *, folds: int, leaf_sizes: Sequence[int], n_th
 
     Columns: held-out accuracy of each (CART on the raw features), their leaves, the fraction of
     training points on which TopDown_G and best-first CART on the *same* Boolean features disagree
-    (0 up to ties), and the accuracy difference TopDown_G - CART.
+    (0 up to ties), and the accuracy difference TopDown_G - CART. CART breaks ties between equal gains
+    with the stream ``"ch06/topdown-bestfirst"``.
     """
     from sklearn.tree import DecisionTreeClassifier
 
+    cart_seed = seeds.library_seed(seed, "ch06/topdown-bestfirst")
     rows = []
     for name, (X, y) in data.items():
         for fold, (train, test) in enumerate(cv_splits(X, y, folds=folds, seed=seed)):
@@ -287,8 +296,8 @@ def topdown_bestfirst(data: Data, *, folds: int, leaf_sizes: Sequence[int], n_th
             for t in leaf_sizes:
                 ours = TopDownClassifier(max_leaf_nodes=t, n_thresholds=n_thresholds).fit(X_train, y_train)
                 B_train = ours.binarizer_.transform(X_train.to_numpy())
-                same = DecisionTreeClassifier(max_leaf_nodes=t, random_state=seed).fit(B_train, y_train)
-                raw = DecisionTreeClassifier(max_leaf_nodes=t, random_state=seed).fit(X_train, y_train)
+                same = DecisionTreeClassifier(max_leaf_nodes=t, random_state=cart_seed).fit(B_train, y_train)
+                raw = DecisionTreeClassifier(max_leaf_nodes=t, random_state=cart_seed).fit(X_train, y_train)
                 rows.append({"data set": name, "fold": fold, "t": t,
                              "TopDown_G": float(ours.score(X_test, y_test)),
                              "best-first CART, raw features": float(raw.score(X_test, y_test)),
@@ -383,13 +392,14 @@ def est_against_full_trees(X: pd.DataFrame, y: np.ndarray, *, seed: int, est_siz
     The rows of ``X`` are split at random into S_test (``n_test``), a held-out set (``n_heldout``) and
     the unlabelled pool; Est labels pool points through a label function, and each T_t is regrown by
     TopDownSizeEstimate_G on the whole labelled pool with the same shared randomness, so Est(t) must
-    equal T_t's test error.
+    equal T_t's test error. The split and the shared randomness are two children of the stream
+    ``"ch06/est"``.
     """
     n_test = check_int("n_test", n_test, 1)
     n_heldout = check_int("n_heldout", n_heldout, 1, len(X) - n_test - 1)
     delta = check_real("delta", delta, 0.0, 1.0)
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(X))
+    split_seed, draws_seed = seeds.seed_sequence(seed, "ch06/est").spawn(2)
+    perm = np.random.default_rng(split_seed).permutation(len(X))
     test_rows, held_rows, pool_rows = perm[:n_test], perm[n_test:n_test + n_heldout], perm[n_test + n_heldout:]
     pool, test_X, held_X = X.iloc[pool_rows], X.iloc[test_rows], X.iloc[held_rows]
 
@@ -397,13 +407,12 @@ def est_against_full_trees(X: pd.DataFrame, y: np.ndarray, *, seed: int, est_siz
         # The labelling function: looks up each requested point's label by its row of X.
         return y[rows.index.to_numpy()]
 
-    est_seed = seed + 606
-    est_table = estimate_learnability(pool, label_fn, est_sizes, test_X, rng=np.random.default_rng(est_seed),
+    est_table = estimate_learnability(pool, label_fn, est_sizes, test_X, rng=np.random.default_rng(draws_seed),
                                       batch_size=batch_size, n_thresholds=n_thresholds, delta=delta)
     # every tree T_t again, grown with every pool label and the same shared randomness
     binarizer = ThresholdBinarizer(n_thresholds).fit(pool.to_numpy())
     B_pool, B_test, B_held = (binarizer.transform(Z.to_numpy()) for Z in (pool, test_X, held_X))
-    draws = SharedDraws.draw(len(pool), B_pool.shape[1], batch_size, np.random.default_rng(est_seed))
+    draws = SharedDraws.draw(len(pool), B_pool.shape[1], batch_size, np.random.default_rng(draws_seed))
     y_pool, y_test, y_held = y[pool_rows], y[test_rows], y[held_rows]
     full_rows = []
     for t in est_sizes:
@@ -437,7 +446,8 @@ def check_est(table: VerificationTable, run: EstRun, *, delta: float) -> None:
     learn = run.learn
     K = len(learn)
     radius = est_radius(n_test=run.n_test, n_heldout=run.n_heldout, delta=delta, n_sizes=K)
-    table.identity("Theorem 2 / App. D (BGLT 2020)", "max over t of |Est(t) - test error of T_t grown with every label|",
+    table.identity("Theorem 2 / App. D (BGLT 2020)",
+                   "max over t of |Est(t) - test error of T_t grown with every label|",
                    float((learn["estimated_error"] - learn["test error of T_t"]).abs().max()), 0.0,
                    box="Theorem: Est")
     table.bound("Theorem 3 (BGLT 2020)", f"max over {K} sizes of |Est(t) - held-out error of T_t|",

@@ -9,6 +9,10 @@ scikit-learn's best-first tree ([BGLT20] Sec. 1.1), FIND against STreeD ([BLT21]
 against scikit-learn's unrestricted tree ([BDM20] Algorithm 1), LocalLearner against the full
 TopDownSizeEstimate tree ([BGLT20] Theorem 2), the peak memory of TopDown_G, and the scale rows
 (TopDown_G and Est_G, [BGLT20] Theorem 3, on large samples).
+
+Randomness follows the book's rule (:mod:`dtcore.book.seeds`): the page draws each workload's data
+from its own keyed stream (:func:`workload_rng`), and a peer that takes a seed gets one keyed by its
+benchmark (``"performance/<benchmark>/peer"``), so adding a workload never changes another's data.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import io
 import pathlib
 import pstats
 import tracemalloc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +42,7 @@ from ...local import LabelOracle, SharedDraws, est, local_learner, top_down_size
 from ...topdown import top_down
 from ...tree import DecisionTree
 from ...validate import check_int
-from .. import figures
+from .. import figures, seeds
 from ..report import VerificationTable
 from ..timing import interleaved_times, summarise
 
@@ -55,7 +59,8 @@ QUANTITY = {"BuildTopDownDT": "|trace completion error − truth-table error| (s
             "FIND": "|training errors of FIND's tree − STreeD's tree| + |FIND's reported − recomputed|",
             "ID3": "splits that differ without an exact gain tie (dtcore vs scikit-learn)",
             "LocalLearner": "query answers that differ from the full tree's",
-            "TopDown_G (gini), scale": "leaves that differ between the pinned, default and traced runs (self-consistent)",
+            "TopDown_G (gini), scale":
+                "leaves that differ between the pinned, default and traced runs (self-consistent)",
             "Est_G": "predictions or labels that differ between the pinned and default runs (self-consistent)"}
 
 Times = dict[str, pd.DataFrame]
@@ -116,7 +121,8 @@ def describe(row: Mapping[str, Any]) -> str:
     parts = [f"{row['benchmark']} ({row['size']}):"]
     for setting in THREADS:
         if f"ratio_{setting}" in row:
-            parts.append(f"{setting}: dtcore {row[f'dtcore_s_{setting}']:.3g} s, peer {row[f'peer_s_{setting}']:.3g} s, "
+            parts.append(f"{setting}: dtcore {row[f'dtcore_s_{setting}']:.3g} s, "
+                         f"peer {row[f'peer_s_{setting}']:.3g} s, "
                          f"ratio {row[f'ratio_{setting}']:.3g} [{row[f'ratio_min_{setting}']:.3g}, "
                          f"{row[f'ratio_max_{setting}']:.3g}];")
         else:
@@ -165,7 +171,8 @@ class BenchmarkLog:
         return benchmark
 
     def times(self) -> pd.DataFrame:
-        """Every timed call of every benchmark, tidy (name, rep, position, threads, seconds, benchmark, size, setting)."""
+        """Every timed call of every benchmark, tidy: name, rep, position, threads, seconds, benchmark,
+        size, setting."""
         return pd.concat([b.times for b in self.benchmarks], ignore_index=True)
 
     def ratios(self, *, scale: str) -> pd.DataFrame:
@@ -193,6 +200,11 @@ class BenchmarkLog:
 
 # --------------------------------------------------------------------------------------------
 # the workloads
+
+
+def workload_rng(seed: int, workload: str) -> np.random.Generator:
+    """The generator of one workload's data under the page's ``seed``: the stream ``"performance/<workload>"``."""
+    return seeds.experiment_rng(seed, f"performance/{workload}")
 
 
 def exact_benchmark(*, n_exact: int, exact_leaves: int, repetitions: int) -> tuple[Benchmark, pd.DataFrame]:
@@ -233,13 +245,14 @@ def topdown_benchmarks(X: np.ndarray, y: np.ndarray, *, t: int, repetitions: int
     from sklearn.tree import DecisionTreeClassifier
 
     X_sk = for_sklearn(X)
+    peer_seed = seeds.library_seed(seed, "performance/topdown/peer")
     out_rows = []
     for crit in ("gini", "entropy"):
         def ours(crit: str = crit):
             return top_down(X, y, t, impurity=crit)
 
         def peer(crit: str = crit):
-            return DecisionTreeClassifier(max_leaf_nodes=t, criterion=crit, random_state=seed).fit(X_sk, y)
+            return DecisionTreeClassifier(max_leaf_nodes=t, criterion=crit, random_state=peer_seed).fit(X_sk, y)
 
         times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
         a = leaf_sets(out["pinned"]["dtcore"].tree)
@@ -277,11 +290,13 @@ def find_benchmark(X: np.ndarray, y: np.ndarray, *, depth: int, repetitions: int
     complexity penalty: the two trees' recomputed training errors and FIND's reported one must agree."""
     from pystreed import STreeDClassifier
 
+    peer_seed = seeds.library_seed(seed, f"performance/find-d{depth}-n{X.shape[1]}/peer")
+
     def ours():
         return find(X, y, depth)
 
     def peer():
-        return STreeDClassifier(max_depth=depth, cost_complexity=0.0, random_seed=seed).fit(X, y)
+        return STreeDClassifier(max_depth=depth, cost_complexity=0.0, random_seed=peer_seed).fit(X, y)
 
     times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
     res, streed = out["pinned"]["dtcore"], out["pinned"]["peer"]
@@ -295,7 +310,8 @@ def find_benchmark(X: np.ndarray, y: np.ndarray, *, depth: int, repetitions: int
                          profile=ours)
 
 
-def id3_cases(*, m_id3: int, n_id3: int, m_id3_large: int, n_id3_large: int) -> list[tuple[str, int, int, float, float | None]]:
+def id3_cases(*, m_id3: int, n_id3: int, m_id3_large: int,
+              n_id3_large: int) -> list[tuple[str, int, int, float, float | None]]:
     """The ID3 workloads (name, m, n, label noise, target ratio): the junta without noise, with 10%
     noise, and on the larger sample with 20% noise."""
     return [("ID3 (7-junta)", m_id3, n_id3, 0.0, None), ("ID3 (7-junta, 10% noise)", m_id3, n_id3, 0.1, 0.2),
@@ -324,12 +340,13 @@ def id3_benchmark(name: str, X: np.ndarray, y: np.ndarray, *, repetitions: int, 
     from sklearn.tree import DecisionTreeClassifier
 
     X_sk = for_sklearn(X)
+    peer_seed = seeds.library_seed(seed, f"performance/{name}/peer")
 
     def ours():
         return id3(X, y, impurity="gini")
 
     def peer():
-        return DecisionTreeClassifier(criterion="gini", random_state=seed).fit(X_sk, y)
+        return DecisionTreeClassifier(criterion="gini", random_state=peer_seed).fit(X_sk, y)
 
     times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
     a, b = out["pinned"]["dtcore"].tree, tree_from_sklearn(out["pinned"]["peer"], X.shape[1])
@@ -364,8 +381,8 @@ def local_benchmark(rng: np.random.Generator, *, size: int, repetitions: int) ->
     times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
     answers, full = out["pinned"]["dtcore"], out["pinned"]["peer"]
     wrong = int((np.array(answers, dtype=np.uint8) != full.tree.predict(queries).astype(np.uint8)).sum())
-    bench = benchmark_row(f"LocalLearner ({LOCAL['queries']} queries)", f"|S°|={size}", "TopDownSizeEstimate (full tree)",
-                          times, same="yes" if wrong == 0 else "no",
+    bench = benchmark_row(f"LocalLearner ({LOCAL['queries']} queries)", f"|S°|={size}",
+                          "TopDownSizeEstimate (full tree)", times, same="yes" if wrong == 0 else "no",
                           check=f"{wrong} of {LOCAL['queries']} answers differ", deviation=wrong)
     labels = {"size": size, "labels_local": oracles["local"].labelled, "labels_full_tree": oracles["full"].labelled,
               "labels_training": size, "answers_differ": wrong}
