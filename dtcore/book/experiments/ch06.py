@@ -331,7 +331,7 @@ def topdown_figure(size_runs: pd.DataFrame, *, folds: int) -> plt.Figure:
     sns.lineplot(data=size_runs, x="t", y="difference", hue="data set", marker="o", errorbar=("pi", 100),
                  ax=axes[1], legend=False)
     axes[1].axhline(0, color="k", lw=1)
-    axes[1].set(xlabel="size t (leaves)", ylabel="accuracy: TopDown_G − CART", title="difference")
+    axes[1].set(xlabel="size t (leaves)", ylabel="accuracy: TopDown_G − CART", title="difference (band: fold range)")
     _log_x(axes[1], sizes)
     return fig
 
