@@ -31,3 +31,10 @@ def seed_sequence(seed: int, name: str) -> np.random.SeedSequence:
 def experiment_rng(seed: int, name: str) -> np.random.Generator:
     """The generator of experiment ``name`` under the chapter seed ``seed``."""
     return np.random.default_rng(seed_sequence(seed, name))
+
+
+def library_seed(seed: int, name: str) -> int:
+    """The integer seed handed to a library that takes one (scikit-learn's ``random_state``, pystreed's
+    ``random_seed``) for experiment ``name`` under the chapter seed ``seed``: the top 31 bits of the
+    first word of the experiment's keyed seed sequence, in [0, 2^31) (pystreed refuses larger seeds)."""
+    return int(seed_sequence(seed, name).generate_state(1)[0]) >> 1

@@ -1,0 +1,527 @@
+"""Chapter 6's experiments: the papers' learners through scikit-learn's interface, on real data.
+
+Three data sets that ship inside installed packages (breast cancer and digits from scikit-learn,
+flchain from scikit-survival) are read as real-valued tables with 0/1 labels. Three experiments:
+
+* FIND against CART and the optimal solver pystreed at depth d, on the same Boolean features
+  ([BLT21] Lemma 3.1: FIND's tree has the least training error of any depth-d tree);
+* TopDown_G against scikit-learn's best-first tree of the same size ([BGLT20] Sec. 1.1: the same
+  rule; no theorem about held-out accuracy);
+* Est on flchain, choosing the size t from a few labels ([BGLT20] Theorems 2 and 3, Lemma D.1).
+
+Each experiment has a run function (a tidy DataFrame), a figure function, the verification rows it
+adds to the chapter's table, and the values the text glues. Every random choice is keyed by the
+chapter seed and a stable name (:mod:`dtcore.book.seeds`): the folds by ``"ch06/folds"``, CART's
+tie-breaking by its experiment's name, Est's split of flchain and its shared draws by ``"ch06/est"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from ... import bounds
+from ...estimators import OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
+from ...learnability import estimate_learnability, hoeffding_halfwidth
+from ...local import LabelOracle, SharedDraws, top_down_size_estimate
+from ...validate import check_int, check_real
+from .. import figures, seeds
+from ..report import VerificationTable
+
+#: The chapter's data sets, in the order of its tables and figures.
+DATASETS = ("breast cancer", "digits", "flchain")
+#: The short name of each data set in the chapter's glue names (``ch6_gap_cancer``, ...).
+GLUE_KEYS = {"breast cancer": "cancer", "digits": "digits", "flchain": "flchain"}
+#: The four learners of the depth-d comparison, in the figure's order.
+DEPTH_METHODS = ("FIND", "pystreed", "CART, same features", "CART, raw features")
+#: The columns of Est's table that the chapter shows.
+EST_SHOWN = ["t", "estimated_error", "ci_low", "ci_high", "test error of T_t", "held-out error of T_t",
+             "leaves of T_t", "labels_new", "labels_total", "label_fn_calls"]
+
+Data = Mapping[str, tuple[pd.DataFrame, np.ndarray]]
+
+
+# --------------------------------------------------------------------------------------------
+# the data
+
+
+def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """One of :data:`DATASETS` as a DataFrame of numbers and 0/1 labels (1 = the class the text names).
+
+    breast cancer: label 1 = benign; digits: label 1 = digit >= 5; flchain: label 1 = died during
+    follow-up, with the cause of death (it reveals the label) and creatinine (often missing) dropped.
+    """
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    if name == "breast cancer":
+        X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+        return X, (y.to_numpy() == 1).astype(np.uint8)
+    if name == "digits":
+        X, y = load_digits(return_X_y=True, as_frame=True)
+        return X, (y.to_numpy() >= 5).astype(np.uint8)
+    if name == "flchain":
+        from sksurv.datasets import load_flchain
+
+        raw, outcome = load_flchain()
+        X = pd.DataFrame({"age": raw["age"], "male": (raw["sex"] == "M").astype(int),
+                          "kappa": raw["kappa"], "lambda": raw["lambda"],
+                          "flc group": raw["flc.grp"].astype(int), "mgus": (raw["mgus"] == "yes").astype(int),
+                          "sample year": raw["sample.yr"].astype(int)}).reset_index(drop=True)
+        return X, outcome["death"].astype(np.uint8)
+    raise ValueError(f"name must be one of {list(DATASETS)}, got {name!r}")
+
+
+def load_datasets() -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """Every data set of :data:`DATASETS`, by name."""
+    return {name: load_dataset(name) for name in DATASETS}
+
+
+def dataset_overview(data: Data, *, n_thresholds: int) -> pd.DataFrame:
+    """Rows, columns, positive rate and number of Boolean features ([BGLT20]'s cube) of each data set."""
+    n_thresholds = check_int("n_thresholds", n_thresholds, 1)
+    return pd.DataFrame([{"data set": name, "rows": X.shape[0], "columns": X.shape[1],
+                          "positive rate": float(y.mean()),
+                          "Boolean features": ThresholdBinarizer(n_thresholds).fit(X.to_numpy()).n_features}
+                         for name, (X, y) in data.items()])
+
+
+def cv_splits(X: pd.DataFrame, y: np.ndarray, *, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) row indices of stratified, shuffled ``folds``-fold cross-validation.
+
+    The shuffle is keyed by ``"ch06/folds"``, so every experiment of the chapter sees the same folds.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = check_int("folds", folds, 2)
+    return list(StratifiedKFold(folds, shuffle=True, random_state=seeds.library_seed(seed, "ch06/folds")).split(X, y))
+
+
+def _legend_below(ax: plt.Axes, *, offset: float = 0.2, **kwargs: Any) -> None:
+    # The axes' legend moved under them as a figure legend: tight_layout lays out axes only, so it
+    # does not shrink them to make room, and the page's image is cropped to every artist, legend included.
+    handles, labels = ax.get_legend_handles_labels()
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    ax.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.0, -offset),
+                     bbox_transform=ax.transAxes, **kwargs)
+
+
+def _log_x(ax: plt.Axes, ticks: Sequence[int]) -> None:
+    # A log x-axis labelled only at the given sizes (no minor-tick clutter).
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+
+
+# --------------------------------------------------------------------------------------------
+# FIND against CART and pystreed at depth d
+
+
+def compare_at_depth(X_train: pd.DataFrame, y_train: np.ndarray, X_test: pd.DataFrame, y_test: np.ndarray, *,
+                     depth: int, n_thresholds: int, random_state: int) -> list[dict[str, Any]]:
+    """FIND, pystreed and CART (on FIND's Boolean features and on the raw ones) at one depth on one fold.
+
+    [BLT21] Lemma 3.1: FIND's training errors are the least of any depth-``depth`` tree on the same
+    features, so at most CART's and equal to pystreed's. One row per method of :data:`DEPTH_METHODS`:
+    training errors, held-out accuracy, leaves and the fit's seconds (FIND and pystreed only).
+    """
+    from pystreed import STreeDClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    depth = check_int("depth", depth, 1)
+    started = time.perf_counter()
+    opt = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X_train, y_train)
+    find_seconds = time.perf_counter() - started
+    B_train = opt.binarizer_.transform(X_train.to_numpy())  # the Boolean features FIND saw
+    B_test = opt.binarizer_.transform(X_test.to_numpy())
+    started = time.perf_counter()
+    streed = STreeDClassifier(max_depth=depth).fit(B_train, y_train)
+    streed_seconds = time.perf_counter() - started
+    cart_bool = DecisionTreeClassifier(max_depth=depth, random_state=random_state).fit(B_train, y_train)
+    cart_raw = DecisionTreeClassifier(max_depth=depth, random_state=random_state).fit(X_train, y_train)
+    runs = {"FIND": (opt.tree_.predict(B_train), opt.tree_.predict(B_test), opt.tree_.size, find_seconds),
+            "pystreed": (streed.predict(B_train), streed.predict(B_test), streed.get_n_leaves(), streed_seconds),
+            "CART, same features": (cart_bool.predict(B_train), cart_bool.predict(B_test),
+                                    cart_bool.get_n_leaves(), np.nan),
+            "CART, raw features": (cart_raw.predict(X_train), cart_raw.predict(X_test),
+                                   cart_raw.get_n_leaves(), np.nan)}
+    return [{"method": method, "training errors": int((pred_train != y_train).sum()),
+             "accuracy": float((pred_test == y_test).mean()), "leaves": leaves, "seconds": seconds}
+            for method, (pred_train, pred_test, leaves, seconds) in runs.items()]
+
+
+def find_cart_pystreed(data: Data, *, folds: int, depths: Sequence[int], n_thresholds: int,
+                       seed: int) -> pd.DataFrame:
+    """:func:`compare_at_depth` on every data set, fold and depth ([BLT21] Lemma 3.1): one row per method.
+
+    Columns: data set, fold, d, method, training errors, m_train, accuracy, leaves, seconds. CART breaks
+    ties between equal splits with the stream ``"ch06/find-cart-pystreed"``.
+    """
+    cart_seed = seeds.library_seed(seed, "ch06/find-cart-pystreed")
+    rows = []
+    for name, (X, y) in data.items():
+        for fold, (train, test) in enumerate(cv_splits(X, y, folds=folds, seed=seed)):
+            for d in depths:
+                for run in compare_at_depth(X.iloc[train], y[train], X.iloc[test], y[test], depth=d,
+                                            n_thresholds=n_thresholds, random_state=cart_seed):
+                    rows.append({"data set": name, "fold": fold, "d": d, "method": run["method"],
+                                 "training errors": run["training errors"], "m_train": len(train),
+                                 "accuracy": run["accuracy"], "leaves": run["leaves"], "seconds": run["seconds"]})
+    return pd.DataFrame(rows)
+
+
+def training_error_gaps(depth_runs: pd.DataFrame) -> pd.DataFrame:
+    """Training errors per (data set, fold, d) and method, with ``CART - FIND`` ([BLT21] Lemma 3.1:
+    at least 0) and ``FIND - pystreed`` (0: both optimal)."""
+    wide = depth_runs.pivot_table(index=["data set", "fold", "d"], columns="method", values="training errors")
+    wide["CART - FIND"] = wide["CART, same features"] - wide["FIND"]
+    wide["FIND - pystreed"] = wide["FIND"] - wide["pystreed"]
+    return wide
+
+
+def depth_summary(depth_runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean accuracy and leaves over folds, by data set and depth, one column pair per method."""
+    return (depth_runs.groupby(["data set", "d", "method"])[["accuracy", "leaves"]].mean()
+            .unstack("method").round(3))
+
+
+def long_summary(summary: pd.DataFrame) -> pd.DataFrame:
+    """:func:`depth_summary` as a tidy frame, one row per data set, depth and method (for the CSV)."""
+    return summary.stack("method", future_stack=True).reset_index()
+
+
+def find_figure(depth_runs: pd.DataFrame, *, folds: int) -> plt.Figure:
+    """Left: CART's extra training errors over FIND's per fold and depth ([BLT21] Lemma 3.1: never below
+    0). Right: cross-validated accuracy of the four learners at the largest depth."""
+    d_top = int(depth_runs["d"].max())
+    fig, axes = figures.figure(2, height=3.8)
+    gap = training_error_gaps(depth_runs).reset_index()
+    sns.barplot(data=gap, x="data set", y="CART - FIND", hue="d", ax=axes[0], errorbar=("pi", 100),
+                palette="crest")
+    axes[0].axhline(0, color="k", lw=1)
+    axes[0].set(ylabel="CART errors − FIND errors\n(training points, per fold)", xlabel="",
+                title="optimality gap (must be ≥ 0)")
+    _legend_below(axes[0], offset=0.16, title="depth d", ncol=2)
+    acc = depth_runs[depth_runs["d"] == d_top]
+    sns.barplot(data=acc, x="data set", y="accuracy", hue="method", ax=axes[1], errorbar="sd",
+                hue_order=list(DEPTH_METHODS))
+    lo = max(0.0, acc["accuracy"].min() - 0.1)
+    axes[1].set(ylim=(lo, 1.0), xlabel="", ylabel=f"{folds}-fold CV accuracy",
+                title=f"held-out accuracy at depth {d_top}")
+    _legend_below(axes[1], offset=0.16)
+    for ax in axes:  # data set names on two lines, so that three fit under a half-width panel
+        ax.set_xticks(ax.get_xticks(), [label.get_text().replace(" ", "\n") for label in ax.get_xticklabels()])
+    return fig
+
+
+def check_find(table: VerificationTable, depth_runs: pd.DataFrame) -> None:
+    """The rows of [BLT21] Lemma 3.1 on every data set: FIND's training errors at most CART's (bound)
+    and equal to pystreed's (identity); then the fit-time ratio at the largest depth (observation)."""
+    wide = training_error_gaps(depth_runs)
+    for name in depth_runs["data set"].unique():
+        g = wide.loc[name]
+        m_train = int(depth_runs.loc[depth_runs["data set"] == name, "m_train"].max())
+        table.bound("Lemma 3.1 (BLT 2021)", f"{name}: max over folds and d of FIND - CART training errors "
+                    f"(same features)", float((-g["CART - FIND"]).max()), 0.0, value_range=(-m_train, m_train),
+                    box="Lemma: FIND is optimal",
+                    note="0 (margin 1) wherever CART's greedy tree is itself optimal, as it often is at d = 1")
+        table.identity("Lemma 3.1 (BLT 2021)", f"{name}: max |FIND - pystreed| training errors over folds and d",
+                       float(g["FIND - pystreed"].abs().max()), 0.0, box="Lemma: FIND is optimal")
+    d_top = int(depth_runs["d"].max())
+    seconds = depth_runs[depth_runs["d"] == d_top].groupby("method")["seconds"].median()
+    table.observation("no theorem", f"median fit seconds at depth {d_top}, FIND / pystreed",
+                      float(seconds["FIND"] / seconds["pystreed"]),
+                      why="a speed ratio on a shared machine, not a claim of a paper")
+
+
+def find_glue_values(depth_runs: pd.DataFrame) -> dict[str, Any]:
+    """The numbers the FIND section's text quotes: the largest depth, the mean optimality gap and the
+    accuracies there per data set, mean leaves and median fit seconds ([BLT21] Lemma 3.1)."""
+    d_top = int(depth_runs["d"].max())
+    at_top = depth_runs[depth_runs["d"] == d_top]
+    top_gap = training_error_gaps(depth_runs).xs(d_top, level="d")["CART - FIND"].groupby(level="data set").mean()
+    mean_acc = at_top.groupby(["data set", "method"])["accuracy"].mean()
+    values: dict[str, Any] = {"ch6_d_top": d_top}
+    for name in depth_runs["data set"].unique():
+        key = GLUE_KEYS[name]
+        values[f"ch6_gap_{key}"] = float(top_gap[name])
+        values[f"ch6_acc_find_{key}"] = float(mean_acc[(name, "FIND")])
+        values[f"ch6_acc_cart_{key}"] = float(mean_acc[(name, "CART, same features")])
+        values[f"ch6_acc_raw_{key}"] = float(mean_acc[(name, "CART, raw features")])
+    leaves = at_top.groupby("method")["leaves"].mean()
+    values["ch6_leaves_find"] = float(leaves["FIND"])
+    values["ch6_leaves_cart"] = float(leaves["CART, same features"])
+    values["ch6_leaves_streed"] = float(leaves["pystreed"])
+    seconds = at_top.groupby("method")["seconds"].median()
+    values["ch6_find_seconds"] = float(seconds["FIND"])
+    values["ch6_streed_seconds"] = float(seconds["pystreed"])
+    return values
+
+
+def readable_tree(X: pd.DataFrame, y: np.ndarray, *, depth: int, n_thresholds: int) -> str:
+    """FIND's optimal depth-``depth`` tree ([BLT21] Lemma 3.1) on breast cancer data, as an engineer
+    reads it: ``export_text`` over named features with the class names, and its training error."""
+    labels = np.where(y == 1, "benign", "malignant")
+    shown = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X, labels)
+    return f"{shown.export_text()}\ntraining error {shown.training_error_:.3f} on {len(y)} tumours"
+
+
+# --------------------------------------------------------------------------------------------
+# TopDown_G against scikit-learn's best-first tree
+
+
+def topdown_bestfirst(data: Data, *, folds: int, leaf_sizes: Sequence[int], n_thresholds: int,
+                      seed: int) -> pd.DataFrame:
+    """TopDown_G ([BGLT20] Sec. 1.1) and best-first CART of size t on every data set, fold and size.
+
+    Columns: held-out accuracy of each (CART on the raw features), their leaves, the fraction of
+    training points on which TopDown_G and best-first CART on the *same* Boolean features disagree
+    (0 up to ties), and the accuracy difference TopDown_G - CART. CART breaks ties between equal gains
+    with the stream ``"ch06/topdown-bestfirst"``.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    cart_seed = seeds.library_seed(seed, "ch06/topdown-bestfirst")
+    rows = []
+    for name, (X, y) in data.items():
+        for fold, (train, test) in enumerate(cv_splits(X, y, folds=folds, seed=seed)):
+            X_train, X_test, y_train, y_test = X.iloc[train], X.iloc[test], y[train], y[test]
+            for t in leaf_sizes:
+                ours = TopDownClassifier(max_leaf_nodes=t, n_thresholds=n_thresholds).fit(X_train, y_train)
+                B_train = ours.binarizer_.transform(X_train.to_numpy())
+                same = DecisionTreeClassifier(max_leaf_nodes=t, random_state=cart_seed).fit(B_train, y_train)
+                raw = DecisionTreeClassifier(max_leaf_nodes=t, random_state=cart_seed).fit(X_train, y_train)
+                rows.append({"data set": name, "fold": fold, "t": t,
+                             "TopDown_G": float(ours.score(X_test, y_test)),
+                             "best-first CART, raw features": float(raw.score(X_test, y_test)),
+                             "leaves TopDown_G": ours.tree_.size, "leaves CART": raw.get_n_leaves(),
+                             "training disagreement, same features":
+                                 float((ours.tree_.predict(B_train) != same.predict(B_train)).mean())})
+    runs = pd.DataFrame(rows)
+    runs["difference"] = runs["TopDown_G"] - runs["best-first CART, raw features"]
+    return runs
+
+
+def size_summary(size_runs: pd.DataFrame) -> pd.DataFrame:
+    """Means over folds of :func:`topdown_bestfirst`'s columns, by data set and size t."""
+    return (size_runs.drop(columns="difference").groupby(["data set", "t"]).mean(numeric_only=True)
+            .drop(columns="fold"))
+
+
+def topdown_figure(size_runs: pd.DataFrame, *, folds: int) -> plt.Figure:
+    """Left: accuracy of TopDown_G ([BGLT20] Sec. 1.1) and best-first CART against the size t. Right:
+    their difference per fold (band: range over folds)."""
+    sizes = sorted(size_runs["t"].unique())
+    fig, axes = figures.figure(2, height=3.8)
+    long = size_runs.melt(id_vars=["data set", "fold", "t"], value_vars=["TopDown_G", "best-first CART, raw features"],
+                          var_name="method", value_name="accuracy")
+    long["method"] = long["method"].replace({"best-first CART, raw features": "best-first CART (raw)"})
+    sns.lineplot(data=long, x="t", y="accuracy", hue="data set", style="method", marker="o", errorbar=None,
+                 ax=axes[0])
+    axes[0].set(xlabel="size t (leaves)", ylabel=f"{folds}-fold CV accuracy", title="accuracy by size")
+    _log_x(axes[0], sizes)
+    _legend_below(axes[0], offset=0.2, ncol=2)
+    sns.lineplot(data=size_runs, x="t", y="difference", hue="data set", marker="o", errorbar=("pi", 100),
+                 ax=axes[1], legend=False)
+    axes[1].axhline(0, color="k", lw=1)
+    axes[1].set(xlabel="size t (leaves)", ylabel="accuracy: TopDown_G − CART", title="difference (band: fold range)")
+    _log_x(axes[1], sizes)
+    return fig
+
+
+def check_topdown(table: VerificationTable, size_runs: pd.DataFrame) -> None:
+    """Observations only (no theorem bounds held-out accuracy): TopDown_G minus best-first CART at the
+    largest size per data set, and the largest training disagreement on the same features
+    ([BGLT20] Sec. 1.1: the same rule up to ties)."""
+    summary = size_summary(size_runs)
+    t_top = int(size_runs["t"].max())
+    at_top = summary.xs(t_top, level="t")
+    for name in size_runs["data set"].unique():
+        table.observation("no theorem", f"{name}: CV accuracy TopDown_G - best-first CART (raw), t = {t_top}",
+                          float(at_top.loc[name, "TopDown_G"] - at_top.loc[name, "best-first CART, raw features"]),
+                          why="held-out accuracy of two heuristics; no paper bounds it")
+    table.observation("BGLT 2020, Sec. 1.1", "max training disagreement TopDown_G vs best-first CART, same features",
+                      float(size_runs["training disagreement, same features"].max()),
+                      why="equal only up to ties between equal gains and half-half leaves")
+
+
+def topdown_glue_values(size_runs: pd.DataFrame) -> dict[str, Any]:
+    """The numbers the TopDown_G section's text quotes: the accuracies at the largest size t and the
+    largest training disagreement ([BGLT20] Sec. 1.1)."""
+    t_top = int(size_runs["t"].max())
+    at_top = size_summary(size_runs).xs(t_top, level="t")
+    values: dict[str, Any] = {"ch6_t_top": t_top}
+    for name in size_runs["data set"].unique():
+        values[f"ch6_td_{GLUE_KEYS[name]}"] = float(at_top.loc[name, "TopDown_G"])
+        values[f"ch6_bf_{GLUE_KEYS[name]}"] = float(at_top.loc[name, "best-first CART, raw features"])
+    values["ch6_disagree"] = float(size_runs["training disagreement, same features"].max())
+    return values
+
+
+# --------------------------------------------------------------------------------------------
+# Est: choosing the size t from a few labels
+
+
+@dataclass(frozen=True)
+class EstRun:
+    """Est on a real pool against the trees T_t grown with every label ([BGLT20] Theorems 2 and 3).
+
+    ``learn`` has one row per size t: Est's columns (:func:`dtcore.learnability.estimate_learnability`)
+    and the leaves, test error and held-out error of T_t and Lemma D.1's label bound.
+    """
+
+    learn: pd.DataFrame
+    pool_size: int
+    n_test: int
+    n_heldout: int
+    base_error: float  # held-out error of predicting 0 ("alive") for everyone
+
+
+def est_against_full_trees(X: pd.DataFrame, y: np.ndarray, *, seed: int, est_sizes: Sequence[int],
+                           batch_size: int, n_thresholds: int, n_test: int, n_heldout: int,
+                           delta: float) -> EstRun:
+    """Est ([BGLT20] Theorems 2 and 3) on a pool of ``X`` and every T_t again with every pool label.
+
+    The rows of ``X`` are split at random into S_test (``n_test``), a held-out set (``n_heldout``) and
+    the unlabelled pool; Est labels pool points through a label function, and each T_t is regrown by
+    TopDownSizeEstimate_G on the whole labelled pool with the same shared randomness, so Est(t) must
+    equal T_t's test error. The split and the shared randomness are two children of the stream
+    ``"ch06/est"``.
+    """
+    n_test = check_int("n_test", n_test, 1)
+    n_heldout = check_int("n_heldout", n_heldout, 1, len(X) - n_test - 1)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    split_seed, draws_seed = seeds.seed_sequence(seed, "ch06/est").spawn(2)
+    perm = np.random.default_rng(split_seed).permutation(len(X))
+    test_rows, held_rows, pool_rows = perm[:n_test], perm[n_test:n_test + n_heldout], perm[n_test + n_heldout:]
+    pool, test_X, held_X = X.iloc[pool_rows], X.iloc[test_rows], X.iloc[held_rows]
+
+    def label_fn(rows: pd.DataFrame) -> np.ndarray:
+        # The labelling function: looks up each requested point's label by its row of X.
+        return y[rows.index.to_numpy()]
+
+    est_table = estimate_learnability(pool, label_fn, est_sizes, test_X, rng=np.random.default_rng(draws_seed),
+                                      batch_size=batch_size, n_thresholds=n_thresholds, delta=delta)
+    # every tree T_t again, grown with every pool label and the same shared randomness
+    binarizer = ThresholdBinarizer(n_thresholds).fit(pool.to_numpy())
+    B_pool, B_test, B_held = (binarizer.transform(Z.to_numpy()) for Z in (pool, test_X, held_X))
+    draws = SharedDraws.draw(len(pool), B_pool.shape[1], batch_size, np.random.default_rng(draws_seed))
+    y_pool, y_test, y_held = y[pool_rows], y[test_rows], y[held_rows]
+    full_rows = []
+    for t in est_sizes:
+        full = top_down_size_estimate(B_pool, LabelOracle.from_labels(y_pool), size=t, batch_size=batch_size, draws=draws)
+        full_rows.append({"t": t, "leaves of T_t": full.tree.size,
+                          "test error of T_t": float(np.mean(full.tree.predict(B_test) != y_test)),
+                          "held-out error of T_t": float(np.mean(full.tree.predict(B_held) != y_held)),
+                          "Lemma D.1 label bound": bounds.bglt20_lemma_d1_labels(batch_size, t, batch_size, n_test)})
+    learn = est_table.merge(pd.DataFrame(full_rows), on="t")
+    return EstRun(learn=learn, pool_size=len(pool), n_test=n_test, n_heldout=n_heldout,
+                  base_error=float(y_held.mean()))
+
+
+def est_radius(*, n_test: int, n_heldout: int, delta: float, n_sizes: int) -> float:
+    """The room [BGLT20] Theorem 3 leaves between Est(t) and T_t's held-out error over ``n_sizes`` sizes:
+    the Hoeffding half-widths of the test and held-out sets, each at confidence delta / (2 K)."""
+    n_sizes = check_int("n_sizes", n_sizes, 1)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    share = delta / (2 * n_sizes)
+    return hoeffding_halfwidth(n_test, share) + hoeffding_halfwidth(n_heldout, share)
+
+
+def est_labels(run: EstRun) -> int:
+    """Distinct pool points Est labelled over the whole grid of sizes ([BGLT20] Lemma D.1)."""
+    return int(run.learn["labels_total"].iloc[-1])
+
+
+def check_est(table: VerificationTable, run: EstRun, *, delta: float) -> None:
+    """[BGLT20] Theorem 2 (Est equals T_t's test error: identity), Theorem 3 (within the Hoeffding radius
+    of the held-out error: bound) and Lemma D.1 (labels used: a bound, or an observation when vacuous)."""
+    learn = run.learn
+    K = len(learn)
+    radius = est_radius(n_test=run.n_test, n_heldout=run.n_heldout, delta=delta, n_sizes=K)
+    table.identity("Theorem 2 / App. D (BGLT 2020)",
+                   "max over t of |Est(t) - test error of T_t grown with every label|",
+                   float((learn["estimated_error"] - learn["test error of T_t"]).abs().max()), 0.0,
+                   box="Theorem: Est")
+    table.bound("Theorem 3 (BGLT 2020)", f"max over {K} sizes of |Est(t) - held-out error of T_t|",
+                float((learn["estimated_error"] - learn["held-out error of T_t"]).abs().max()), radius,
+                value_range=(0.0, 1.0), box="Theorem: Est",
+                note=f"Hoeffding radii at delta/(2K): {run.n_test} test and {run.n_heldout} held-out points")
+    labels = est_labels(run)
+    bound_labels = int(learn["Lemma D.1 label bound"].max())
+    if bound_labels < run.pool_size:
+        table.bound("Lemma D.1 (BGLT 2020)", "pool labels Est used for the largest t", labels, bound_labels,
+                    value_range=(0, run.pool_size), box="Theorem: Est")
+    else:
+        table.observation("Lemma D.1 (BGLT 2020)", "pool labels Est used over the whole grid", labels, bound_labels,
+                          why=f"the bound exceeds the pool ({run.pool_size} points) with {run.n_test} test "
+                              f"queries: vacuous")
+
+
+def choice_of_t(run: EstRun) -> pd.DataFrame:
+    """The two ways to choose t: the smallest t of least Est ([BGLT20] Theorem 3) and the t whose T_t,
+    grown with every label, has the least held-out error; the held-out error of each choice and the
+    labels it needs."""
+    learn = run.learn
+    t_by_est = int(learn.loc[learn["estimated_error"].idxmin(), "t"])  # idxmin: the smallest t among ties
+    t_by_full = int(learn.loc[learn["held-out error of T_t"].idxmin(), "t"])
+    held = learn.set_index("t")["held-out error of T_t"]
+    return pd.DataFrame([
+        {"choice of t": "Est (estimate_learnability)", "t": t_by_est, "held-out error of chosen T_t": held[t_by_est],
+         "labels": est_labels(run) + run.n_test},
+        {"choice of t": "train every size on every label", "t": t_by_full,
+         "held-out error of chosen T_t": held[t_by_full], "labels": run.pool_size + run.n_heldout}])
+
+
+def check_choice(table: VerificationTable, choice: pd.DataFrame) -> None:
+    """The regret of choosing t by Est (observation: [BGLT20] bounds each estimate, not the choice)."""
+    held = choice["held-out error of chosen T_t"]
+    table.observation("no theorem", "held-out error of T_t: t chosen by Est minus t chosen with every label",
+                      float(held.iloc[0] - held.iloc[1]),
+                      why="the regret of choosing t by Est; the theorem bounds each estimate, not the choice")
+
+
+def est_glue_values(run: EstRun, choice: pd.DataFrame, *, delta: float) -> dict[str, Any]:
+    """The numbers the Est section's text quotes ([BGLT20] Theorems 2 and 3): the two choices of t,
+    their held-out errors and labels, the pool, the Hoeffding radius and the base rate."""
+    est_row, full_row = choice.iloc[0], choice.iloc[1]
+    return {"ch6_t_est": int(est_row["t"]), "ch6_t_full": int(full_row["t"]),
+            "ch6_err_est": float(est_row["held-out error of chosen T_t"]),
+            "ch6_err_full": float(full_row["held-out error of chosen T_t"]),
+            "ch6_labels_est": est_labels(run) + run.n_test, "ch6_labels_pool": est_labels(run),
+            "ch6_labels_full": run.pool_size + run.n_heldout, "ch6_pool_size": run.pool_size,
+            "ch6_radius": est_radius(n_test=run.n_test, n_heldout=run.n_heldout, delta=delta,
+                                     n_sizes=len(run.learn)),
+            "ch6_calls": int(run.learn["label_fn_calls"].iloc[-1]), "ch6_base_error": run.base_error}
+
+
+def est_figure(run: EstRun, *, delta: float) -> plt.Figure:
+    """Left: Est(t) with its Hoeffding interval and T_t's held-out error ([BGLT20] Theorem 3). Right:
+    the labels each way of choosing t needs (log scale)."""
+    learn, sizes = run.learn, list(run.learn["t"])
+    everything = run.pool_size + run.n_heldout
+    fig, axes = figures.figure(2, height=3.8)
+    axes[0].fill_between(learn["t"], learn["ci_low"], learn["ci_high"], alpha=0.25,
+                         label=f"Est ± Hoeffding ($\\delta$={delta})")
+    axes[0].plot(learn["t"], learn["estimated_error"], "o-", label="Est(t), labels from label_fn")
+    axes[0].plot(learn["t"], learn["held-out error of T_t"], "s--", label="held-out error of $T_t$ (every label)")
+    axes[0].set(xlabel="size t", ylabel="error", title="Est against held-out error")
+    _log_x(axes[0], sizes)
+    _legend_below(axes[0], offset=0.2)
+    axes[1].plot(learn["t"], learn["labels_total"] + run.n_test, "o-", label="Est: pool labels + $S_{test}$")
+    axes[1].axhline(everything, color="k", ls="--", label="every size trained:\npool + held-out")
+    axes[1].set(yscale="log", xlabel="size t", ylabel="labels (log scale)", title="labels needed")
+    _log_x(axes[1], sizes)
+    label_ticks = [v for v in (250, 500, 1000, 2000, 5000, 10000, 20000, 50000)
+                   if 0.5 * (learn["labels_total"].min() + run.n_test) <= v <= 2 * everything]
+    axes[1].set_yticks(label_ticks, [f"{v:,}" for v in label_ticks])
+    axes[1].yaxis.set_minor_locator(plt.NullLocator())
+    _legend_below(axes[1], offset=0.2)
+    return fig

@@ -1,0 +1,612 @@
+"""The performance appendix's benchmarks: dtcore against a peer on the same data, outputs compared.
+
+Every benchmark times a dtcore call and its peer's with :func:`dtcore.book.timing.interleaved_times`,
+pinned to one thread and at the libraries' default threads (:data:`THREADS`), and compares the two
+outputs, so that a speed-up never hides a different answer. A :class:`Benchmark` is one row of the
+appendix's ratios table with the tidy times behind it; a :class:`BenchmarkLog` collects them.
+Workloads: exact BuildTopDownDT against a memory-bandwidth floor ([BLT20]), TopDown_G against
+scikit-learn's best-first tree ([BGLT20] Sec. 1.1), FIND against STreeD ([BLT21] Lemma 3.1), ID3
+against scikit-learn's unrestricted tree ([BDM20] Algorithm 1), LocalLearner against the full
+TopDownSizeEstimate tree ([BGLT20] Theorem 2), the peak memory of TopDown_G, and the scale rows
+(TopDown_G and Est_G, [BGLT20] Theorem 3, on large samples).
+
+Randomness follows the book's rule (:mod:`dtcore.book.seeds`): the page draws each workload's data
+from its own keyed stream (:func:`workload_rng`), and a peer that takes a seed gets one keyed by its
+benchmark (``"performance/<benchmark>/peer"``), so adding a workload never changes another's data.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import gc
+import io
+import pathlib
+import pstats
+import tracemalloc
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from ...audit.compare import agreement_up_to_ties, tree_from_sklearn
+from ...buildtopdown import build_top_down_dt
+from ...cube import all_points, truth_table
+from ...find import find, training_errors
+from ...functions import junta, majority, random_tree, random_tree_of_depth
+from ...id3 import id3
+from ...local import LabelOracle, SharedDraws, est, local_learner, top_down_size_estimate
+from ...topdown import top_down
+from ...tree import DecisionTree
+from ...validate import check_int
+from .. import figures, seeds
+from ..report import VerificationTable
+from ..timing import interleaved_times, summarise
+
+#: The two thread settings of every benchmark: BLAS/OpenMP pinned to one thread, and the defaults.
+THREADS: dict[str, int | None] = {"pinned": 1, "default": None}
+#: The LocalLearner workload: features, size t, minibatch b, strands and queries.
+LOCAL = {"n": 24, "t": 32, "b": 200, "strands": 400, "queries": 20}
+#: The speed targets of the FIND rows (pinned ratio dtcore / STreeD), judged at full scale only.
+FIND_TARGETS = {(4, 32): 0.35, (3, 64): 0.35, (3, 32): 2.0}
+#: What the identity row of each benchmark measures, by the start of the benchmark's name
+#: (the last matching key wins).
+QUANTITY = {"BuildTopDownDT": "|trace completion error − truth-table error| (self-consistent)",
+            "TopDown_G (": "leaves in one tree but not the other (dtcore vs scikit-learn)",
+            "FIND": "|training errors of FIND's tree − STreeD's tree| + |FIND's reported − recomputed|",
+            "ID3": "splits that differ without an exact gain tie (dtcore vs scikit-learn)",
+            "LocalLearner": "query answers that differ from the full tree's",
+            "TopDown_G (gini), scale":
+                "leaves that differ between the pinned, default and traced runs (self-consistent)",
+            "Est_G": "predictions or labels that differ between the pinned and default runs (self-consistent)"}
+
+Times = dict[str, pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One row of the ratios table (``row``), the tidy times behind it (``times``) and, where a speed
+    target can be missed, the dtcore call to profile (``profile``)."""
+
+    row: dict[str, Any]
+    times: pd.DataFrame
+    profile: Callable[[], object] | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# timing, rows and profiles
+
+
+def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int) -> tuple[Times, dict[str, dict]]:
+    """Every candidate timed interleaved in each setting of :data:`THREADS`.
+
+    Returns ``{setting: tidy times}`` and ``{setting: {candidate: its last result}}``.
+    """
+    times, results = {}, {}
+    for setting, threads in THREADS.items():
+        times[setting], results[setting] = interleaved_times(candidates, repetitions, threads=threads)
+    return times, results
+
+
+def benchmark_row(benchmark: str, size: str, peer: str, times: Times, *, same: str, check: str, deviation: float,
+                  target: float | None = None, profile: Callable[[], object] | None = None) -> Benchmark:
+    """One row of the ratios table: medians, spreads and ratios for both thread settings.
+
+    ``same`` is "yes"/"no" (outputs compared with the peer's) or "self-consistent" (no peer);
+    ``deviation`` is the count (or size) of the disagreement ``check`` describes: 0 when they agree.
+    """
+    row = {"benchmark": benchmark, "size": size, "peer": peer, "same_result": same, "check": check,
+           "deviation": float(deviation), "target": target}
+    frames = []
+    for setting, t in times.items():
+        t = t.assign(benchmark=benchmark, size=size, setting=setting)
+        frames.append(t)
+        s = summarise(t).set_index("name")
+        row[f"dtcore_s_{setting}"] = s.loc["dtcore", "median"]
+        row[f"dtcore_spread_{setting}"] = f"{s.loc['dtcore', 'min']:.3g}–{s.loc['dtcore', 'max']:.3g}"
+        if "peer" in s.index:
+            row[f"peer_s_{setting}"] = s.loc["peer", "median"]
+            per_round = (t[t.name == "dtcore"].set_index("rep")["seconds"]
+                         / t[t.name == "peer"].set_index("rep")["seconds"])
+            row[f"ratio_{setting}"] = s.loc["dtcore", "median"] / s.loc["peer", "median"]
+            row[f"ratio_min_{setting}"], row[f"ratio_max_{setting}"] = per_round.min(), per_round.max()
+    return Benchmark(row, pd.concat(frames, ignore_index=True), profile)
+
+
+def describe(row: Mapping[str, Any]) -> str:
+    """One line per benchmark: both sides' median seconds and the ratio with its range, per setting."""
+    parts = [f"{row['benchmark']} ({row['size']}):"]
+    for setting in THREADS:
+        if f"ratio_{setting}" in row:
+            parts.append(f"{setting}: dtcore {row[f'dtcore_s_{setting}']:.3g} s, "
+                         f"peer {row[f'peer_s_{setting}']:.3g} s, "
+                         f"ratio {row[f'ratio_{setting}']:.3g} [{row[f'ratio_min_{setting}']:.3g}, "
+                         f"{row[f'ratio_max_{setting}']:.3g}];")
+        else:
+            parts.append(f"{setting}: dtcore {row[f'dtcore_s_{setting}']:.3g} s;")
+    return " ".join(parts) + f" same result: {row['same_result']} ({row['check']})"
+
+
+def for_sklearn(X: np.ndarray) -> np.ndarray:
+    """scikit-learn's preferred input (Fortran-ordered float32), made outside the timer."""
+    return np.asfortranarray(X, dtype=np.float32)
+
+
+def profile_top(fn: Callable[[], object], k: int = 8) -> pd.DataFrame:
+    """The ``k`` functions with the most own time (tottime) in one call of ``fn``, from cProfile."""
+    k = check_int("k", k, 1)
+    prof = cProfile.Profile()
+    prof.runcall(fn)
+    stats = pstats.Stats(prof, stream=io.StringIO())
+    total = stats.total_tt
+    recs = [{"function": (f"{pathlib.Path(f).name}:{line}({name})" if f != "~" else name.strip("<>")),
+             "calls": nc, "own_s": tt, "own_share": tt / total, "cumulative_s": ct}
+            for (f, line, name), (cc, nc, tt, ct, _) in stats.stats.items()]
+    return pd.DataFrame(recs).sort_values("own_s", ascending=False).head(k).set_index("function")
+
+
+def profile_style(profile: pd.DataFrame) -> object:
+    """:func:`profile_top`'s table, formatted for the page."""
+    return profile.style.format({"own_s": "{:.4f}", "own_share": "{:.0%}", "cumulative_s": "{:.3f}"})
+
+
+def leaf_sets(tree: DecisionTree) -> set[frozenset[tuple[int, int]]]:
+    """The leaves of ``tree`` as sets of (variable, value) restrictions: equal iff the trees split alike."""
+    return {frozenset((int(i), int(r[i])) for i in np.flatnonzero(r >= 0)) for r in tree.leaf_restrictions()}
+
+
+class BenchmarkLog:
+    """The appendix's benchmarks in the order they ran: their rows, their times and the ratios table."""
+
+    def __init__(self) -> None:
+        self.benchmarks: list[Benchmark] = []
+
+    def add(self, benchmark: Benchmark) -> Benchmark:
+        """Record ``benchmark`` and print its one-line description."""
+        self.benchmarks.append(benchmark)
+        print(describe(benchmark.row))
+        return benchmark
+
+    def times(self) -> pd.DataFrame:
+        """Every timed call of every benchmark, tidy: name, rep, position, threads, seconds, benchmark,
+        size, setting."""
+        return pd.concat([b.times for b in self.benchmarks], ignore_index=True)
+
+    def ratios(self, *, scale: str) -> pd.DataFrame:
+        """The ratios table: one row per benchmark, with whether its speed target is met (judged at full scale)."""
+        ratios = pd.DataFrame([b.row for b in self.benchmarks])
+        for setting in THREADS:
+            for col in (f"peer_s_{setting}", f"ratio_{setting}", f"ratio_min_{setting}", f"ratio_max_{setting}"):
+                if col not in ratios:
+                    ratios[col] = np.nan
+        ratios["target met (pinned)"] = [
+            "—" if pd.isna(t) else ("full scale only" if scale != "full" else ("yes" if r <= t else "no"))
+            for r, t in zip(ratios["ratio_pinned"], ratios["target"])]
+        return ratios
+
+    def missed_target_profiles(self, ratios: pd.DataFrame) -> list[tuple[str, pd.DataFrame | None]]:
+        """For every benchmark whose speed target is missed: a message and the profile of its dtcore call."""
+        out = []
+        for benchmark, (_, row) in zip(self.benchmarks, ratios.iterrows()):
+            if row["target met (pinned)"] == "no":
+                message = (f"target missed: {row['benchmark']} ({row['size']}), pinned ratio "
+                           f"{row['ratio_pinned']:.3g} > {row['target']}")
+                out.append((message, None if benchmark.profile is None else profile_top(benchmark.profile)))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# the workloads
+
+
+def workload_rng(seed: int, workload: str) -> np.random.Generator:
+    """The generator of one workload's data under the page's ``seed``: the stream ``"performance/<workload>"``."""
+    return seeds.experiment_rng(seed, f"performance/{workload}")
+
+
+def exact_benchmark(*, n_exact: int, exact_leaves: int, repetitions: int) -> tuple[Benchmark, pd.DataFrame]:
+    """Exact BuildTopDownDT ([BLT20]) on majority of ``n_exact`` bits against the NumPy floor (reading
+    the truth table once per level), self-consistent: the trace's final completion error must equal
+    the grown tree's pointwise error. Returns the row and the profile of one call."""
+    exact_table = truth_table(majority, n_exact)
+
+    def grow_exact():
+        return build_top_down_dt(exact_table, eps=1e-12, size=exact_leaves)
+
+    depth = grow_exact().tree.depth
+
+    def floor_pass():
+        return [np.count_nonzero(exact_table) for _ in range(depth)]
+
+    times, out = timed({"dtcore": grow_exact, "peer": floor_pass}, repetitions=repetitions)
+    res = out["pinned"]["dtcore"]
+    pointwise_error = float(np.mean(res.tree.truth_table() != exact_table))
+    deviation = abs(res.trace["error"].iloc[-1] - pointwise_error)
+    bench = benchmark_row("BuildTopDownDT (exact, uniform)", f"n={n_exact}, {exact_leaves} leaves, depth {depth}",
+                          f"NumPy floor: read table x{depth} levels", times, same="self-consistent",
+                          check=f"trace error - truth-table error = {deviation:.3g}", deviation=deviation)
+    return bench, profile_top(grow_exact)
+
+
+def topdown_data(rng: np.random.Generator, *, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` uniform points of {0,1}^n labelled by a random tree with 64 leaves, labels flipped w.p. 0.1."""
+    X = (rng.random((m, n), dtype=np.float32) < 0.5).astype(np.uint8)
+    target = random_tree(n, 64, rng)
+    y = target.predict(X).astype(np.uint8) ^ (rng.random(m) < 0.1).astype(np.uint8)
+    return X, y
+
+
+def topdown_benchmarks(X: np.ndarray, y: np.ndarray, *, t: int, repetitions: int, seed: int) -> list[Benchmark]:
+    """TopDown_G ([BGLT20] Sec. 1.1, empirical weighting) against scikit-learn's
+    ``DecisionTreeClassifier(max_leaf_nodes=t)``, Gini and entropy: the same leaves (target ratio 0.5)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X_sk = for_sklearn(X)
+    peer_seed = seeds.library_seed(seed, "performance/topdown/peer")
+    out_rows = []
+    for crit in ("gini", "entropy"):
+        def ours(crit: str = crit):
+            return top_down(X, y, size=t, impurity=crit)
+
+        def peer(crit: str = crit):
+            return DecisionTreeClassifier(max_leaf_nodes=t, criterion=crit, random_state=peer_seed).fit(X_sk, y)
+
+        times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
+        a = leaf_sets(out["pinned"]["dtcore"].tree)
+        b = leaf_sets(tree_from_sklearn(out["pinned"]["peer"], X.shape[1]))
+        out_rows.append(benchmark_row(f"TopDown_G ({crit})", f"{X.shape[0]}x{X.shape[1]}, t={t}",
+                                      f"sklearn DecisionTreeClassifier(max_leaf_nodes={t})", times,
+                                      same="yes" if a == b else "no", check=f"{len(a ^ b)} leaves differ",
+                                      deviation=len(a ^ b), target=0.5, profile=ours))
+    return out_rows
+
+
+def find_cases(scale: str) -> list[tuple[int, int]]:
+    """The (depth, features) of the FIND rows at ``scale``."""
+    if scale not in ("quick", "full"):
+        raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
+    return [(3, 32), (4, 32), (3, 64), (5, 16)] if scale == "full" else [(3, 12), (4, 10), (3, 16), (5, 8)]
+
+
+def find_target(scale: str, depth: int, n: int) -> float | None:
+    """The speed target of the FIND row (depth, n): :data:`FIND_TARGETS` at full scale, none at quick."""
+    return FIND_TARGETS.get((depth, n)) if scale == "full" else None
+
+
+def find_data(rng: np.random.Generator, *, m: int, n: int, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` uniform points of {0,1}^n labelled by a random complete tree of ``depth``, 10% label noise."""
+    X = (rng.random((m, n)) < 0.5).astype(np.uint8)
+    y = random_tree_of_depth(n, depth, rng).predict(X).astype(np.uint8)
+    y ^= (rng.random(m) < 0.1).astype(np.uint8)
+    return X, y
+
+
+def find_benchmark(X: np.ndarray, y: np.ndarray, *, depth: int, repetitions: int, seed: int,
+                   target: float | None = None) -> Benchmark:
+    """FIND ([BLT21] Lemma 3.1: least training error at depth d) against pystreed's exact solver with no
+    complexity penalty: the two trees' recomputed training errors and FIND's reported one must agree."""
+    from pystreed import STreeDClassifier
+
+    peer_seed = seeds.library_seed(seed, f"performance/find-d{depth}-n{X.shape[1]}/peer")
+
+    def ours():
+        return find(X, y, depth=depth)
+
+    def peer():
+        return STreeDClassifier(max_depth=depth, cost_complexity=0.0, random_seed=peer_seed).fit(X, y)
+
+    times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
+    res, streed = out["pinned"]["dtcore"], out["pinned"]["peer"]
+    find_err = int(training_errors(res.tree, X, y))
+    streed_err = int((streed.predict(X) != y).sum())
+    same = find_err == streed_err == int(round(res.errors))
+    return benchmark_row(f"FIND (d={depth})", f"{X.shape[0]}x{X.shape[1]}",
+                         f"pystreed STreeDClassifier(max_depth={depth})", times, same="yes" if same else "no",
+                         check=f"training errors {find_err} / {streed_err}",
+                         deviation=abs(find_err - streed_err) + abs(find_err - res.errors), target=target,
+                         profile=ours)
+
+
+def id3_cases(*, m_id3: int, n_id3: int, m_id3_large: int,
+              n_id3_large: int) -> list[tuple[str, int, int, float, float | None]]:
+    """The ID3 workloads (name, m, n, label noise, target ratio): the junta without noise, with 10%
+    noise, and on the larger sample with 20% noise."""
+    return [("ID3 (7-junta)", m_id3, n_id3, 0.0, None), ("ID3 (7-junta, 10% noise)", m_id3, n_id3, 0.1, 0.2),
+            ("ID3 (7-junta, 20% noise)", m_id3_large, n_id3_large, 0.2, 0.2)]
+
+
+def junta_variables(rng: np.random.Generator, n: int) -> np.ndarray:
+    """The 7 relevant variables of the ID3 junta, drawn among the first ``n``, sorted."""
+    return np.sort(rng.choice(n, 7, replace=False))
+
+
+def id3_data(rng: np.random.Generator, variables: np.ndarray, *, m: int, n: int,
+             noise: float) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` uniform points of {0,1}^n labelled by the weighted threshold [sum_j j x_{i_j} >= 14] on the 7
+    ``variables`` ([BDM20]'s monotone junta), each label flipped with probability ``noise``."""
+    table = (all_points(7) @ np.arange(1.0, 8.0) >= 14).astype(np.uint8)
+    X = (rng.random((m, n), dtype=np.float32) < 0.5).astype(np.uint8)
+    y = junta(X, variables, table).astype(np.uint8) ^ (rng.random(m) < noise).astype(np.uint8)
+    return X, y
+
+
+def id3_benchmark(name: str, X: np.ndarray, y: np.ndarray, *, repetitions: int, seed: int,
+                  target: float | None) -> Benchmark:
+    """ID3 ([BDM20] Algorithm 1, Gini, grown until pure) against scikit-learn's unrestricted tree: the
+    same split at every node up to exact gain ties (:func:`dtcore.audit.compare.agreement_up_to_ties`)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X_sk = for_sklearn(X)
+    peer_seed = seeds.library_seed(seed, f"performance/{name}/peer")
+
+    def ours():
+        return id3(X, y, impurity="gini")
+
+    def peer():
+        return DecisionTreeClassifier(criterion="gini", random_state=peer_seed).fit(X_sk, y)
+
+    times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
+    a, b = out["pinned"]["dtcore"].tree, tree_from_sklearn(out["pinned"]["peer"], X.shape[1])
+    agreement = agreement_up_to_ties(a, b, X, y, "gini")
+    return benchmark_row(name, f"{X.shape[0]}x{X.shape[1]}", "sklearn DecisionTreeClassifier() (unrestricted)", times,
+                         same="yes" if agreement.same else "no",
+                         check=f"{agreement.matched} nodes agree, {agreement.ties} exact ties, "
+                               f"{agreement.differences} differences; leaves {a.size} / {b.size}",
+                         deviation=agreement.differences, target=target, profile=ours)
+
+
+def local_benchmark(rng: np.random.Generator, *, size: int, repetitions: int) -> tuple[Benchmark, dict[str, int]]:
+    """LocalLearner ([BGLT20] Theorem 2) answering :data:`LOCAL` ``["queries"]`` queries one by one on an
+    unlabelled set of ``size`` points, against building the full TopDownSizeEstimate tree with the same
+    shared randomness: the answers must equal the full tree's. Also returns the distinct labels each
+    side asked for."""
+    n, t, b = LOCAL["n"], LOCAL["t"], LOCAL["b"]
+    X = (rng.random((size, n), dtype=np.float32) < 0.5).astype(np.uint8)
+    y = random_tree(n, t, rng).predict(X).astype(np.uint8)
+    draws = SharedDraws.draw(size, n, LOCAL["strands"], rng)
+    queries = (rng.random((LOCAL["queries"], n)) < 0.5).astype(np.uint8)
+    oracles: dict[str, LabelOracle] = {}
+
+    def ours():
+        oracles["local"] = LabelOracle.from_labels(y)
+        return [local_learner(X, oracles["local"], size=t, batch_size=b, x_star=q, draws=draws).labels[0] for q in queries]
+
+    def peer():
+        oracles["full"] = LabelOracle.from_labels(y)
+        return top_down_size_estimate(X, oracles["full"], size=t, batch_size=b, draws=draws)
+
+    times, out = timed({"dtcore": ours, "peer": peer}, repetitions=repetitions)
+    answers, full = out["pinned"]["dtcore"], out["pinned"]["peer"]
+    wrong = int((np.array(answers, dtype=np.uint8) != full.tree.predict(queries).astype(np.uint8)).sum())
+    bench = benchmark_row(f"LocalLearner ({LOCAL['queries']} queries)", f"|S°|={size}",
+                          "TopDownSizeEstimate (full tree)", times, same="yes" if wrong == 0 else "no",
+                          check=f"{wrong} of {LOCAL['queries']} answers differ", deviation=wrong)
+    labels = {"size": size, "labels_local": oracles["local"].labelled, "labels_full_tree": oracles["full"].labelled,
+              "labels_training": size, "answers_differ": wrong}
+    return bench, labels
+
+
+def local_figure(local_labels: pd.DataFrame) -> plt.Figure:
+    """Distinct points LocalLearner ([BGLT20] Theorem 2) and the full tree label, against |S°|."""
+    fig, ax = figures.figure(1, height=4.0)
+    ax.loglog(local_labels["size"], local_labels["labels_training"], "k--", label="ordinary training: |S°|")
+    ax.loglog(local_labels["size"], local_labels["labels_full_tree"], "s-", label="TopDownSizeEstimate (full tree)")
+    ax.loglog(local_labels["size"], local_labels["labels_local"], "o-",
+              label=f"LocalLearner, {LOCAL['queries']} queries")
+    ax.set(xlabel="size of the unlabelled set |S°|", ylabel="distinct points labelled",
+           title="Labels queried against |S°|")
+    sizes = local_labels["size"].tolist()
+    ax.set_xticks(sizes, [f"{v:,}" for v in sizes])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+    counts = local_labels[["labels_training", "labels_full_tree", "labels_local"]].to_numpy()
+    ticks = [v * 10**k for k in range(2, 9) for v in (1, 2, 5) if counts.min() / 1.5 <= v * 10**k <= counts.max() * 1.5]
+    ax.set_yticks(ticks, [f"{v:,}" for v in ticks])
+    ax.yaxis.set_minor_locator(plt.NullLocator())
+    ax.legend(loc="upper left")
+    return fig
+
+
+def peak_memory(X: np.ndarray, y: np.ndarray, *, t: int) -> pd.DataFrame:
+    """Peak allocation of TopDown_G ([BGLT20] Sec. 1.1) under ``tracemalloc`` on the first quarter, half
+    and all of the sample, against its input's bytes; the traced tree must equal an untraced one."""
+    rows = []
+    timed_leaves = leaf_sets(top_down(X, y, size=t).tree)
+    for frac in (0.25, 0.5, 1.0):
+        m = max(100, int(X.shape[0] * frac))
+        Xm, ym = X[:m], y[:m]
+        gc.collect()
+        tracemalloc.start()
+        res = top_down(Xm, ym, size=t, impurity="gini")
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        input_bytes = Xm.nbytes + ym.nbytes
+        reference = timed_leaves if m == X.shape[0] else leaf_sets(top_down(Xm, ym, size=t).tree)
+        rows.append({"m": m, "input_MB": input_bytes / 2**20, "peak_MB": peak / 2**20,
+                     "peak_over_input": peak / input_bytes, "leaves_differ": len(leaf_sets(res.tree) ^ reference)})
+    return pd.DataFrame(rows)
+
+
+def memory_style(memory: pd.DataFrame) -> object:
+    """:func:`peak_memory`'s table, formatted for the page."""
+    return (memory.style.format({"input_MB": "{:.1f}", "peak_MB": "{:.1f}", "peak_over_input": "{:.2f}"})
+            .hide(axis="index"))
+
+
+def memory_figure(memory: pd.DataFrame, *, n: int, t: int) -> plt.Figure:
+    """TopDown_G's peak memory divided by its input's size, against the input's size."""
+    fig, ax = figures.figure(1, height=4.0)
+    ax.plot(memory["input_MB"], memory["peak_over_input"], "o-", label="TopDown_G peak / input (tracemalloc)")
+    ax.axhline(1.0, color="k", ls="--", lw=1, label="peak = input size")
+    ax.set(xlabel="input size (MB)", ylabel="peak memory / input size",
+           ylim=(0, max(1.2, float(memory["peak_over_input"].max()) * 1.2)),
+           title=f"Peak memory of TopDown_G, n={n}, t={t}")
+    ax.legend(loc="upper right")
+    return fig
+
+
+def scale_topdown(rng: np.random.Generator, *, m: int, repetitions: int) -> tuple[Benchmark, dict[str, Any]]:
+    """TopDown_G ([BGLT20] Sec. 1.1) on ``m`` points x 64 features, t = 256, no peer: the pinned, default
+    and ``tracemalloc``-traced runs must grow the same tree. Also returns its peak memory row."""
+    n, t = 64, 256
+    X = rng.integers(0, 2, (m, n), dtype=np.uint8)  # no float copy of 10^7 x 64
+    y = random_tree(n, 64, rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.1).astype(np.uint8)
+    times, out = timed({"dtcore": lambda: top_down(X, y, size=t)}, repetitions=repetitions)
+    leaves = [leaf_sets(out[s]["dtcore"].tree) for s in THREADS]
+    gc.collect()
+    tracemalloc.start()
+    traced = top_down(X, y, size=t)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    differ = len(leaves[0] ^ leaves[1]) + len(leaves[0] ^ leaf_sets(traced.tree))
+    bench = benchmark_row("TopDown_G (gini), scale", f"{m}x{n}, t={t}", "— (self-consistent)", times,
+                          same="self-consistent",
+                          check=f"{differ} leaves differ between the pinned, default and traced runs", deviation=differ)
+    input_bytes = X.nbytes + y.nbytes
+    row = {"row": "TopDown_G", "m": m, "peak_MB": peak / 2**20, "input_MB": input_bytes / 2**20,
+           "peak_over_input": peak / input_bytes, "seconds_pinned": bench.row["dtcore_s_pinned"], "labels": m}
+    return bench, row
+
+
+def scale_est(rng: np.random.Generator, *, m: int, repetitions: int) -> tuple[Benchmark, dict[str, Any]]:
+    """Est_G ([BGLT20] Theorem 3) with an unlabelled set of ``m`` points and 200 test queries, no peer:
+    the pinned and default runs must give the same predictions and labels. Also returns its labels and
+    time per query."""
+    n, t, b, n_test = 24, 32, 200, 200
+    X = rng.integers(0, 2, (m, n), dtype=np.uint8)
+    target = random_tree(n, t, rng)
+    y = target.predict(X).astype(np.uint8)
+    X_test = (rng.random((n_test, n)) < 0.5).astype(np.uint8)
+    y_test = target.predict(X_test).astype(np.uint8)
+    draws = SharedDraws.draw(m, n, 400, rng)
+    times, out = timed({"dtcore": lambda: est(X, LabelOracle.from_labels(y), size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)},
+                       repetitions=repetitions)
+    a, c = out["pinned"]["dtcore"], out["default"]["dtcore"]
+    differ = int((a.predictions != c.predictions).sum()) + abs(a.labelled - c.labelled)
+    bench = benchmark_row("Est_G, scale", f"|S°|={m}, {n_test} test points", "— (self-consistent)", times,
+                          same="self-consistent",
+                          check=f"{differ} predictions or labels differ between the pinned and default runs",
+                          deviation=differ)
+    seconds = bench.row["dtcore_s_pinned"]
+    row = {"row": "Est_G", "m": m, "labels": a.labelled, "estimate": a.error, "seconds_pinned": seconds,
+           "seconds_per_query": seconds / n_test}
+    return bench, row
+
+
+def scale_style(scale_rows: pd.DataFrame) -> object:
+    """The scale rows' table, formatted for the page."""
+    return scale_rows.style.format(precision=3, na_rep="—").hide(axis="index")
+
+
+# --------------------------------------------------------------------------------------------
+# the ratios table, its figure and the verification rows
+
+SHOWN = ["benchmark", "size", "dtcore_s_pinned", "dtcore_spread_pinned", "peer_s_pinned", "ratio_pinned",
+         "ratio_min_pinned", "ratio_max_pinned", "dtcore_s_default", "peer_s_default", "ratio_default",
+         "same_result", "target", "target met (pinned)"]
+
+
+def ratios_style(ratios: pd.DataFrame) -> object:
+    """The ratios table as the page shows it: medians, spreads, ratios, agreement and targets."""
+    shown = ratios[SHOWN]
+    numeric = [c for c in shown.columns if c.startswith(("dtcore_s_", "peer_s_", "ratio")) and "spread" not in c]
+    return shown.style.format({c: "{:.3g}" for c in numeric} | {"target": "{:.2f}"}, na_rep="—").hide(axis="index")
+
+
+def ratios_figure(ratios: pd.DataFrame) -> plt.Figure:
+    """dtcore / peer time ratios of every benchmark with a peer, both thread settings, with the targets."""
+    paired = ratios[ratios["ratio_pinned"].notna()].reset_index(drop=True)
+    fig, ax = figures.figure(1, height=min(12.0, 0.55 * len(paired) + 2.4))
+    ypos = np.arange(len(paired))
+    for k, (setting, color) in enumerate(zip(THREADS, sns.color_palette()[:2])):
+        r = paired[f"ratio_{setting}"].to_numpy(float)
+        err = np.vstack([r - paired[f"ratio_min_{setting}"].to_numpy(float),
+                         paired[f"ratio_max_{setting}"].to_numpy(float) - r])
+        ax.barh(ypos + (k - 0.5) * 0.38, r, height=0.38, xerr=err, color=color, capsize=2,
+                label=f"dtcore / peer, {setting} threads (median; bar: per-round range)")
+    has_target = paired["target"].notna().to_numpy()
+    ax.scatter(paired.loc[has_target, "target"], ypos[has_target], marker="|", s=500, color="crimson", zorder=3,
+               label="target ratio (pinned, full scale)")
+    ax.axvline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_yticks(ypos, [f"{b}\n{s}" for b, s in zip(paired["benchmark"], paired["size"])], fontsize=9)
+    ax.invert_yaxis()
+    ax.set(xlabel="time ratio dtcore / peer (log scale; below 1: dtcore is faster)", ylabel="benchmark")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=1)
+    return fig
+
+
+def ratio_glue_values(ratios: pd.DataFrame, *, scale: str) -> dict[str, str]:
+    """The closing note's sentences: every ratio measured, and the speed targets missed (full scale only)."""
+    paired = ratios[ratios["ratio_pinned"].notna()]
+    summary = "; ".join(f"{b} ({s}): {rp:.3g} pinned, {rd:.3g} default threads" for b, s, rp, rd in
+                        zip(paired["benchmark"], paired["size"], paired["ratio_pinned"], paired["ratio_default"]))
+    missed = ratios[ratios["target met (pinned)"] == "no"]
+    if scale != "full":
+        missed_text = "not judged (quick scale; the targets are for the full sizes)"
+    elif missed.empty:
+        missed_text = "none"
+    else:
+        missed_text = "; ".join(f"{b} ({s}): {r:.3g} against {t:.2f}" for b, s, r, t in
+                                zip(missed["benchmark"], missed["size"], missed["ratio_pinned"], missed["target"]))
+    return {"app_summary": summary, "app_missed": missed_text}
+
+
+def targets_note(ratios: pd.DataFrame, *, scale: str) -> str:
+    """Whether the speed targets were judged, and met."""
+    if scale != "full":
+        return "quick scale: the targets are judged at full scale only"
+    if (ratios["target met (pinned)"] != "no").all():
+        return "every target is met in this run"
+    return "some targets are missed in this run (their profiles are above)"
+
+
+def check_agreement(table: VerificationTable, ratios: pd.DataFrame) -> None:
+    """An identity row per benchmark: dtcore's output against its peer's (or against itself), deviation 0."""
+    for _, row in ratios.iterrows():
+        quantity = [q for key, q in QUANTITY.items() if row["benchmark"].startswith(key)][-1]
+        table.identity(f"{row['benchmark']} ({row['size']})", quantity, row["deviation"], 0.0, note=row["check"])
+
+
+def check_memory(table: VerificationTable, memory: pd.DataFrame) -> None:
+    """An identity row per traced TopDown_G run: its tree must equal the untraced one."""
+    for _, row in memory.iterrows():
+        table.identity(f"TopDown_G peak memory (m={row['m']})", "leaves in the traced tree but not the timed one",
+                       float(row["leaves_differ"]), 0.0)
+
+
+def check_local_labels(table: VerificationTable, local_labels: pd.DataFrame) -> None:
+    """LocalLearner ([BGLT20] Theorem 2) labels only minibatches on its queries' paths, which the full
+    tree also labels: its distinct labels are at most the full tree's (a bound while that is below |S°|)."""
+    for _, row in local_labels.iterrows():
+        quantity = f"distinct labels of {LOCAL['queries']} LocalLearner queries, |S°| = {row['size']}"
+        if row["labels_full_tree"] < row["size"]:
+            table.bound("LocalLearner", quantity + " (bound: labels of the full tree)", row["labels_local"],
+                        row["labels_full_tree"], value_range=(0, row["size"]), relation="<=")
+        else:
+            table.observation("LocalLearner", quantity, row["labels_local"], row["labels_full_tree"],
+                              why="the full tree labels all of S°, so the bound is the whole range")
+
+
+def check_targets(table: VerificationTable, ratios: pd.DataFrame, scale_rows: pd.DataFrame) -> None:
+    """The speed and memory targets, as observations: targets we set ourselves, never asserted."""
+    for _, row in ratios[ratios["target"].notna()].iterrows():
+        table.observation(f"{row['benchmark']} ({row['size']})", "time ratio dtcore / peer, pinned (speed target)",
+                          row["ratio_pinned"], row["target"],
+                          why="a speed target we set ourselves, not a theorem; times vary with the machine's load; "
+                              "times are never asserted")
+    if not scale_rows.empty:
+        table.observation("TopDown_G, scale", "peak memory / input bytes (target 1.2)",
+                          float(scale_rows["peak_over_input"].iloc[0]), 1.2,
+                          why="a memory target we set ourselves, not a theorem")
+
+
+def assert_outputs_agree(ratios: pd.DataFrame, *, n_rows: int) -> str:
+    """Raise ``AssertionError`` if any benchmark's output differs from its peer's; else say how many agreed."""
+    differing = ratios.loc[ratios["same_result"] == "no", ["benchmark", "size", "check"]]
+    assert differing.empty, differing
+    compared = int((ratios["same_result"] == "yes").sum())
+    return (f"all {n_rows} rows hold; the outputs agree in all {compared} compared benchmark rows "
+            f"and {len(ratios) - compared} rows are self-consistent")

@@ -1,0 +1,287 @@
+"""Chapter 6's experiments (dtcore.book.experiments.ch06) at small size, on toy tables and real data."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dtcore.book.experiments import ch06
+from dtcore.book.report import VerificationTable
+from dtcore.learnability import hoeffding_halfwidth
+
+
+def toy_table(m: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """Two informative real columns, one noise column and one 0/1 column; y = [a > 0] xor [b > 0.5]."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=m), "b": rng.normal(size=m), "noise": rng.normal(size=m),
+                      "flag": rng.integers(0, 2, m)})
+    y = ((X["a"] > 0).to_numpy() ^ (X["b"] > 0.5).to_numpy()).astype(np.uint8)
+    return X, y
+
+
+def xor_with_a_decoy(m: int = 400, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """y = x0 xor x1, and a column that agrees with y on 75% of the rows: greedy CART splits on the
+    decoy first and then cannot finish the xor at depth 2; an optimal depth-2 tree has no error."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2, (m, 2))
+    y = (bits[:, 0] ^ bits[:, 1]).astype(np.uint8)
+    decoy = np.where(rng.random(m) < 0.75, y, 1 - y)
+    return pd.DataFrame({"x0": bits[:, 0], "x1": bits[:, 1], "decoy": decoy}), y
+
+
+@pytest.fixture(scope="module")
+def toy_data() -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    return {"digits": toy_table(240, 0), "flchain": toy_table(200, 1)}
+
+
+@pytest.fixture(scope="module")
+def depth_runs(toy_data) -> pd.DataFrame:
+    return ch06.find_cart_pystreed(toy_data, folds=2, depths=[1, 2], n_thresholds=3, seed=0)
+
+
+@pytest.fixture(scope="module")
+def size_runs(toy_data) -> pd.DataFrame:
+    return ch06.topdown_bestfirst(toy_data, folds=2, leaf_sizes=[2, 4], n_thresholds=3, seed=0)
+
+
+@pytest.fixture(scope="module")
+def est_run() -> ch06.EstRun:
+    X, y = toy_table(3000, 2)
+    return ch06.est_against_full_trees(X, y, seed=0, est_sizes=[2, 4], batch_size=16, n_thresholds=3,
+                                       n_test=300, n_heldout=400, delta=0.05)
+
+
+# ---------------------------------------------------------------------------------- the data
+
+def test_load_dataset_gives_the_documented_sizes_and_labels():
+    X, y = ch06.load_dataset("breast cancer")
+    assert X.shape == (569, 30) and set(np.unique(y)) == {0, 1}
+    assert int(y.sum()) == 357  # benign tumours
+    X, y = ch06.load_dataset("digits")
+    assert X.shape == (1797, 64) and 0.45 < y.mean() < 0.55
+    with pytest.raises(ValueError, match="name must be one of"):
+        ch06.load_dataset("iris")
+
+
+def test_load_datasets_reads_all_three_with_flchain_features_that_do_not_reveal_the_label():
+    data = ch06.load_datasets()
+    assert list(data) == list(ch06.DATASETS)
+    X, y = data["flchain"]
+    assert X.shape == (7874, 7) and not X.isna().any().any()
+    assert "death" not in X.columns and "creatinine" not in X.columns and y.dtype == np.uint8
+
+
+def test_dataset_overview_counts_boolean_features(toy_data):
+    overview = ch06.dataset_overview(toy_data, n_thresholds=3)
+    # three real columns with 3 cut points each, and the 0/1 column as is
+    assert overview["Boolean features"].tolist() == [10, 10]
+    assert overview["rows"].tolist() == [240, 200]
+    with pytest.raises(ValueError, match="n_thresholds"):
+        ch06.dataset_overview(toy_data, n_thresholds=0)
+
+
+def test_cv_splits_partition_the_rows_reproducibly():
+    X, y = toy_table(100)
+    splits = ch06.cv_splits(X, y, folds=4, seed=1)
+    tests = np.sort(np.concatenate([test for _, test in splits]))
+    assert np.array_equal(tests, np.arange(100))
+    for train, test in splits:
+        assert not set(train) & set(test)
+    again = ch06.cv_splits(X, y, folds=4, seed=1)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again))
+    with pytest.raises(ValueError, match="folds"):
+        ch06.cv_splits(X, y, folds=1, seed=0)
+
+
+# -------------------------------------------------------------------- FIND against CART and pystreed
+
+def test_compare_at_depth_finds_a_perfect_stump_and_the_xor_that_greedy_cart_misses():
+    X, _ = toy_table(300)
+    flag = X["flag"].to_numpy().astype(np.uint8)
+    rows = ch06.compare_at_depth(X, flag, X, flag, depth=1, n_thresholds=3, random_state=0)
+    assert [r["method"] for r in rows] == list(ch06.DEPTH_METHODS)
+    assert rows[0]["training errors"] == 0 and rows[0]["leaves"] == 2 and rows[0]["accuracy"] == 1.0
+    X, y = xor_with_a_decoy()
+    rows = {r["method"]: r for r in ch06.compare_at_depth(X, y, X, y, depth=2, n_thresholds=3, random_state=0)}
+    assert rows["FIND"]["training errors"] == rows["pystreed"]["training errors"] == 0
+    assert rows["CART, same features"]["training errors"] > 0.1 * len(y)
+    assert math.isnan(rows["CART, raw features"]["seconds"]) and rows["FIND"]["seconds"] > 0
+    with pytest.raises(ValueError, match="depth"):
+        ch06.compare_at_depth(X, y, X, y, depth=0, n_thresholds=3, random_state=0)
+
+
+def test_find_cart_pystreed_has_one_row_per_data_set_fold_depth_and_method(depth_runs):
+    assert list(depth_runs.columns) == ["data set", "fold", "d", "method", "training errors", "m_train",
+                                        "accuracy", "leaves", "seconds"]
+    assert len(depth_runs) == 2 * 2 * 2 * 4
+    assert depth_runs["accuracy"].between(0, 1).all()
+    assert (depth_runs.loc[depth_runs["d"] == 1, "leaves"] <= 2).all()
+
+
+def test_training_error_gaps_satisfy_lemma_3_1(depth_runs):
+    wide = ch06.training_error_gaps(depth_runs)
+    assert len(wide) == 2 * 2 * 2
+    assert (wide["CART - FIND"] >= 0).all()
+    assert (wide["FIND - pystreed"] == 0).all()
+    assert np.array_equal(wide["CART - FIND"], wide["CART, same features"] - wide["FIND"])
+
+
+def test_depth_summary_and_its_long_form_agree(depth_runs):
+    summary = ch06.depth_summary(depth_runs)
+    assert summary.shape == (4, 8)  # (data set, d) x (accuracy, leaves) x 4 methods
+    long = ch06.long_summary(summary)
+    assert len(long) == 4 * 4 and list(long.columns) == ["data set", "d", "method", "accuracy", "leaves"]
+    one = long[(long["data set"] == "digits") & (long["d"] == 2) & (long["method"] == "FIND")]
+    expected = depth_runs[(depth_runs["data set"] == "digits") & (depth_runs["d"] == 2)
+                          & (depth_runs["method"] == "FIND")]["accuracy"].mean()
+    assert float(one["accuracy"].iloc[0]) == round(expected, 3)
+
+
+def test_find_figure_has_two_panels(depth_runs):
+    fig = ch06.find_figure(depth_runs, folds=2)
+    assert len(fig.axes) == 2 and "depth 2" in fig.axes[1].get_title()
+    plt.close(fig)
+
+
+def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
+    table = VerificationTable()
+    ch06.check_find(table, depth_runs)
+    kinds = [r["kind"] for r in table.rows]
+    assert kinds == ["bound", "identity"] * 2 + ["observation"]
+    assert table.failures().empty
+    broken = depth_runs.copy()
+    cart = (broken["method"] == "CART, same features") & (broken["data set"] == "flchain")
+    broken.loc[cart, "training errors"] = 0  # a CART better than the optimum: Lemma 3.1 violated
+    table = VerificationTable()
+    ch06.check_find(table, broken)
+    assert not table.rows[2]["holds"]
+    assert len(table.failures()) == 1
+
+
+def test_find_glue_values_quote_the_largest_depth(depth_runs):
+    values = ch06.find_glue_values(depth_runs)
+    assert values["ch6_d_top"] == 2
+    for key in ("digits", "flchain"):
+        assert values[f"ch6_gap_{key}"] >= 0
+        assert 0 <= values[f"ch6_acc_find_{key}"] <= 1
+    assert 1 <= values["ch6_leaves_find"] <= 4 and values["ch6_find_seconds"] > 0
+
+
+def test_readable_tree_names_features_and_classes():
+    X, y = ch06.load_dataset("breast cancer")
+    text = ch06.readable_tree(X, y, depth=1, n_thresholds=2)
+    assert "?" in text and "class: benign" in text and "class: malignant" in text
+    assert text.endswith("on 569 tumours") and "training error 0." in text
+
+
+# ----------------------------------------------------------------- TopDown_G against best-first CART
+
+def test_topdown_bestfirst_rows_and_difference(size_runs):
+    assert len(size_runs) == 2 * 2 * 2
+    assert np.allclose(size_runs["difference"], size_runs["TopDown_G"] - size_runs["best-first CART, raw features"])
+    assert size_runs["training disagreement, same features"].between(0, 1).all()
+    assert (size_runs["leaves TopDown_G"] <= size_runs["t"]).all()
+
+
+def test_size_summary_averages_over_folds(size_runs):
+    summary = ch06.size_summary(size_runs)
+    assert "fold" not in summary.columns and "difference" not in summary.columns
+    assert summary.loc[("digits", 2), "TopDown_G"] == pytest.approx(
+        size_runs[(size_runs["data set"] == "digits") & (size_runs["t"] == 2)]["TopDown_G"].mean())
+
+
+def test_topdown_figure_and_rows(size_runs):
+    fig = ch06.topdown_figure(size_runs, folds=2)
+    assert len(fig.axes) == 2
+    plt.close(fig)
+    table = VerificationTable()
+    ch06.check_topdown(table, size_runs)
+    assert [r["kind"] for r in table.rows] == ["observation"] * 3  # no theorem: nothing counted
+    values = ch06.topdown_glue_values(size_runs)
+    assert values["ch6_t_top"] == 4 and 0 <= values["ch6_td_digits"] <= 1
+    assert values["ch6_disagree"] == table.rows[-1]["measured"]
+
+
+# ------------------------------------------------------------------------------------------ Est
+
+def test_est_equals_the_test_error_of_the_tree_grown_with_every_label(est_run):
+    learn = est_run.learn
+    assert learn["t"].tolist() == [2, 4]
+    assert np.allclose(learn["estimated_error"], learn["test error of T_t"])  # Theorem 2 / App. D
+    assert est_run.pool_size == 3000 - 700
+    assert ch06.est_labels(est_run) < est_run.pool_size
+    assert 0 < est_run.base_error < 1
+
+
+def test_est_rejects_a_split_that_leaves_no_pool():
+    X, y = toy_table(500)
+    with pytest.raises(ValueError, match="n_heldout"):
+        ch06.est_against_full_trees(X, y, seed=0, est_sizes=[2], batch_size=8, n_thresholds=2, n_test=300,
+                                    n_heldout=300, delta=0.05)
+
+
+def test_est_radius_is_the_sum_of_two_hoeffding_halfwidths():
+    radius = ch06.est_radius(n_test=800, n_heldout=1000, delta=0.05, n_sizes=5)
+    assert radius == pytest.approx(hoeffding_halfwidth(800, 0.005) + hoeffding_halfwidth(1000, 0.005))
+    assert ch06.est_radius(n_test=800, n_heldout=1000, delta=0.05, n_sizes=10) > radius
+    with pytest.raises(ValueError, match="delta"):
+        ch06.est_radius(n_test=800, n_heldout=1000, delta=1.5, n_sizes=5)
+
+
+def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
+    table = VerificationTable()
+    ch06.check_est(table, est_run, delta=0.05)
+    assert [r["kind"] for r in table.rows][:2] == ["identity", "bound"] and table.failures().empty
+    learn = est_run.learn.copy()
+    learn["estimated_error"] += 0.01
+    table = VerificationTable()
+    ch06.check_est(table, ch06.EstRun(learn, est_run.pool_size, est_run.n_test, est_run.n_heldout, 0.5), delta=0.05)
+    assert not table.rows[0]["holds"]
+
+
+def test_choice_of_t_takes_the_smallest_t_among_ties():
+    learn = pd.DataFrame({"t": [2, 4, 8], "estimated_error": [0.3, 0.2, 0.2],
+                          "held-out error of T_t": [0.31, 0.25, 0.22], "labels_total": [100, 150, 180],
+                          "label_fn_calls": [3, 4, 5]})
+    run = ch06.EstRun(learn, pool_size=5000, n_test=300, n_heldout=400, base_error=0.3)
+    choice = ch06.choice_of_t(run)
+    assert choice["t"].tolist() == [4, 8]
+    assert choice["labels"].tolist() == [180 + 300, 5000 + 400]
+    table = VerificationTable()
+    ch06.check_choice(table, choice)
+    assert table.rows[0]["kind"] == "observation" and table.rows[0]["measured"] == pytest.approx(0.03)
+    values = ch06.est_glue_values(run, choice, delta=0.05)
+    assert (values["ch6_t_est"], values["ch6_t_full"], values["ch6_calls"]) == (4, 8, 5)
+    assert values["ch6_radius"] == pytest.approx(ch06.est_radius(n_test=300, n_heldout=400, delta=0.05, n_sizes=3))
+
+
+def test_est_figure_has_two_panels(est_run):
+    fig = ch06.est_figure(est_run, delta=0.05)
+    assert len(fig.axes) == 2 and fig.axes[1].get_yscale() == "log"
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------ the seed rule
+
+def test_library_seed_is_keyed_and_fits_every_library():
+    from dtcore.book import seeds
+
+    a = seeds.library_seed(0, "ch06/folds")
+    assert a == seeds.library_seed(0, "ch06/folds") and 0 <= a < 2**31
+    assert a != seeds.library_seed(1, "ch06/folds") and a != seeds.library_seed(0, "ch06/est")
+    with pytest.raises(ValueError, match="seed"):
+        seeds.library_seed(-1, "ch06/folds")
+
+
+def test_est_split_moves_with_the_seed_and_nothing_else():
+    X, y = toy_table(1500, 3)
+    kwargs = dict(est_sizes=[2], batch_size=8, n_thresholds=2, n_test=200, n_heldout=200, delta=0.05)
+    a = ch06.est_against_full_trees(X, y, seed=0, **kwargs)
+    b = ch06.est_against_full_trees(X, y, seed=0, **kwargs)
+    c = ch06.est_against_full_trees(X, y, seed=1, **kwargs)
+    assert a.learn.equals(b.learn)
+    assert not a.learn[["estimated_error", "labels_total"]].equals(c.learn[["estimated_error", "labels_total"]])

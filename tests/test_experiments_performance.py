@@ -1,0 +1,221 @@
+"""The performance appendix's benchmarks (dtcore.book.experiments.performance) at tiny sizes.
+
+Times are never asserted: only the rows' structure and the output comparisons, which must agree.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dtcore.book.experiments import performance as perf
+from dtcore.book.report import VerificationTable
+from dtcore.functions import random_tree
+from dtcore.topdown import top_down
+
+
+@pytest.fixture(scope="module")
+def log() -> perf.BenchmarkLog:
+    """A log with one benchmark of each kind that has a peer, plus the self-consistent exact row."""
+    rng = np.random.default_rng(0)
+    log = perf.BenchmarkLog()
+    log.add(perf.exact_benchmark(n_exact=8, exact_leaves=8, repetitions=1)[0])
+    X, y = perf.topdown_data(rng, m=600, n=8)
+    log.add(perf.topdown_benchmarks(X, y, t=6, repetitions=1, seed=0)[0])
+    X, y = perf.find_data(rng, m=300, n=6, depth=2)
+    log.add(perf.find_benchmark(X, y, depth=2, repetitions=1, seed=0, target=2.0))
+    X, y = perf.id3_data(rng, perf.junta_variables(rng, 10), m=500, n=10, noise=0.1)
+    log.add(perf.id3_benchmark("ID3 (7-junta, 10% noise)", X, y, repetitions=1, seed=0, target=0.2))
+    return log
+
+
+def test_timed_runs_every_candidate_in_both_thread_settings():
+    times, results = perf.timed({"dtcore": lambda: 1, "peer": lambda: 2}, repetitions=2)
+    assert set(times) == set(results) == set(perf.THREADS)
+    assert results["pinned"] == {"dtcore": 1, "peer": 2}
+    assert len(times["default"]) == 4 and (times["default"]["threads"] == "default").all()
+
+
+def test_benchmark_row_ratio_is_the_ratio_of_medians_and_describe_names_both_sides():
+    times = {s: pd.DataFrame({"name": ["dtcore", "peer", "peer", "dtcore"], "rep": [0, 0, 1, 1],
+                              "position": [0, 1, 0, 1], "threads": [1] * 4, "seconds": [1.0, 4.0, 2.0, 3.0]})
+             for s in perf.THREADS}
+    bench = perf.benchmark_row("B", "tiny", "P", times, same="yes", check="0 differ", deviation=0, target=0.5)
+    row = bench.row
+    assert row["ratio_pinned"] == pytest.approx(2.0 / 3.0)
+    assert (row["ratio_min_pinned"], row["ratio_max_pinned"]) == (pytest.approx(0.25), pytest.approx(1.5))
+    assert row["dtcore_spread_default"] == "1–3"
+    assert len(bench.times) == 8 and set(bench.times["setting"]) == set(perf.THREADS)
+    text = perf.describe(row)
+    assert text.startswith("B (tiny): pinned: dtcore 2 s, peer 3 s") and text.endswith("same result: yes (0 differ)")
+    alone = perf.benchmark_row("S", "x", "—", {s: t[t.name == "dtcore"] for s, t in times.items()},
+                               same="self-consistent", check="ok", deviation=0)
+    assert "ratio_pinned" not in alone.row and "pinned: dtcore 2 s;" in perf.describe(alone.row)
+
+
+def test_for_sklearn_and_leaf_sets():
+    X = np.eye(3, dtype=np.uint8)
+    Z = perf.for_sklearn(X)
+    assert Z.dtype == np.float32 and Z.flags.f_contiguous and np.array_equal(Z, X)
+    tree = random_tree(5, 4, np.random.default_rng(1))
+    assert len(perf.leaf_sets(tree)) == 4
+    assert perf.leaf_sets(tree) != perf.leaf_sets(random_tree(5, 5, np.random.default_rng(1)))
+
+
+def test_profile_top_lists_the_heaviest_functions():
+    profile = perf.profile_top(lambda: sorted(np.random.default_rng(0).random(20_000).tolist()), k=3)
+    assert len(profile) <= 3 and (profile["own_share"] <= 1).all()
+    assert profile["own_s"].is_monotonic_decreasing
+    assert "own_share" in perf.profile_style(profile).to_html()
+    with pytest.raises(ValueError, match="k"):
+        perf.profile_top(lambda: None, k=0)
+
+
+def test_the_logged_benchmarks_agree_with_their_peers(log):
+    ratios = log.ratios(scale="quick")
+    assert ratios["benchmark"].tolist() == ["BuildTopDownDT (exact, uniform)", "TopDown_G (gini)", "FIND (d=2)",
+                                            "ID3 (7-junta, 10% noise)"]
+    assert (ratios["deviation"] == 0).all()
+    assert ratios["same_result"].tolist() == ["self-consistent", "yes", "yes", "yes"]
+    assert ratios["target met (pinned)"].tolist() == ["—", "full scale only", "full scale only", "full scale only"]
+    times = log.times()
+    assert set(times["benchmark"]) == set(ratios["benchmark"]) and (times["seconds"] > 0).all()
+
+
+def test_exact_benchmark_profile_and_row():
+    bench, profile = perf.exact_benchmark(n_exact=7, exact_leaves=4, repetitions=1)
+    assert bench.row["deviation"] == 0 and "4 leaves" in bench.row["size"]
+    assert len(profile) > 0 and bench.profile is None
+
+
+def test_ratios_judge_targets_at_full_scale_and_profile_the_misses(log):
+    ratios = log.ratios(scale="full")
+    # tiny workloads are dominated by fixed costs: a target ratio of 1e-9 is always missed, 1e9 always met
+    ratios["target"] = [1e-9 if b == "FIND (d=2)" else (1e9 if pd.notna(t) else t)
+                        for b, t in zip(ratios["benchmark"], ratios["target"])]
+    ratios["target met (pinned)"] = [
+        "—" if pd.isna(t) else ("yes" if r <= t else "no") for r, t in zip(ratios["ratio_pinned"], ratios["target"])]
+    missed = log.missed_target_profiles(ratios)
+    assert [m.split(":")[1].strip().startswith("FIND (d=2)") for m, _ in missed] == [True]
+    assert isinstance(missed[0][1], pd.DataFrame)
+    assert perf.targets_note(ratios, scale="full").startswith("some targets are missed")
+    assert perf.targets_note(ratios, scale="quick").startswith("quick scale")
+    values = perf.ratio_glue_values(ratios, scale="full")
+    assert values["app_missed"].startswith("FIND (d=2)") and "TopDown_G (gini)" in values["app_summary"]
+    assert perf.ratio_glue_values(ratios, scale="quick")["app_missed"].startswith("not judged")
+
+
+def test_find_cases_and_targets():
+    assert perf.find_cases("quick") == [(3, 12), (4, 10), (3, 16), (5, 8)]
+    assert perf.find_target("full", 4, 32) == 0.35 and perf.find_target("quick", 4, 32) is None
+    assert perf.find_target("full", 5, 16) is None
+    with pytest.raises(ValueError, match="scale"):
+        perf.find_cases("huge")
+
+
+def test_workload_data_have_the_stated_shapes_and_noise():
+    rng = np.random.default_rng(3)
+    X, y = perf.find_data(rng, m=400, n=6, depth=2)
+    assert X.shape == (400, 6) and X.dtype == np.uint8 and set(np.unique(y)) <= {0, 1}
+    J = perf.junta_variables(rng, 12)
+    assert len(J) == 7 and np.all(np.diff(J) > 0) and J.max() < 12
+    X, clean = perf.id3_data(np.random.default_rng(4), J, m=2000, n=12, noise=0.0)
+    _, noisy = perf.id3_data(np.random.default_rng(4), J, m=2000, n=12, noise=0.2)
+    assert 0.15 < np.mean(clean != noisy) < 0.25  # same points, a fifth of the labels flipped
+    cases = perf.id3_cases(m_id3=100, n_id3=10, m_id3_large=200, n_id3_large=9)
+    assert [c[1:3] for c in cases] == [(100, 10), (100, 10), (200, 9)] and cases[0][4] is None
+
+
+def test_local_benchmark_answers_like_the_full_tree_with_fewer_labels():
+    bench, labels = perf.local_benchmark(np.random.default_rng(0), size=1500, repetitions=1)
+    assert bench.row["deviation"] == 0 and labels["answers_differ"] == 0
+    assert labels["labels_local"] <= labels["labels_full_tree"] <= labels["labels_training"] == 1500
+    table = VerificationTable()
+    perf.check_local_labels(table, pd.DataFrame([labels]))
+    assert len(table.rows) == 1 and table.failures().empty
+    broken = {**labels, "labels_local": labels["labels_full_tree"] + 1,
+              "labels_full_tree": min(1499, labels["labels_full_tree"])}
+    table = VerificationTable()
+    perf.check_local_labels(table, pd.DataFrame([broken]))
+    assert not table.rows[0]["holds"]
+    fig = perf.local_figure(pd.DataFrame([labels, {**labels, "size": 3000, "labels_training": 3000}]))
+    assert fig.axes[0].get_xscale() == "log"
+    plt.close(fig)
+
+
+def test_peak_memory_traces_the_same_tree():
+    X, y = perf.topdown_data(np.random.default_rng(0), m=800, n=8)
+    memory = perf.peak_memory(X, y, t=8)
+    assert memory["m"].tolist() == [200, 400, 800] and (memory["leaves_differ"] == 0).all()
+    assert (memory["peak_MB"] > 0).all()
+    assert memory["input_MB"].iloc[-1] == pytest.approx((X.nbytes + y.nbytes) / 2**20)
+    assert "peak_over_input" in perf.memory_style(memory).to_html()
+    table = VerificationTable()
+    perf.check_memory(table, memory)
+    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and table.failures().empty
+    fig = perf.memory_figure(memory, n=8, t=8)
+    assert "n=8" in fig.axes[0].get_title()
+    plt.close(fig)
+
+
+def test_scale_rows_are_self_consistent():
+    rng = np.random.default_rng(0)
+    bench, row = perf.scale_topdown(rng, m=2000, repetitions=1)
+    assert bench.row["deviation"] == 0 and row["labels"] == 2000 and row["peak_over_input"] > 0
+    bench_est, row_est = perf.scale_est(rng, m=2000, repetitions=1)
+    assert bench_est.row["deviation"] == 0 and 0 < row_est["labels"] <= 2000
+    scale = pd.DataFrame([row, row_est])
+    assert "Est_G" in perf.scale_style(scale).to_html()
+    table = VerificationTable()
+    perf.check_targets(table, pd.DataFrame({"benchmark": ["B"], "size": ["s"], "target": [np.nan],
+                                            "ratio_pinned": [1.0]}), scale)
+    assert [r["kind"] for r in table.rows] == ["observation"]  # the memory target only
+
+
+def test_check_agreement_fails_on_a_differing_output(log):
+    ratios = log.ratios(scale="quick")
+    table = VerificationTable()
+    perf.check_agreement(table, ratios)
+    assert len(table.rows) == 4 and table.failures().empty
+    assert table.rows[1]["quantity"] == perf.QUANTITY["TopDown_G ("]
+    ratios.loc[2, "deviation"] = 3.0
+    table = VerificationTable()
+    perf.check_agreement(table, ratios)
+    assert len(table.failures()) == 1
+
+
+def test_check_targets_records_observations_only(log):
+    ratios = log.ratios(scale="quick")
+    table = VerificationTable()
+    perf.check_targets(table, ratios, pd.DataFrame())
+    assert [r["kind"] for r in table.rows] == ["observation"] * 3
+
+
+def test_ratios_table_figure_and_agreement_message(log):
+    ratios = log.ratios(scale="quick")
+    assert "target met (pinned)" in perf.ratios_style(ratios).to_html()
+    fig = perf.ratios_figure(ratios)
+    assert len(fig.axes[0].get_yticklabels()) == 4  # every row with a peer (the exact row: the NumPy floor)
+    plt.close(fig)
+    assert perf.assert_outputs_agree(ratios, n_rows=7).endswith("all 3 compared benchmark rows and 1 rows are "
+                                                                 "self-consistent")
+    ratios.loc[1, "same_result"] = "no"
+    with pytest.raises(AssertionError):
+        perf.assert_outputs_agree(ratios, n_rows=7)
+
+
+def test_topdown_benchmarks_cover_both_impurities():
+    X, y = perf.topdown_data(np.random.default_rng(5), m=400, n=6)
+    benches = perf.topdown_benchmarks(X, y, t=4, repetitions=1, seed=0)
+    assert [b.row["benchmark"] for b in benches] == ["TopDown_G (gini)", "TopDown_G (entropy)"]
+    assert all(b.row["deviation"] == 0 and b.row["target"] == 0.5 for b in benches)
+    assert perf.leaf_sets(benches[0].profile().tree) == perf.leaf_sets(top_down(X, y, size=4).tree)
+
+
+def test_workload_streams_are_keyed_by_name():
+    a = perf.workload_rng(0, "topdown").random(3)
+    assert np.array_equal(a, perf.workload_rng(0, "topdown").random(3))
+    assert not np.array_equal(a, perf.workload_rng(0, "find-d3-n12").random(3))
+    assert not np.array_equal(a, perf.workload_rng(1, "topdown").random(3))
