@@ -160,8 +160,8 @@ def test_regression_adversaries_hurt_their_regression(attack):
         aimed = attack(X, y, 0.2, 2, rng)
         rand = random_label_flips(X, y, 0.2, rng)
         assert aimed.n_changed == rand.n_changed == 600
-        gain.append(error(mu, fit(aimed.X, aimed.y, 2).predict_proba(pts))
-                    - error(mu, fit(rand.X, rand.y, 2).predict_proba(pts)))
+        gain.append(error(mu, fit(aimed.X, aimed.y, degree=2).predict_proba(pts))
+                    - error(mu, fit(rand.X, rand.y, degree=2).predict_proba(pts)))
     assert np.mean(gain) > 0
 
 
