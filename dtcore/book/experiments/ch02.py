@@ -881,7 +881,7 @@ def candidate_sizes(sizes: Sequence[int]) -> list[int]:
     return sorted(set([4, 8, 16, 32, 64, 128][: 4 + len(sizes) // 2]))
 
 
-def choose_t_by_est(n: int, n_train: int, *, n_test: int, candidates: Sequence[int], b: int, seed: int,
+def choose_t_by_est(n: int, n_train: int, *, n_test: int, candidates: Sequence[int], b: int,
                     rng: np.random.Generator) -> pd.DataFrame:
     """[BGLT20] Section 1.2: Est's estimate for each candidate t beside the true error of the tree trained
     on all labels, for a random monotone tree of 48 leaves; one label oracle shared across all t, so
@@ -895,7 +895,7 @@ def choose_t_by_est(n: int, n_train: int, *, n_test: int, candidates: Sequence[i
     oracle = LabelOracle.from_function(X, f.predict)
     rows = []
     for t in candidates:
-        draws = SharedDraws.draw(n_train, n, b, np.random.default_rng([seed, t]))
+        draws = SharedDraws.draw(n_train, n, b, rng)
         out = est(X, oracle, t, b, X_test, y_test, draws)
         trained = top_down_size_estimate(X, LabelOracle.from_function(X, f.predict), t, b, draws)
         rows.append({"t": t, "estimated error": out.error, "true error": _cube_error(trained.tree, cube, truth),
