@@ -1,0 +1,965 @@
+"""Chapter 2's experiments: estimating learnability with polylogarithmically many labels [BGLT20].
+
+Blanc, Gupta, Lange and Tan (2020), *Estimating decision tree learnability with polylogarithmic
+sample complexity*: the minibatch guarantee (Theorem 1 / formal Theorem 4) and the steps of its proof
+(Fact 2.1, Fact B.4, Lemmas B.3, B.5, B.7), the strand size estimator (Lemma C.1), active local
+learning (Theorem 2 / Theorem 5, Lemma D.1) and the learnability estimate Est (Theorem 3 /
+Theorem 6). Each experiment is a function with explicit keyword parameters; each figure is drawn by
+one function through :mod:`dtcore.book.figures`; each group of verification rows is added by one
+``check_*`` function; the ``*_glue`` functions return the numbers the text quotes, by glue name.
+The notebook ``book/02_estimating_learnability.ipynb`` calls them in order.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from scipy import stats
+
+from ... import bounds
+from ...audit.compare import splits_differing, tree_from_sklearn
+from ...audit.oracles import exact_purity_gains
+from ...cube import ProductDistribution, all_points
+from ...exact_size import monotone_decision_list, reduced_size
+from ...functions import majority, random_monotone_tree, tribes
+from ...impurity import IMPURITIES, get_impurity, holder_constants, holder_slack, kappa, strong_concavity_gap
+from ...learnability import hoeffding_halfwidth
+from ...local import LabelOracle, SharedDraws, est, local_learner, size_estimate, top_down_size_estimate
+from ...topdown import depth_cap, minibatch_top_down, random_order, top_down
+from ...tree import DecisionTree
+from .. import figures
+from ..report import VerificationTable, worst
+
+#: Display names of the impurity functions.
+G_NAMES = {"entropy": "entropy", "gini": "Gini", "kearns_mansour": "Kearns–Mansour"}
+#: The monotone targets of Theorem 1.
+TARGETS = ("majority", "tribes", "monotone list")
+#: Confidence of the "matches the full batch" bound of Theorem 1 (Bonferroni over the table's rows).
+CONFIDENCE = 0.95
+#: The accuracy eps of Theorem 1 for the minibatch-against-full-batch comparison.
+EPS_MATCH = 0.02
+#: The eps of Theorem 1's guarantee on the monotone decision lists (opt_s = 0) and of its formal b.
+EPS_MONO = 0.05
+#: The eps of the proof's premises "error > opt_s + eps" (opt_s = 0 for the lists).
+EPS_PROOF = 0.02
+#: Label-noise rate of the shifted test set of Theorem 3's remark.
+RHO = 0.1
+#: Stated factor by which Est's distinct labels may vary as |S°| grows (Theorem 3's headline).
+GROWTH_FACTOR = 2.0
+#: Strand counts of the t'-in-t(1 +- eta) experiment: Theorem 5's form (None: a fixed 16 strands).
+STRANDS = {"paper m (R = t log t)": "paper", "m with R = 2^(D+1)": "depth", "m = 16": None}
+#: Sizes of the experiments that are not chapter parameters, per scale.
+SCALE_SIZES = {
+    "quick": {"n_draws": 4000, "n_queries": 12, "n_tprime": 20, "n_pure": 5, "benchmark": (200_000, 32, 64)},
+    "full": {"n_draws": 20000, "n_queries": 50, "n_tprime": 100, "n_pure": 20, "benchmark": (1_000_000, 64, 256)},
+}
+
+
+def _tribes3(X: np.ndarray) -> np.ndarray:
+    return tribes(X, 3)
+
+
+def _cube_error(tree: DecisionTree, cube: np.ndarray, truth: np.ndarray) -> float:
+    """Exact error of ``tree`` under the uniform distribution, from the cube and f's values on it."""
+    return float(np.mean(tree.predict(cube) != truth))
+
+
+# --- targets ---------------------------------------------------------------------------------------
+
+def monotone_list_size(n: int) -> int:
+    """Size s of the chapter's monotone decision lists on {0,1}^n: min(16, n + 1) (s - 1 variables)."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    return min(16, n + 1)
+
+
+def make_target(kind: str, d: int, rng: np.random.Generator, *,
+                s_mono: int) -> tuple[Callable[[np.ndarray], np.ndarray], float | None, float]:
+    """A monotone target of [BGLT20] Theorem 1 on {0,1}^d as a vectorised function, with opt_s where it
+    is known and the size of its tree after reduction (recomputed from the truth table) where a size
+    is claimed: majority, tribes of width 3, or a random monotone decision list of minimum size
+    ``s_mono`` (opt_s = 0)."""
+    if kind == "majority":
+        return (lambda X: majority(X, range(d - 1 + d % 2))), None, np.nan
+    if kind == "tribes":
+        return _tribes3, None, np.nan
+    if kind != "monotone list":
+        raise ValueError(f"kind must be one of {TARGETS}, got {kind!r}")
+    tree = monotone_decision_list(d, s_mono, rng)
+    return tree.predict, 0.0, reduced_size(tree)  # minimum size exactly s_mono: opt_s = 0
+
+
+# --- impurity functions (Definitions 3 and 4) -------------------------------------------------------
+
+def _pair_grid(grid_points: int) -> tuple[np.ndarray, np.ndarray]:
+    if grid_points < 3:
+        raise ValueError(f"grid_points must be at least 3, got {grid_points}")
+    p = np.linspace(0, 1, grid_points)
+    return np.meshgrid(p, p)
+
+
+def impurity_constants(grid_points: int = 401) -> pd.DataFrame:
+    """kappa ([BGLT20] Definition 4) and (C, alpha) (Definition 3) of every impurity, with the least
+    slack of each definition's inequality on a ``grid_points`` x ``grid_points`` grid of pairs (a, b)."""
+    a_grid, b_grid = _pair_grid(grid_points)
+    rows = []
+    for name in IMPURITIES:
+        c, alpha = holder_constants(name)
+        rows.append({"G": G_NAMES[name], "kappa": kappa(name), "C": c, "alpha": alpha,
+                     "min concavity slack": float(strong_concavity_gap(name, a_grid, b_grid).min()),
+                     "min Hölder slack": float(holder_slack(name, a_grid, b_grid).min())})
+    return pd.DataFrame(rows)
+
+
+def grid_constants(name: str, grid_points: int = 401) -> tuple[float, float]:
+    """The best constants a grid of pairs a != b allows, computed from G alone: the largest kappa of
+    [BGLT20] Definition 4 and the smallest C of Definition 3 (for the chapter's alpha)."""
+    g = get_impurity(name)
+    _, alpha = holder_constants(name)
+    a_grid, b_grid = _pair_grid(grid_points)
+    off = a_grid != b_grid
+    A, B = a_grid[off], b_grid[off]
+    kappa_grid = float((2 * (g((A + B) / 2) - (g(A) + g(B)) / 2) / (B - A) ** 2).min())
+    c_grid = float((np.abs(g(A) - g(B)) / np.abs(A - B) ** alpha).max())
+    return kappa_grid, c_grid
+
+
+def check_impurity_constants(table: VerificationTable, grid_points: int = 401) -> None:
+    """Rows of [BGLT20] Definitions 4 and 3: kappa and C against the best constants of the grid."""
+    for name in IMPURITIES:
+        kappa_grid, c_grid = grid_constants(name, grid_points)
+        c, alpha = holder_constants(name)
+        table.bound("Definition 4", f"kappa = {kappa(name):.4g} against the largest kappa the grid allows, {G_NAMES[name]}",
+                    kappa_grid, kappa(name), relation=">=", value_range=(0.0, math.inf), tolerance=1e-9,
+                    note="kappa is the best constant, so the margin is close to 1")
+        table.bound("Definition 3", f"smallest C the grid needs against C = {c:.4g} (alpha = {alpha:g}), {G_NAMES[name]}",
+                    c_grid, c, value_range=(0.0, math.inf), tolerance=1e-9,
+                    note="C is the best constant for this alpha, so the margin is close to 1")
+
+
+def impurities_figure() -> plt.Figure:
+    """The three impurity functions G of [BGLT20] Section 2: entropy, Gini and Kearns–Mansour."""
+    p = np.linspace(0, 1, 401)
+    fig, ax = figures.figure(1, height=3.6)
+    for name in IMPURITIES:
+        ax.plot(p, get_impurity(name)(p), lw=2, label=G_NAMES[name])
+    ax.set_xlabel(r"$p = \Pr[y = 1 \mid \ell]$")
+    ax.set_ylabel(r"$\mathscr{G}(p)$")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+# --- TopDown_G is best-first CART -------------------------------------------------------------------
+
+def cart_cross_check(n: int, n_train: int, *, rng: np.random.Generator, random_state: int,
+                     t: int = 24) -> pd.DataFrame:
+    """Splits of TopDown_G ([BGLT20] Section 1.1, empirical weighting) that differ from scikit-learn's
+    best-first ``DecisionTreeClassifier(max_leaf_nodes=t)``, for Gini and entropy, on one random
+    product-distribution sample of min(n_train, 20000) points with a noisy linear-threshold label."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = ProductDistribution(rng.uniform(0.3, 0.7, n)).sample(min(n_train, 20000), rng)
+    w = rng.normal(size=n)
+    y = ((X @ w + rng.normal(size=len(X))) > np.median(X @ w)).astype(np.uint8)
+    rows = []
+    for crit in ("gini", "entropy"):
+        ours = top_down(X, y, size=t, impurity=crit).tree
+        clf = DecisionTreeClassifier(criterion=crit, max_leaf_nodes=t, random_state=random_state).fit(X, y)
+        rows.append({"criterion": crit, "splits": ours.size - 1,
+                     "splits that differ": splits_differing(ours, tree_from_sklearn(clf, n))})
+    return pd.DataFrame(rows)
+
+
+def check_cart_cross_check(table: VerificationTable, cross: pd.DataFrame, t: int = 24) -> None:
+    """Identity rows of [BGLT20] Section 1.1: no split differs from scikit-learn's."""
+    for crit, differ in zip(cross["criterion"], cross["splits that differ"]):
+        table.identity("Section 1.1 (TopDown_G = best-first CART)", f"splits differing from scikit-learn ({crit}, t = {t})",
+                       differ, 0, box="alg-bglt-topdown")
+
+
+# --- Theorem 1: minibatches of polylogarithmic size suffice -----------------------------------------
+
+def theorem1_task(rng: np.random.Generator, target: str, impurity: str, t: int, d: int, *, n_train: int,
+                  batch_sizes: Sequence[int], s_mono: int) -> list[dict[str, object]]:
+    """One data set of [BGLT20] Theorem 1: MiniBatchTopDown_G(t, b, S) for every b of ``batch_sizes``
+    beside the full-batch TopDown_G(t, S) in the paper's form (uniform weighting, Appendix A) and
+    best-first CART/ID3 (empirical weighting), all errors exact on {0,1}^d; one row per b."""
+    f, opt, target_size = make_target(target, d, rng, s_mono=s_mono)
+    cube = all_points(d)
+    X = ProductDistribution.uniform(d).sample(n_train, rng)
+    y = f(X)
+    truth = f(cube)
+    full_error = _cube_error(top_down(X, y, size=t, impurity=impurity, weighting="uniform").tree, cube, truth)
+    cart_error = _cube_error(top_down(X, y, size=t, impurity=impurity, weighting="empirical").tree, cube, truth)
+    order = random_order(n_train, rng)
+    rows = []
+    for b in batch_sizes:
+        oracle = LabelOracle.from_labels(y)
+        mb = minibatch_top_down(X, oracle, size=t, batch_size=b, impurity=impurity, order=order)
+        rows.append({"b": b, "error": _cube_error(mb.tree, cube, truth),
+                     "full_error": full_error, "cart_error": cart_error, "opt_s": np.nan if opt is None else opt,
+                     "leaves": mb.tree.size, "depth": mb.tree.depth, "labels": oracle.labelled,
+                     "requests": oracle.requests, "target_size": target_size})
+    return rows
+
+
+def excess_bounds(df: pd.DataFrame, keys: list[str], *, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Mean paired excess error (minibatch minus full batch) and its upper confidence bound, per (keys, b).
+
+    The noise of [BGLT20] Theorem 1's comparison is handled by a confidence bound, not a free tolerance:
+    the paired differences' standard deviation is pooled over the groups of one target and b (the
+    seed-to-seed spread), and the one-sided Student bound is Bonferroni-corrected over the (target, G)
+    rows of the largest t.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    d = df.assign(diff=df["error"] - df["full_error"])
+    per = d.groupby(keys + ["b"]).agg(mean_excess=("diff", "mean"), var=("diff", "var"), reps=("diff", "size"),
+                                      full_error=("full_error", "mean"), cart_error=("cart_error", "mean"),
+                                      error=("error", "mean")).reset_index()
+    pooled = per.groupby(["target", "b"])["var"].transform("mean").pow(0.5)
+    dof = per.groupby(["target", "b"])["var"].transform("size") * (per["reps"] - 1)
+    n_checks = df[df["t"] == df["t"].max()].groupby(["target", "impurity"]).ngroups
+    q = stats.t.ppf(1 - (1 - confidence) / n_checks, dof.clip(lower=1))
+    half_width = np.where(per["reps"] > 1, q * pooled / np.sqrt(per["reps"]), np.inf)
+    return per.assign(spread=pooled, excess_ucb=per["mean_excess"] + half_width)
+
+
+def matching_b(df: pd.DataFrame, keys: list[str], *, eps: float = EPS_MATCH,
+               confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Per group of ``keys``: b*, the smallest b whose minibatch tree matches the full batch of [BGLT20]
+    Theorem 1 (upper confidence bound on the mean excess error at most ``eps``; NaN if none), and the
+    comparison at the largest b."""
+    per = excess_bounds(df, keys, confidence=confidence)
+    rows = []
+    for key, grp in per.groupby(keys):
+        ok = grp.loc[grp["excess_ucb"] <= eps, "b"]
+        last = grp.loc[grp["b"].idxmax()]
+        rows.append(dict(zip(keys, key), b_star=float(ok.min()) if len(ok) else np.nan,
+                         full_error=float(last["full_error"]), cart_error=float(last["cart_error"]),
+                         error_at_max_b=float(last["error"]), excess_at_max_b=float(last["mean_excess"]),
+                         excess_ucb_at_max_b=float(last["excess_ucb"]), spread_at_max_b=float(last["spread"])))
+    return pd.DataFrame(rows)
+
+
+def bstar_table(bstar_t: pd.DataFrame) -> pd.DataFrame:
+    """b* of [BGLT20] Theorem 1 and the comparison at the largest b, one column group per t."""
+    return bstar_t.round(4).set_index(["target", "impurity", "t"]).unstack("t")[
+        ["b_star", "full_error", "excess_at_max_b", "spread_at_max_b"]]
+
+
+def error_vs_b_figure(thm1: pd.DataFrame, *, t: int, d: int, s_mono: int) -> plt.Figure:
+    """[BGLT20] Theorem 1: exact error of MiniBatchTopDown against b beside the full batch (dashed), per
+    target and impurity, at size parameter ``t``."""
+    show = thm1[thm1["t"] == t].assign(G=lambda df: df["impurity"].map(G_NAMES))
+    fig, axes = figures.figure(2, nrows=2, height=6.6)
+    palette = dict(zip(G_NAMES.values(), sns.color_palette(n_colors=3)))
+    for ax, target in zip(axes.flat, TARGETS):
+        sub = show[show["target"] == target]
+        sns.lineplot(data=sub, x="b", y="error", hue="G", marker="o", ax=ax, palette=palette, errorbar=None, legend=False)
+        for gname, grp in sub.groupby("G"):
+            ax.axhline(grp["full_error"].mean(), color=palette[gname], ls="--", lw=1)
+        if target == "monotone list":
+            ax.axhline(0.0, color="k", ls=":", lw=1.5)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("minibatch size b")
+        ax.set_ylabel(r"error$_f(T)$ (exact)")
+        ax.set_title(f"{target}, d = {d}, t = {t}")
+    legend_ax = axes.flat[3]
+    legend_ax.axis("off")
+    handles = [plt.Line2D([], [], color=palette[g], marker="o", label=f"MiniBatchTopDown, {g}") for g in G_NAMES.values()]
+    handles += [plt.Line2D([], [], color="k", ls="--", lw=1, label="full-batch TopDown\n(colour of its G)"),
+                plt.Line2D([], [], color="k", ls=":", lw=1.5, label=rf"opt$_{{{s_mono}}}$ = 0 (monotone list)")]
+    legend_ax.legend(handles=handles, loc="center")
+    return fig
+
+
+def bstar_figure(bstar_t: pd.DataFrame, bstar_d: pd.DataFrame, *, sizes: Sequence[int], d: int,
+                 delta: float) -> plt.Figure:
+    """[BGLT20] Theorem 1: b* against t (median and range over the impurities, per target) beside the
+    shape log^2 t, and against the dimension d beside the shape log(td/delta)."""
+    fig, axes = figures.figure(2, height=4.2)
+    tt = np.array(sizes, dtype=float)
+    dark = sns.color_palette("dark", 3)
+    for k, target in enumerate(TARGETS):
+        per_t = bstar_t[bstar_t["target"] == target].groupby("t")["b_star"]
+        x = per_t.median().index * (1 + 0.04 * (k - 1))
+        axes[0].plot(x, per_t.median(), "o-", color=dark[k], label=target)
+        axes[0].vlines(x, per_t.min(), per_t.max(), color=dark[k], lw=3, alpha=0.35)
+    axes[0].plot(tt, np.log2(tt) ** 2, "k:", lw=1.5, label=r"$\log^2 t$ (shape)")
+    axes[0].set_xscale("log", base=2)
+    axes[0].set_yscale("log", base=2)
+    axes[0].set_xlabel("size parameter t")
+    axes[0].set_ylabel("smallest b matching\nthe full batch")
+    axes[0].set_title(f"b* against t (d = {d})")
+    axes[1].plot(bstar_d["d"], bstar_d["b_star"], "o-", color=dark[0], label=f"majority, Gini, t = {sizes[-1]}")
+    axes[1].plot(bstar_d["d"], np.log2(bstar_d["d"] * sizes[-1] / delta), "k:", label=r"$\log(td/\delta)$ (shape)")
+    axes[1].set_xlabel("dimension d")
+    axes[1].set_yscale("log", base=2)
+    axes[1].set_title("b* against d")
+    for ax in axes:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1)
+    return fig
+
+
+def check_theorem1(table: VerificationTable, thm1: pd.DataFrame, bstar_t: pd.DataFrame, *, sizes: Sequence[int],
+                   batch_sizes: Sequence[int], repetitions: int, s_mono: int, n: int, eps_match: float = EPS_MATCH,
+                   eps_mono: float = EPS_MONO, confidence: float = CONFIDENCE) -> None:
+    """Rows of [BGLT20] Theorem 1 (the minibatch matches the full batch within eps at the largest b; the
+    monotone lists' error is at most opt_s + eps), of the lists' minimum size, and of Figure 1's depth cap."""
+    t_show = sizes[-1]
+    for _, r in bstar_t[bstar_t["t"] == t_show].iterrows():
+        quantity = (f"upper {confidence:.0%} bound on the mean excess error over the full batch (0 if negative) "
+                    f"at b = {batch_sizes[-1]}, "
+                    f"{r['target']}, {G_NAMES[r['impurity']]}, t = {t_show} (eps = {eps_match})")
+        if repetitions > 1:
+            table.bound("Theorem 1", quantity, max(r["excess_ucb_at_max_b"], 0.0), eps_match, value_range=(0.0, 1.0), box="thm-bglt-1",
+                        note=f"mean excess {r['excess_at_max_b']:.4f}, seed-to-seed spread {r['spread_at_max_b']:.4f}")
+        else:
+            plain = quantity.replace(f"upper {confidence:.0%} bound on the ", "").replace(" (0 if negative)", "")
+            table.observation("Theorem 1", plain, r["excess_at_max_b"], eps_match, box="thm-bglt-1",
+                              why="one repetition gives no seed-to-seed spread to bound the mean by")
+    mono = thm1[(thm1["target"] == "monotone list") & (thm1["t"] == t_show) & (thm1["b"] == batch_sizes[-1])]
+    lists = thm1[thm1["target"] == "monotone list"]
+    table.identity("Theorem 1 (targets)", f"max |reduced size of a monotone list - s|, s = {s_mono} ({len(lists)} rows)",
+                   worst((lists["target_size"] - s_mono).abs()), 0, box="thm-bglt-1")
+    if t_show >= 2 * s_mono:  # the guarantee needs t well above s
+        table.bound("Theorem 1", f"worst error, monotone list of size {s_mono}, b = {batch_sizes[-1]}, t = {t_show} "
+                                 f"(opt_s + eps, eps = {eps_mono})",
+                    worst(mono["error"]), 0.0 + eps_mono, value_range=(0.0, 1.0), box="thm-bglt-1")
+    for t in sizes:
+        table.bound("Figure 1 (depth cap)", f"max depth of a minibatch tree, t = {t} (bound D + 1)",
+                    worst(thm1.loc[thm1["t"] == t, "depth"]), depth_cap(t) + 1, value_range=(0, n), box="alg-bglt-minibatch")
+
+
+def theorem1_glue(thm1: pd.DataFrame, bstar_t: pd.DataFrame, *, sizes: Sequence[int], batch_sizes: Sequence[int],
+                  n: int, n_train: int, delta: float, s_mono: int, eps_match: float = EPS_MATCH,
+                  eps_mono: float = EPS_MONO, confidence: float = CONFIDENCE) -> dict[str, object]:
+    """The numbers the text of [BGLT20] Theorem 1 quotes, by glue name, with the explicit minibatch
+    size of Theorem 4 (Lemma B.3 with the Delta of Lemma B.5, Gini)."""
+    t_show, b_max = sizes[-1], batch_sizes[-1]
+    last_t = bstar_t[bstar_t["t"] == t_show]
+    mono = thm1[(thm1["target"] == "monotone list") & (thm1["t"] == t_show) & (thm1["b"] == b_max)]
+    at_show = thm1[(thm1["t"] == t_show) & (thm1["b"] == b_max)]
+    return {"ch2_eps_match": eps_match, "ch2_confidence": f"{confidence:.0%}",
+            "ch2_spread_max": float(bstar_t["spread_at_max_b"].max()),
+            "ch2_excess_max": float(last_t["excess_at_max_b"].max()),
+            "ch2_excess_ucb_max": float(last_t["excess_ucb_at_max_b"].max()),
+            "ch2_b_max": b_max, "ch2_bstar_max": float(bstar_t["b_star"].max()),
+            "ch2_bstar_min": float(bstar_t["b_star"].min()),
+            "ch2_b_formal": bounds.bglt20_theorem4_batch(*holder_constants("gini"), kappa("gini"), s_mono, eps_mono,
+                                                         t_show, n, delta),
+            "ch2_mono_worst": worst(mono["error"]), "ch2_labels_mb": float(at_show["labels"].mean()),
+            "ch2_requests_mb": float(at_show["requests"].mean()), "ch2_n_train": n_train, "ch2_t_show": t_show}
+
+
+# --- the proof of Theorem 1, step by step -----------------------------------------------------------
+
+def replay(res: object, truth_table: np.ndarray, impurity: str) -> pd.DataFrame:
+    """One row per step of a growth trace: the exact potential sum_l 2^-|l| G(E[f_l]) of [BGLT20]
+    Fact 2.1, the error of the f-completion, the sum of the leaves' best true gains (Fact B.4) and the
+    split's true gain beside the minibatch's gain (Lemma B.3), all computed on the cube from f's table."""
+    tree, leaf_stats = res.tree, {}
+
+    def leaf(node: int) -> tuple[float, float, np.ndarray]:
+        if node not in leaf_stats:
+            leaf_stats[node] = exact_purity_gains(truth_table, tree.restriction(node), impurity)
+        return leaf_stats[node]
+
+    leaves, rows = {0}, []
+    for _, step in res.trace.iterrows():
+        row = {"j": int(step["leaves"]), "potential": sum(leaf(v)[0] for v in leaves),
+               "error": sum(leaf(v)[1] for v in leaves),
+               "best_gain_sum": sum(max(float(leaf(v)[2].max()), 0.0) for v in leaves)}
+        if step["feature"] < 0:
+            rows.append(row)
+            break
+        node, i = int(step["node"]), int(step["feature"])
+        row.update(depth=int(step["depth"]), true_gain=float(leaf(node)[2][i]), batch_gain=float(step["score"]))
+        leaves.remove(node)
+        leaves |= {tree.child0[node], tree.child1[node]}
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out.assign(potential_after=out["potential"].shift(-1))
+
+
+def proof_traces(n: int, n_train: int, *, s_mono: int, t: int, b: int, repetitions: int,
+                 rng: np.random.Generator) -> pd.DataFrame:
+    """Replayed MiniBatchTopDown runs (:func:`replay`) on random monotone decision lists of size
+    ``s_mono``, ``repetitions`` per impurity, for the proof steps of [BGLT20] Theorem 1."""
+    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    traces = []
+    for impurity in IMPURITIES:
+        for rep in range(repetitions):
+            target = monotone_decision_list(n, s_mono, rng)
+            res = minibatch_top_down(X, target.predict(X), size=t, batch_size=b, impurity=impurity, rng=rng)
+            traces.append(replay(res, target.truth_table(), impurity).assign(impurity=impurity, run=rep))
+    return pd.concat(traces, ignore_index=True)
+
+
+def proof_statistics(proof: pd.DataFrame, *, eps: float, s_mono: int, t: int, n: int,
+                     delta: float) -> dict[str, float]:
+    """The worst cases of the proof's statements over replayed runs: [BGLT20] Fact 2.1 (potential drop
+    = true gain), Fact B.4 (best gains add up to > kappa/32 (eps/log s)^2), Lemma B.5 (medium-depth
+    gains > kappa eps^2 / (64 j log^2 s)), Lemma B.7 (at most k/4 shallow splits) and the deviation
+    of the minibatch local gains (Lemma B.3) with the b the lemma would need for it (Gini)."""
+    kappas = proof["impurity"].map(kappa)
+    splits = proof.dropna(subset=["true_gain"])
+    log_s = math.log2(s_mono)
+    b4 = proof[proof["error"] > eps]
+    b4_ratio = b4["best_gain_sum"] / (kappas[b4.index] / 32 * (eps / log_s) ** 2)
+    b5 = splits[(splits["error"] >= 2 * eps) & (splits["depth"] >= np.log2(splits["j"]) - 2)
+                & (splits["depth"] <= depth_cap(t))]
+    b5_ratio = b5["true_gain"] / (kappas[b5.index] / 64 * eps**2 / (b5["j"] * log_s**2))
+    b7 = []
+    for _, grp in splits.groupby(["impurity", "run"]):
+        shallow = (grp["depth"] < np.log2(grp["j"]) - 2).to_numpy()
+        for a in range(1, int(math.log2(len(grp))) + 1):
+            b7.append(shallow[: 2**a].sum() / (2**a / 4))
+    deviation = float(((splits["batch_gain"] - splits["true_gain"]).abs() * 2.0 ** splits["depth"]).max())
+    return {"splits": len(splits),
+            "fact21_deviation": worst((splits["potential"] - splits["potential_after"] - splits["true_gain"]).abs()),
+            "b4_steps": len(b4), "b4_min_ratio": worst(b4_ratio, "min"),
+            "b5_steps": len(b5), "b5_min_ratio": worst(b5_ratio, "min"), "b7_max": worst(b7),
+            "b3_deviation": deviation,
+            "b3_needed": bounds.bglt20_lemma_b3_batch(*holder_constants("gini"), deviation, t, n, delta)}
+
+
+def check_proof(table: VerificationTable, proof_stats: dict[str, float], *, eps: float, b: int, n_train: int) -> None:
+    """Rows of [BGLT20] Fact 2.1, Fact B.4, Lemmas B.5 and B.7, and the Lemma B.3 observation."""
+    s = proof_stats
+    table.identity("Fact 2.1", f"max |potential drop - true purity gain| over {s['splits']} splits",
+                   s["fact21_deviation"], 1e-12, box="thm-bglt-1")
+    table.bound("Fact B.4", f"min over {s['b4_steps']} steps with error > opt_s + {eps} of "
+                            "(sum of best true gains) / ((kappa/32)(eps/log s)^2)",
+                s["b4_min_ratio"], 1.0, relation=">=", value_range=(0.0, math.inf), box="thm-bglt-1")
+    table.bound("Lemma B.5", f"min over {s['b5_steps']} medium-depth splits (error >= opt_s + {2 * eps}) of "
+                             f"true gain / ((kappa/64) eps^2/(j log^2 s)), b = {b}",
+                s["b5_min_ratio"], 1.0, relation=">=", value_range=(0.0, math.inf), box="thm-bglt-1")
+    table.bound("Lemma B.7", "max over runs and k = 2^a of (shallow splits among the first k) / (k/4)", s["b7_max"], 1.0,
+                value_range=(0.0, 4.0), box="thm-bglt-1")
+    table.observation("Lemma B.3", f"max |LocalGain on the minibatch - true LocalGain| on the splits made, b = {b}",
+                      s["b3_deviation"], box="thm-bglt-1",
+                      why=f"Lemma B.3 would need b = {s['b3_needed']:.3g} (Gini) for this deviation, more than |S| = {n_train}: "
+                          f"at b = {b} its Delta exceeds 1, the largest deviation there is")
+
+
+def proof_glue(proof_stats: dict[str, float], *, eps: float, b: int) -> dict[str, object]:
+    """The numbers the text of the proof of [BGLT20] Theorem 1 quotes, by glue name."""
+    s = proof_stats
+    return {"ch2_proof_splits": s["splits"], "ch2_b4_steps": s["b4_steps"], "ch2_b4_min_ratio": s["b4_min_ratio"],
+            "ch2_b5_steps": s["b5_steps"], "ch2_b5_min_ratio": s["b5_min_ratio"], "ch2_b7_max": s["b7_max"],
+            "ch2_b3_deviation": s["b3_deviation"], "ch2_b3_needed": s["b3_needed"], "ch2_eps_proof": eps,
+            "ch2_b_pf": b}
+
+
+# --- Lemma C.1: the strand size estimator -----------------------------------------------------------
+
+@dataclass
+class SizeEstimatorRun:
+    """The Lemma C.1 experiment: the tree, the exact mean of 2^|l(x)| over the cube, the tail of the
+    estimator against Hoeffding's (``tails``) and, per m, the checked statistics (``per_m``)."""
+
+    tree: DecisionTree
+    exact_mean: float
+    tails: pd.DataFrame
+    per_m: list[dict[str, float]]
+
+
+def size_estimator_tails(n: int, n_train: int, *, t: int, b: int, n_draws: int, m_grid: Sequence[int],
+                         delta: float, rng: np.random.Generator) -> SizeEstimatorRun:
+    """[BGLT20] Lemma C.1 on a MiniBatchTopDown tree for majority: e = mean of 2^|l(x_j)| over m uniform
+    strands, drawn ``n_draws`` times per m. Per m: |mean of e - s| in units of 5 standard errors
+    (unbiasedness) and Pr[|e - s| >= Delta(delta)] (the lemma's tail at its own deviation); ``tails``
+    holds the observed tail and Hoeffding's bound on a grid of Delta."""
+    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    tree = minibatch_top_down(X, majority(X), size=t, batch_size=b, impurity="gini", rng=rng).tree
+    cube = all_points(n)
+    depth = tree.depth
+    # strands as random cube points: the leaf depth of every cube point once, then index into it
+    point_depth = np.asarray(tree.node_depth)[tree.apply(cube)].astype(np.float64)
+    rows, per_m = [], []
+    for m in m_grid:
+        idx = rng.integers(0, 2**n, size=(n_draws, m))
+        e = (2.0 ** point_depth[idx]).mean(axis=1)
+        dev = np.abs(e - tree.size)
+        for q in np.linspace(0.0, 1.0, 41)[1:]:
+            Delta = q * 2.0**depth / np.sqrt(m) * 1.5
+            rows.append({"m": m, "Delta": Delta, "empirical": float(np.mean(dev >= Delta)),
+                         "hoeffding": min(1.0, 2 * np.exp(-2 * m * Delta**2 / 4.0**depth))})
+        per_m.append({"m": m,
+                      "unbiased_ratio": abs(e.mean() - tree.size) / (5 * e.std(ddof=1) / np.sqrt(n_draws)),
+                      "tail_at_bound": float(np.mean(dev >= bounds.bglt20_lemma_c1_deviation(m, depth, delta)))})
+    return SizeEstimatorRun(tree, size_estimate(tree, cube), pd.DataFrame(rows), per_m)
+
+
+def check_size_estimator(table: VerificationTable, run: SizeEstimatorRun, *, n_draws: int, delta: float) -> None:
+    """Rows of [BGLT20] Lemma C.1: E[e] = s exactly on the cube, over the draws, and the tail bound."""
+    table.identity("Lemma C.1", "|mean of 2^|l(x)| over all 2^d points - size|", abs(run.exact_mean - run.tree.size), 1e-9,
+                   box="lem-bglt-c1")
+    for r in run.per_m:
+        # unbiasedness over the draws: the sample mean within 5 standard errors of s
+        table.bound("Lemma C.1", f"|mean of e over {n_draws} draws - s| / (5 s.e.), m = {r['m']}", r["unbiased_ratio"], 1.0,
+                    value_range=(0.0, math.inf), box="lem-bglt-c1")
+        table.bound("Lemma C.1", f"Pr[|e - s| >= Delta(delta = {delta})], m = {r['m']}", r["tail_at_bound"], delta,
+                    value_range=(0.0, 1.0), box="lem-bglt-c1")
+
+
+def size_estimator_figure(run: SizeEstimatorRun, *, n_draws: int) -> plt.Figure:
+    """[BGLT20] Lemma C.1: the observed tail Pr[|e - s| >= Delta] (solid) against Hoeffding's (dashed)."""
+    fig, ax = figures.figure(1, height=3.8)
+    for k, (m, sub) in enumerate(run.tails.groupby("m", sort=False)):
+        col = sns.color_palette()[k]
+        ax.plot(sub["Delta"], sub["empirical"], "o-", ms=3, color=col, label=f"empirical, m = {m}")
+        ax.plot(sub["Delta"], sub["hoeffding"], "--", color=col, label=f"Hoeffding, m = {m}")
+    ax.set_yscale("log")
+    ax.set_ylim(1 / (2 * n_draws), 1.5)
+    ax.set_xlabel(r"deviation $\Delta$")
+    ax.set_ylabel(r"$\Pr[|e - s| \geq \Delta]$")
+    ax.set_title(f"Size estimator, tree of size {run.tree.size}, depth {run.tree.depth}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def size_estimator_glue(run: SizeEstimatorRun) -> dict[str, object]:
+    """The numbers the text of [BGLT20] Lemma C.1 quotes, by glue name."""
+    c1 = run.tails
+    return {"ch2_c1_size": run.tree.size, "ch2_c1_depth": run.tree.depth,
+            "ch2_c1_ratio": float((c1["empirical"] + 1e-12).div(c1["hoeffding"]).where(c1["empirical"] > 0).max())}
+
+
+# --- Theorem 2: active local learning ----------------------------------------------------------------
+
+def tribes_sample(n: int, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` uniform points of {0,1}^n and their tribes (width 3) labels: the S° of Theorems 2 and 5."""
+    X = ProductDistribution.uniform(n).sample(m, rng)
+    return X, tribes(X, 3)
+
+
+@dataclass
+class LocalQueries:
+    """LocalLearner's answers: one row per query (``frame``), the queries whose answer differs from the
+    global tree's (``mismatches``) and the runs where TopDownSizeEstimate(t) = MiniBatchTopDown(t')."""
+
+    frame: pd.DataFrame
+    mismatches: int
+    same_tree: int
+
+
+def local_learner_queries(X: np.ndarray, y: np.ndarray, *, sizes: Sequence[int], b: int, n_queries: int,
+                          rng: np.random.Generator) -> LocalQueries:
+    """[BGLT20] Theorem 2 / Theorem 5 and Lemma D.1: for every t, LocalLearner(t, b, S°, x*) on
+    ``n_queries`` uniform queries against the tree T of TopDownSizeEstimate (m = b strands, as in the
+    paper), each query with a fresh label oracle (its own labels), and T against MiniBatchTopDown(t')
+    with the depth cap D(t)."""
+    n_train, n = X.shape
+    rows, mismatches, same_tree = [], 0, 0
+    for t in sizes:
+        draws = SharedDraws.draw(n_train, n, b, rng)  # m = b strands, as in the paper
+        full = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws)
+        mb = minibatch_top_down(X, y, size=full.tree.size, batch_size=b, order=draws.order, depth=depth_cap(t))
+        same_tree += int(np.array_equal(mb.tree.leaf_restrictions(), full.tree.leaf_restrictions())
+                         and np.array_equal(mb.tree.leaf_values(), full.tree.leaf_values()))
+        queries = ProductDistribution.uniform(n).sample(n_queries, rng)
+        expected = full.tree.predict(queries)
+        for k, q in enumerate(queries):
+            oracle = LabelOracle.from_labels(y)  # fresh oracle: labels used by this query alone
+            res = local_learner(X, oracle, size=t, batch_size=b, x_star=q, draws=draws)
+            mismatches += int(res.labels[0] != expected[k])
+            rows.append({"t": t, "query": k, "labels": res.labelled, "requests": res.requests,
+                         "t_prime": full.tree.size, "bound": bounds.bglt20_lemma_d1_labels(b, t, b, 1)})
+    return LocalQueries(pd.DataFrame(rows), mismatches, same_tree)
+
+
+def check_local_learner(table: VerificationTable, queries: LocalQueries, *, sizes: Sequence[int], b: int) -> None:
+    """Rows of [BGLT20] Theorem 2 / Appendix D (LocalLearner(x*) = T(x*); T = MiniBatchTopDown(t')) and
+    Lemma D.1 (label requests per query at most b((b+1)(D+1)+1))."""
+    t2 = queries.frame
+    table.identity("Theorem 2 / Appendix D", f"queries where LocalLearner(x*) != T(x*) ({len(t2)} queries)", queries.mismatches, 0,
+                   box="thm-bglt-2")
+    table.identity("Theorem 2 / Appendix D", f"runs where TopDownSizeEstimate(t) != MiniBatchTopDown(t') ({len(sizes)} runs)",
+                   len(sizes) - queries.same_tree, 0, box="thm-bglt-2")
+    for t, grp in t2.groupby("t"):
+        # Lemma D.1 counts minibatches read, b labels each: the label *requests*; its range is the most
+        # requests the strands can make, one minibatch per tree node at depth at most D on their paths
+        bound_t = int(grp["bound"].iloc[0])
+        quantity = f"max label requests per query, t = {t}, b = {b} (bound b((b+1)(D+1)+1))"
+        table.bound("Lemma D.1", quantity, worst(grp["requests"]), bound_t,
+                    value_range=(0, b * (b + 1) * (2 ** (depth_cap(t) + 1) - 1) + b), box="thm-bglt-2")
+
+
+def tprime_runs(X: np.ndarray, y: np.ndarray, *, sizes: Sequence[int], eta: float, delta: float, runs: int,
+                rng: np.random.Generator) -> pd.DataFrame:
+    """[BGLT20] Theorem 5: the size t' of TopDownSizeEstimate's tree over t, ``runs`` draws per t and per
+    strand count of :data:`STRANDS` (the paper's m with R = t log t, the m the depth D + 1 needs, 16)."""
+    n_train, n = X.shape
+    rows = []
+    for t in sizes:
+        for label, form in STRANDS.items():
+            m = 16 if form is None else int(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta, form)))
+            for _ in range(runs):
+                draws = SharedDraws.draw(n_train, n, m, rng)
+                res = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=m, draws=draws)
+                rows.append({"t": t, "strands": label, "m": m, "t_prime": res.tree.size,
+                             "ratio": res.tree.size / t, "e": res.e, "reached_t": res.reached_t})
+    return pd.DataFrame(rows)
+
+
+def pure_leaves_runs(X: np.ndarray, *, sizes: Sequence[int], s_mono: int, eta: float, delta: float, runs: int,
+                     rng: np.random.Generator) -> pd.DataFrame:
+    """[BGLT20] Theorem 5 under the two rules for pure minibatches, on one random monotone decision list
+    of size ``s_mono`` (most leaves become pure early): the paper's (split with gain 0) and CART's
+    (never split), the paper's strand count, the same draws for both; ``reached_t`` flags e < t."""
+    n_train, n = X.shape
+    target = monotone_decision_list(n, s_mono, rng)
+    y = target.predict(X)
+    rows = []
+    for t in sizes:
+        m = int(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta)))
+        for _ in range(runs):
+            draws = SharedDraws.draw(n_train, n, m, rng)
+            for rule in ("split", "stop"):
+                res = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=m, draws=draws, pure_leaves=rule)
+                rows.append({"t": t, "rule": rule, "m": m, "t_prime": res.tree.size, "e": res.e,
+                             "reached_t": res.reached_t, "ratio": res.tree.size / t})
+    return pd.DataFrame(rows)
+
+
+def pure_leaves_summary(pure: pd.DataFrame) -> pd.DataFrame:
+    """Per t and rule: runs, the range of t' and the least e, and the runs that ended with e < t."""
+    return (pure.groupby(["t", "rule"])
+            .agg(runs=("e", "size"), t_prime_min=("t_prime", "min"), t_prime_max=("t_prime", "max"),
+                 e_min=("e", "min"), flagged_e_below_t=("reached_t", lambda r: int((~r).sum())))
+            .reset_index())
+
+
+def _outside(ratio: pd.Series, eta: float) -> pd.Series:
+    return (ratio < 1 - eta) | (ratio > 1 + eta)
+
+
+def check_tprime(table: VerificationTable, tp: pd.DataFrame, pure: pd.DataFrame, *, sizes: Sequence[int],
+                 eta: float, delta: float) -> None:
+    """Rows of [BGLT20] Theorem 5: t' in t(1 +- eta) except with probability delta for both strand counts
+    of the proof, the proof's union bound at the paper's m, and the paper's rule for pure minibatches
+    (CART's rule is an observation)."""
+    inside = tp.assign(inside=lambda df: (df["ratio"] >= 1 - eta) & (df["ratio"] <= 1 + eta))
+    for t in sizes:
+        for label in list(STRANDS)[:2]:
+            sub = inside[(inside["t"] == t) & (inside["strands"] == label)]
+            m = int(sub["m"].iloc[0])
+            table.bound("Theorem 5 (t' in t(1 ± eta))",
+                        f"fraction of runs with t' outside t(1 ± {eta}), t = {t}, {label}, m = {m}",
+                        1 - sub["inside"].mean(), delta, value_range=(0.0, 1.0), box="thm-bglt-2")
+        # the union bound of the proof evaluated at the paper's m, computed here from Hoeffding's tail
+        m = int(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta)))
+        union_tail = 2 * t * (1 + eta) * math.exp(-2 * m * (eta * t) ** 2 / (t * math.log2(t)) ** 2)
+        table.bound("Theorem 5 (proof)", f"union bound 2 t(1+eta) exp(-2 m (eta t)^2 / (t log t)^2) at the paper's m = {m}, t = {t}",
+                    union_tail, delta, value_range=(0.0, 1.0), box="thm-bglt-2")
+    split_runs, stop_runs = pure[pure["rule"] == "split"], pure[pure["rule"] == "stop"]
+    table.bound("Theorem 5 (t' in t(1 ± eta))",
+                f"fraction of runs with t' outside t(1 ± {eta}), monotone list, pure leaves split (paper)",
+                float(_outside(split_runs["ratio"], eta).mean()), delta, value_range=(0.0, 1.0), box="thm-bglt-2")
+    table.observation("Theorem 5 (t' in t(1 ± eta))", "fraction of runs flagged e < t, monotone list, pure leaves never split",
+                      float((~stop_runs["reached_t"]).mean()), box="thm-bglt-2",
+                      why="this rule is not the paper's; Theorem 5 says nothing about it")
+
+
+def theorem2_figure(t2: pd.DataFrame, tp: pd.DataFrame, *, n_train: int, b: int, eta: float) -> plt.Figure:
+    """[BGLT20] Theorems 2 and 5: labels per LocalLearner query against Lemma D.1's bound and |S°|, and
+    the size t' of TopDownSizeEstimate's tree over t against 1 +- eta."""
+    fig, axes = figures.figure(2, height=4.6)
+    summary = t2.groupby("t").agg(labels_max=("labels", "max"), requests_max=("requests", "max"), bound=("bound", "first"))
+    axes[0].plot(summary.index, summary["requests_max"], "^-", label="label requests (max)")
+    axes[0].plot(summary.index, summary["labels_max"], "s--", label="distinct points labelled (max)")
+    axes[0].plot(summary.index, summary["bound"], "k-", label=r"bound $b((b+1)(D+1)+1)$")
+    axes[0].axhline(n_train, color="0.5", ls=":", label=r"$|S^\circ|$ (labels to train)")
+    axes[0].set_xscale("log", base=2)
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("size parameter t")
+    axes[0].set_ylabel("labels per query")
+    axes[0].set_title(f"LocalLearner, b = m = {b}")
+    sns.stripplot(data=tp, x="t", y="ratio", hue="strands", dodge=True, ax=axes[1], size=3, legend=True)
+    axes[1].axhline(1 + eta, color="k", ls="--", lw=1)
+    axes[1].axhline(1 - eta, color="k", ls="--", lw=1, label=r"$1 \pm \eta$")
+    axes[1].set_xlabel("size parameter t")
+    axes[1].set_ylabel("t' / t")
+    axes[1].set_title("TopDownSizeEstimate's size")
+    for ax in axes:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+    return fig
+
+
+def theorem2_glue(t2: pd.DataFrame, tp: pd.DataFrame, pure: pd.DataFrame, *, sizes: Sequence[int], eta: float,
+                  delta: float) -> dict[str, object]:
+    """The numbers the text of [BGLT20] Theorems 2 and 5 quotes, by glue name, with the strand count of
+    the earlier 4^D form (R = 2^D) at the largest t for the closing note."""
+    inside = tp.assign(inside=lambda df: (df["ratio"] >= 1 - eta) & (df["ratio"] <= 1 + eta))
+    split_runs, stop_runs = pure[pure["rule"] == "split"], pure[pure["rule"] == "stop"]
+    paper, depth_form = list(STRANDS)[:2]
+    t_max = sizes[-1]
+    return {"ch2_pure_stop_flagged": int((~stop_runs["reached_t"]).sum()), "ch2_pure_stop_runs": len(stop_runs),
+            "ch2_pure_split_flagged": int((~split_runs["reached_t"]).sum()),
+            "ch2_pure_stop_tprime_max": int(stop_runs["t_prime"][stop_runs["t"] == t_max].max()),
+            "ch2_pure_stop_e_max": float(stop_runs["e"][stop_runs["t"] == t_max].max()), "ch2_t_max": t_max,
+            "ch2_t2_queries": len(t2), "ch2_t2_labels_max": int(t2["labels"].max()),
+            "ch2_t2_requests_max": int(t2["requests"].max()),
+            "ch2_t2_distinct_share": float((t2["labels"] / t2["requests"]).mean()),
+            "ch2_t2_bound_max": int(t2["bound"].max()),
+            "ch2_t2_inside_small": float(inside[inside["strands"] == "m = 16"]["inside"].mean()),
+            "ch2_t2_inside_theory": float(inside[inside["strands"] == paper]["inside"].mean()),
+            "ch2_t2_inside_depth": float(inside[inside["strands"] == depth_form]["inside"].mean()),
+            "ch2_m_paper_max": int(tp[tp["strands"] == paper]["m"].max()),
+            "ch2_m_depth_max": int(tp[tp["strands"] == depth_form]["m"].max()),
+            "ch2_m_old_form": int(math.ceil(4.0 ** depth_cap(t_max) * math.log(2 * t_max * (1 + eta) / delta)
+                                            / (2 * (eta * t_max) ** 2)))}
+
+
+# --- Theorem 3: estimating the error of the tree -----------------------------------------------------
+
+def est_label_counts(n: int, *, train_sizes: Sequence[int], n_test: int, t: int, b: int,
+                     rng: np.random.Generator) -> pd.DataFrame:
+    """[BGLT20] Theorem 3 / Theorem 6 on tribes: Est(t, b, S°, S_test) as |S°| grows with S_test fixed,
+    beside the test error and the exact error of TopDownSizeEstimate's tree T on the same draws, the
+    labels Est used (distinct points and requests) and Theorem 6's count b((m + |S_test|)(D + 1) + |S_test|)."""
+    X_test = ProductDistribution.uniform(n).sample(n_test, rng)
+    y_test = tribes(X_test, 3)
+    cube = all_points(n)
+    truth = tribes(cube, 3)
+    rows = []
+    for N in train_sizes:
+        X = ProductDistribution.uniform(n).sample(N, rng)
+        draws = SharedDraws.draw(N, n, b, rng)
+        out = est(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
+        full = top_down_size_estimate(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, draws=draws)
+        rows.append({"N": N, "estimate": out.error, "test_error": float(np.mean(full.tree.predict(X_test) != y_test)),
+                     "true_error": _cube_error(full.tree, cube, truth), "labels": out.labelled,
+                     "requests": out.requests, "t_prime": full.tree.size,
+                     "bound": bounds.bglt20_lemma_d1_labels(b, t, b, n_test)})
+    return pd.DataFrame(rows)
+
+
+def est_hoeffding(n_test: int, delta: float, grid_size: int) -> float:
+    """Hoeffding's half-width for |S_test| points made simultaneous over ``grid_size`` trees (union
+    bound): sqrt(ln(2 grid_size / delta) / (2 |S_test|)) ([BGLT20] Theorem 3's test-set term)."""
+    if grid_size < 1:
+        raise ValueError(f"grid_size must be at least 1, got {grid_size}")
+    return hoeffding_halfwidth(n_test, delta / grid_size)
+
+
+def label_growth(t3: pd.DataFrame) -> float:
+    """Distinct labels Est used at the largest |S°| over those at the smallest ([BGLT20] Theorem 3)."""
+    return float(t3["labels"].iloc[-1] / t3["labels"].iloc[0])
+
+
+def check_est(table: VerificationTable, t3: pd.DataFrame, *, train_sizes: Sequence[int], n_test: int, delta: float,
+              t: int, b: int, growth_factor: float = GROWTH_FACTOR) -> None:
+    """Rows of [BGLT20] Theorem 3 (Est = the test error of T; |Est - error_f(T)| within Hoeffding's bound;
+    the distinct labels do not grow with |S°|, within a stated factor) and Theorem 6 (label requests)."""
+    table.identity("Theorem 3", "max |Est - test error of T|", worst((t3["estimate"] - t3["test_error"]).abs()), 0.0,
+                   box="thm-bglt-3")
+    table.bound("Theorem 3", f"max over |S°| of |Est - true error of T| (Hoeffding, union over {len(train_sizes)} |S°|, "
+                             f"|S_test| = {n_test}, delta = {delta})",
+                worst((t3["estimate"] - t3["true_error"]).abs()), est_hoeffding(n_test, delta, len(train_sizes)),
+                value_range=(0.0, 1.0), box="thm-bglt-3")
+    requests_most = b * ((b + n_test) * (2 ** (depth_cap(t) + 1) - 1) + n_test)
+    for _, r in t3.iterrows():
+        # the bound counts label requests; the most requests Est can make is one minibatch per tree
+        # node of depth at most D for each strand and test point, plus one per test point
+        quantity = f"label requests of Est at |S°| = {int(r['N'])} (bound b((m + |S_test|)(D + 1) + |S_test|))"
+        table.bound("Theorem 6", quantity, r["requests"], r["bound"], value_range=(0, requests_most), box="thm-bglt-3")
+    # the headline: labels do not grow with |S°|. Theorem 6's count does not depend on |S°| at all, so
+    # as |S°| grows the distinct labels may vary with the draws but stay within a stated factor
+    growth = label_growth(t3)
+    quantity = f"distinct labels at |S°| = {train_sizes[-1]} / at |S°| = {train_sizes[0]} (stated factor {growth_factor:g})"
+    growth_most = train_sizes[-1] / t3["labels"].iloc[0]  # every point of the largest S° labelled
+    if len(train_sizes) > 1 and growth_factor < growth_most:
+        table.bound("Theorem 3 (headline)", quantity, growth, growth_factor, value_range=(0.0, growth_most),
+                    box="thm-bglt-3", note="a label count growing with |S°| (as training's does, linearly) would exceed the factor")
+    else:
+        table.observation("Theorem 3 (headline)", quantity, growth, growth_factor, box="thm-bglt-3",
+                          why="the |S°| grid is too narrow for the factor to be exceeded")
+
+
+def est_figure(t3: pd.DataFrame, *, t: int, b: int, n_test: int, delta: float) -> plt.Figure:
+    """[BGLT20] Theorem 3: Est's labels against Theorem 6's bound and |S°|, and Est's estimate against the
+    tree's test error and exact error with the (union) Hoeffding band."""
+    hoeff = est_hoeffding(n_test, delta, len(t3))
+    fig, axes = figures.figure(2, height=5.0)
+    axes[0].plot(t3["N"], t3["labels"], "o-", label="distinct points labelled by Est")
+    axes[0].plot(t3["N"], t3["requests"], "^-", label="label requests of Est")
+    axes[0].plot(t3["N"], t3["bound"], "k-", label=r"bound $b((m+|S_{test}|)(D+1)+|S_{test}|)$")
+    axes[0].plot(t3["N"], t3["N"], "--", color="0.4", label=r"labels to train on $S^\circ$ ($=|S^\circ|$)")
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel(r"$|S^\circ|$")
+    axes[0].set_ylabel("labels")
+    axes[0].set_title(f"Est, t = {t}, b = m = {b}")
+    axes[1].plot(t3["N"], t3["estimate"], "o-", label="Est's estimate")
+    axes[1].plot(t3["N"], t3["test_error"], "x", ms=10, label=r"error$_{S_{test}}(T)$ of its tree $T$")
+    axes[1].plot(t3["N"], t3["true_error"], "s--", label=r"error$_f(T)$ (exact)")
+    axes[1].fill_between(t3["N"], t3["true_error"] - hoeff, t3["true_error"] + hoeff, alpha=0.2,
+                         label=rf"Hoeffding band, $\delta$ = {delta}")
+    axes[1].set_xscale("log")
+    axes[1].set_xlabel(r"$|S^\circ|$")
+    axes[1].set_ylabel("error")
+    axes[1].set_title("Estimate against the truth")
+    for ax in axes:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+    return fig
+
+
+def est_glue(t3: pd.DataFrame, *, train_sizes: Sequence[int], growth_factor: float = GROWTH_FACTOR) -> dict[str, object]:
+    """The numbers the text of [BGLT20] Theorem 3 quotes, by glue name."""
+    return {"ch2_t3_labels_last": int(t3["labels"].iloc[-1]), "ch2_t3_N_last": int(t3["N"].iloc[-1]),
+            "ch2_t3_labels_first": int(t3["labels"].iloc[0]), "ch2_t3_N_first": int(t3["N"].iloc[0]),
+            "ch2_t3_fraction": float(t3["labels"].iloc[-1] / t3["N"].iloc[-1]),
+            "ch2_t3_requests_last": int(t3["requests"].iloc[-1]), "ch2_t3_growth": label_growth(t3),
+            "ch2_t3_growth_factor": growth_factor, "ch2_t3_N_fold": int(train_sizes[-1] // train_sizes[0]),
+            "ch2_t3_grid": len(train_sizes)}
+
+
+@dataclass
+class ShiftedEst:
+    """Est on a shifted, noisy test set: Est's estimate, the tree's error on that test set, its exact
+    error under the test distribution and noise, and the labels Est used."""
+
+    estimate: float
+    test_error: float
+    exact_error: float
+    rho: float
+    labels: int
+    requests: int
+
+    def frame(self) -> pd.DataFrame:
+        """One row: the estimate, the exact error, rho and the labels (the chapter's CSV)."""
+        return pd.DataFrame([{"estimate": self.estimate, "exact_error": self.exact_error, "rho": self.rho,
+                              "labels": self.labels, "requests": self.requests}])
+
+
+def shifted_noisy_est(n: int, n_train: int, *, n_test: int, t: int, b: int, rho: float = RHO,
+                      rng: np.random.Generator) -> ShiftedEst:
+    """[BGLT20] Theorem 3 asks nothing of S_test: Est on test points from a product distribution with
+    Pr[x_i = 1] uniform in [0.2, 0.8] whose tribes labels are flipped with probability ``rho``; the
+    tree's exact error under that distribution and noise is computed on the whole cube."""
+    if not 0.0 <= rho < 0.5:
+        raise ValueError(f"rho must be in [0, 1/2), got {rho}")
+    shifted = ProductDistribution(rng.uniform(0.2, 0.8, n))
+    X_test = shifted.sample(n_test, rng)
+    y_test = (tribes(X_test, 3) ^ (rng.random(n_test) < rho)).astype(np.uint8)
+    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    draws = SharedDraws.draw(n_train, n, b, rng)
+    out = est(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
+    tree = top_down_size_estimate(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, draws=draws).tree
+    cube = all_points(n)
+    wrong = tree.predict(cube) != tribes(cube, 3)
+    exact = float(shifted.point_weights() @ np.where(wrong, 1 - rho, rho))
+    return ShiftedEst(out.error, float(np.mean(tree.predict(X_test) != y_test)), exact, rho, out.labelled, out.requests)
+
+
+def check_shifted_est(table: VerificationTable, res: ShiftedEst, *, n_test: int, delta: float) -> None:
+    """Rows of [BGLT20] Theorem 3's remark: Est = the test error of T on a shifted, noisy S_test, and
+    within Hoeffding's bound of T's exact error under the test distribution and noise."""
+    table.identity("Theorem 3 (remark)", f"|Est - test error of T| on a shifted, noisy S_test (rho = {res.rho})",
+                   abs(res.estimate - res.test_error), 0.0, box="thm-bglt-3")
+    table.bound("Theorem 3 (remark)",
+                f"|Est - exact error of T under the test distribution and noise| (Hoeffding, |S_test| = {n_test})",
+                abs(res.estimate - res.exact_error), hoeffding_halfwidth(n_test, delta), value_range=(0.0, 1.0),
+                box="thm-bglt-3")
+
+
+# --- an application: choosing t from estimates alone ------------------------------------------------
+
+def candidate_sizes(sizes: Sequence[int]) -> list[int]:
+    """The size parameters t among which the application chooses (more with a longer ``sizes`` grid)."""
+    return sorted(set([4, 8, 16, 32, 64, 128][: 4 + len(sizes) // 2]))
+
+
+def choose_t_by_est(n: int, n_train: int, *, n_test: int, candidates: Sequence[int], b: int,
+                    rng: np.random.Generator) -> pd.DataFrame:
+    """[BGLT20] Section 1.2: Est's estimate for each candidate t beside the true error of the tree trained
+    on all labels, for a random monotone tree of 48 leaves; one label oracle shared across all t, so
+    ``labels so far`` counts each point once."""
+    f = random_monotone_tree(n, 48, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    X_test = ProductDistribution.uniform(n).sample(n_test, rng)
+    y_test = f.predict(X_test)
+    cube = all_points(n)
+    truth = f.predict(cube)
+    oracle = LabelOracle.from_function(X, f.predict)
+    rows = []
+    for t in candidates:
+        draws = SharedDraws.draw(n_train, n, b, rng)
+        out = est(X, oracle, size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
+        trained = top_down_size_estimate(X, LabelOracle.from_function(X, f.predict), size=t, batch_size=b, draws=draws)
+        rows.append({"t": t, "estimated error": out.error, "true error": _cube_error(trained.tree, cube, truth),
+                     "labels so far": oracle.labelled, "requests so far": oracle.requests})
+    return pd.DataFrame(rows)
+
+
+def choice_summary(app: pd.DataFrame) -> dict[str, float]:
+    """The t Est chooses, the t full training chooses, and the true-error regret of Est's choice."""
+    t_by_est = int(app.loc[app["estimated error"].idxmin(), "t"])
+    return {"t_by_est": t_by_est, "t_by_truth": int(app.loc[app["true error"].idxmin(), "t"]),
+            "regret": float(app.loc[app["t"] == t_by_est, "true error"].iloc[0] - app["true error"].min())}
+
+
+def check_choice(table: VerificationTable, app: pd.DataFrame, *, n_test: int, delta: float) -> None:
+    """Row of [BGLT20] Section 1.2: the regret of the t chosen by Est is at most twice Hoeffding's
+    half-width with a union bound over the candidates."""
+    bound = 2 * est_hoeffding(n_test, delta, len(app))
+    table.bound("Section 1.2 (choosing t)", f"true-error regret of the t chosen by Est (2 x Hoeffding, union over {len(app)} t)",
+                choice_summary(app)["regret"], bound, value_range=(0.0, 1.0), box="thm-bglt-3")
+
+
+def choice_glue(app: pd.DataFrame) -> dict[str, object]:
+    """The numbers the text of the application quotes, by glue name."""
+    s = choice_summary(app)
+    return {"ch2_app_t_est": s["t_by_est"], "ch2_app_t_true": s["t_by_truth"], "ch2_app_regret": s["regret"],
+            "ch2_app_labels": int(app["labels so far"].iloc[-1]), "ch2_app_requests": int(app["requests so far"].iloc[-1])}
+
+
+# --- speed: TopDown_G against scikit-learn ----------------------------------------------------------
+
+def speed_benchmark(m: int, d: int, t: int, *, rng: np.random.Generator, random_state: int) -> pd.DataFrame:
+    """TopDown_G ([BGLT20] Section 1.1, Gini) and scikit-learn's best-first tree timed on the same
+    ``m`` x ``d`` Boolean data with a noisy linear-threshold label, and the splits where they differ."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = (rng.random((m, d)) < 0.5).astype(np.uint8)
+    w = rng.normal(size=d)
+    y = ((X @ w + rng.normal(size=m)) > w.sum() / 2).astype(np.uint8)
+    start = time.perf_counter()
+    ours = top_down(X, y, size=t, impurity="gini")
+    time_ours = time.perf_counter() - start
+    start = time.perf_counter()
+    clf = DecisionTreeClassifier(criterion="gini", max_leaf_nodes=t, random_state=random_state).fit(X, y)
+    time_sklearn = time.perf_counter() - start
+    return pd.DataFrame([{"m": m, "d": d, "t": t, "dtcore_s": time_ours, "sklearn_s": time_sklearn,
+                          "splits_differing": splits_differing(ours.tree, tree_from_sklearn(clf, d))}])
+
+
+def _benchmark_shape(speed: pd.DataFrame) -> tuple[int, int, int]:
+    return int(speed["m"].iloc[0]), int(speed["d"].iloc[0]), int(speed["t"].iloc[0])
+
+
+def check_speed(table: VerificationTable, speed: pd.DataFrame) -> None:
+    """Identity row of [BGLT20] Section 1.1 on the benchmark: the two trees make the same splits."""
+    m, d, t = _benchmark_shape(speed)
+    table.identity("Section 1.1 (TopDown_G = best-first CART)",
+                   f"splits differing from scikit-learn (benchmark, {m} x {d}, t = {t})",
+                   int(speed["splits_differing"].iloc[0]), 0, box="alg-bglt-topdown")
+
+
+def speed_glue(speed: pd.DataFrame) -> dict[str, object]:
+    """The timings the text quotes, by glue name."""
+    m, d, t = _benchmark_shape(speed)
+    ours, sklearn = float(speed["dtcore_s"].iloc[0]), float(speed["sklearn_s"].iloc[0])
+    return {"ch2_speed_ratio": sklearn / ours, "ch2_speed_ours": ours, "ch2_speed_sklearn": sklearn,
+            "ch2_speed_shape": f"{m:,} × {d}, t = {t}"}

@@ -1,0 +1,389 @@
+"""Chapter 2's experiments (dtcore.book.experiments.ch02) at small size: known answers and invariants."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dtcore.book import figures
+from dtcore.book.experiments import ch02
+from dtcore.book.report import VerificationTable
+from dtcore.book.sweep import grid, sweep
+from dtcore.cube import all_points
+from dtcore.functions import majority, tribes
+from dtcore.impurity import IMPURITIES, holder_constants, kappa
+from dtcore.learnability import hoeffding_halfwidth
+from dtcore.topdown import depth_cap
+
+N, N_TRAIN, SIZES, BATCHES = 8, 1500, [4, 8], [4, 64]
+
+
+def _rng(k: int = 0) -> np.random.Generator:
+    return np.random.default_rng(1000 + k)
+
+
+def _all_hold(table: VerificationTable) -> bool:
+    return len(table.failures()) == 0
+
+
+def _kinds(table: VerificationTable) -> list[str]:
+    return list(table.frame()["kind"])
+
+
+def _is_book_figure(fig: plt.Figure, n_axes: int) -> bool:
+    ok = math.isclose(fig.get_figwidth(), figures.WIDTH) and len(fig.axes) == n_axes
+    plt.close(fig)
+    return ok
+
+
+# --- targets and impurities ---------------------------------------------------------------------------
+
+def test_monotone_list_size_is_n_plus_one_up_to_16():
+    assert ch02.monotone_list_size(8) == 9
+    assert ch02.monotone_list_size(20) == 16
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        ch02.monotone_list_size(0)
+
+
+def test_make_target_gives_the_stated_functions_and_sizes():
+    X = all_points(N)
+    f, opt, size = ch02.make_target("majority", N, _rng(), s_mono=9)
+    assert opt is None and np.isnan(size) and np.array_equal(f(X), majority(X, range(7)))  # odd: 7 of 8 variables
+    f, _, _ = ch02.make_target("tribes", N, _rng(), s_mono=9)
+    assert np.array_equal(f(X), tribes(X, 3))
+    f, opt, size = ch02.make_target("monotone list", N, _rng(), s_mono=9)
+    assert opt == 0.0 and size == 9
+    with pytest.raises(ValueError, match="kind must be one of"):
+        ch02.make_target("parity", N, _rng(), s_mono=9)
+
+
+def test_impurity_constants_are_the_known_ones_and_hold_on_the_grid():
+    df = ch02.impurity_constants(grid_points=101).set_index("G")
+    assert df.loc["Gini", "kappa"] == pytest.approx(2.0) and df.loc["Gini", "alpha"] == 1.0
+    assert df.loc["entropy", "kappa"] == pytest.approx(1 / math.log(2)) and df.loc["entropy", "alpha"] == 0.5
+    assert (df["min concavity slack"] >= -1e-12).all() and (df["min Hölder slack"] >= -1e-12).all()
+    with pytest.raises(ValueError, match="grid_points"):
+        ch02.impurity_constants(grid_points=2)
+
+
+def test_grid_constants_bracket_the_best_constants():
+    for name in IMPURITIES:
+        kappa_grid, c_grid = ch02.grid_constants(name, grid_points=201)
+        c, _ = holder_constants(name)
+        assert kappa(name) - 1e-9 <= kappa_grid <= 1.2 * kappa(name)  # kappa is best: the grid allows little more
+        assert 0.8 * c <= c_grid <= c + 1e-9
+
+
+def test_check_impurity_constants_adds_two_holding_rows_per_impurity():
+    table = VerificationTable()
+    ch02.check_impurity_constants(table, grid_points=101)
+    assert _kinds(table) == ["bound"] * 6 and _all_hold(table)
+
+
+def test_impurities_figure_has_the_book_width():
+    assert _is_book_figure(ch02.impurities_figure(), 1)
+
+
+# --- TopDown_G against scikit-learn --------------------------------------------------------------------
+
+def test_cart_cross_check_finds_the_same_splits_and_its_check_can_fail():
+    cross = ch02.cart_cross_check(N, 3000, rng=_rng(), random_state=0, t=8)
+    assert list(cross["criterion"]) == ["gini", "entropy"]
+    assert (cross["splits"] == 7).all() and (cross["splits that differ"] == 0).all()
+    table = VerificationTable()
+    ch02.check_cart_cross_check(table, cross, t=8)
+    assert _kinds(table) == ["identity"] * 2 and _all_hold(table)
+    bad = VerificationTable()
+    ch02.check_cart_cross_check(bad, cross.assign(**{"splits that differ": [0, 1]}), t=8)
+    assert len(bad.failures()) == 1
+
+
+# --- Theorem 1 ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def thm1() -> pd.DataFrame:
+    task = partial(ch02.theorem1_task, n_train=N_TRAIN, batch_sizes=BATCHES, s_mono=9)
+    return sweep(task, grid(target=list(ch02.TARGETS), impurity=["gini"], t=SIZES, d=[N]), repetitions=2, seed=0,
+                 n_jobs=1)
+
+
+def test_theorem1_task_rows_are_consistent(thm1):
+    assert len(thm1) == len(ch02.TARGETS) * len(SIZES) * 2 * len(BATCHES)
+    assert ((thm1["error"] >= 0) & (thm1["error"] <= 1)).all()
+    assert (thm1["labels"] <= thm1["requests"]).all() and (thm1["labels"] <= N_TRAIN).all()
+    assert (thm1["leaves"] <= thm1["t"]).all()
+    assert all((grp["depth"] <= depth_cap(t) + 1).all() for t, grp in thm1.groupby("t"))
+    lists = thm1[thm1["target"] == "monotone list"]
+    assert (lists["target_size"] == 9).all() and (lists["opt_s"] == 0).all()
+    # one full-batch error per data set, shared by its b rows
+    assert (thm1.groupby(["target", "t", "rep"])["full_error"].nunique() == 1).all()
+
+
+def _synthetic(excess: dict[int, float], reps: int) -> pd.DataFrame:
+    rows = [{"target": "x", "impurity": "gini", "t": 8, "b": b, "rep": r, "error": 0.1 + e, "full_error": 0.1,
+             "cart_error": 0.1} for b, e in excess.items() for r in range(reps)]
+    return pd.DataFrame(rows)
+
+
+def test_matching_b_is_the_smallest_b_within_eps_when_the_spread_is_zero():
+    df = _synthetic({2: 0.5, 4: 0.03, 8: 0.01, 16: 0.0}, reps=3)
+    per = ch02.excess_bounds(df, ["target", "impurity", "t"])
+    assert np.allclose(per["excess_ucb"], per["mean_excess"]) and np.allclose(per["spread"], 0.0)
+    got = ch02.matching_b(df, ["target", "impurity", "t"], eps=0.02)
+    assert got["b_star"].iloc[0] == 8 and got["excess_at_max_b"].iloc[0] == pytest.approx(0.0)
+    # a single repetition has no spread: no b can be said to match
+    one = ch02.matching_b(_synthetic({2: 0.0, 4: 0.0}, reps=1), ["target", "impurity", "t"])
+    assert np.isnan(one["b_star"].iloc[0])
+    with pytest.raises(ValueError, match="confidence"):
+        ch02.excess_bounds(df, ["target", "impurity", "t"], confidence=1.0)
+
+
+def test_bstar_table_has_one_column_per_statistic_and_t(thm1):
+    bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
+    out = ch02.bstar_table(bstar)
+    assert out.shape == (len(ch02.TARGETS), 4 * len(SIZES))
+
+
+def test_theorem1_figures_have_the_book_width(thm1):
+    bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
+    bstar_d = ch02.matching_b(thm1[thm1["t"] == 8].assign(d=N), ["target", "impurity", "d"])
+    assert _is_book_figure(ch02.error_vs_b_figure(thm1, t=8, d=N, s_mono=9), 4)
+    assert _is_book_figure(ch02.bstar_figure(bstar, bstar_d, sizes=SIZES, d=N, delta=0.1), 2)
+
+
+def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
+    bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
+    kw = dict(sizes=SIZES, batch_sizes=BATCHES, repetitions=2, s_mono=3, n=N)
+    table = VerificationTable()
+    ch02.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
+    kinds = _kinds(table)
+    # 3 excess rows at t = 8, the lists' size, the lists' error (t >= 2 s), one depth row per t
+    assert kinds == ["bound"] * 3 + ["identity", "bound"] + ["bound"] * len(SIZES)
+    deep = VerificationTable()
+    ch02.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
+    assert "Figure 1 (depth cap)" in set(deep.failures()["result"])
+    single = VerificationTable()
+    ch02.check_theorem1(single, thm1, bstar, **{**kw, "repetitions": 1, "s_mono": 9})
+    assert _kinds(single)[:3] == ["observation"] * 3
+
+
+def test_theorem1_glue_names_and_the_formal_minibatch_is_astronomical(thm1):
+    bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
+    values = ch02.theorem1_glue(thm1, bstar, sizes=SIZES, batch_sizes=BATCHES, n=N, n_train=N_TRAIN, delta=0.1,
+                                s_mono=9)
+    assert values["ch2_b_max"] == 64 and values["ch2_t_show"] == 8 and values["ch2_confidence"] == "95%"
+    assert values["ch2_b_formal"] > 1e6 and all(k.startswith("ch2_") for k in values)
+
+
+# --- the proof of Theorem 1 ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def proof() -> pd.DataFrame:
+    return ch02.proof_traces(N, N_TRAIN, s_mono=9, t=16, b=64, repetitions=1, rng=_rng(1))
+
+
+def test_replayed_traces_satisfy_fact_2_1_and_never_raise_the_completion_error(proof):
+    assert set(proof["impurity"]) == set(IMPURITIES)
+    for _, run in proof.groupby(["impurity", "run"]):
+        assert run["potential"].iloc[0] <= 1.0 + 1e-12
+        assert (np.diff(run["error"].to_numpy()) <= 1e-12).all()  # a refinement's best completion is no worse
+        splits = run.dropna(subset=["true_gain"])
+        assert np.allclose(splits["potential"] - splits["potential_after"], splits["true_gain"], atol=1e-12)
+
+
+def test_replay_reads_one_row_per_split_plus_the_final_state():
+    from dtcore.exact_size import monotone_decision_list
+    from dtcore.topdown import minibatch_top_down
+
+    rng = _rng(2)
+    X = (rng.random((800, N)) < 0.5).astype(np.uint8)
+    f = monotone_decision_list(N, 5, rng)
+    res = minibatch_top_down(X, f.predict(X), size=6, batch_size=32, impurity="gini", rng=rng)
+    out = ch02.replay(res, f.truth_table(), "gini")
+    assert len(out) == len(res.trace) and list(out["j"][: res.tree.size - 1]) == list(range(1, res.tree.size))
+
+
+def test_proof_statistics_and_their_rows(proof):
+    stats = ch02.proof_statistics(proof, eps=0.02, s_mono=9, t=16, n=N, delta=0.1)
+    assert stats["fact21_deviation"] <= 1e-12 and 0 <= stats["b7_max"] <= 4
+    assert stats["splits"] == proof["true_gain"].notna().sum() and stats["b3_needed"] > 0
+    table = VerificationTable()
+    ch02.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
+    assert _kinds(table) == ["identity", "bound", "bound", "bound", "observation"]
+    values = ch02.proof_glue(stats, eps=0.02, b=64)
+    assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
+    broken = VerificationTable()
+    ch02.check_proof(broken, {**stats, "fact21_deviation": 1e-6}, eps=0.02, b=64, n_train=N_TRAIN)
+    assert list(broken.failures()["result"]) == ["Fact 2.1"]
+
+
+# --- Lemma C.1 ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def c1() -> ch02.SizeEstimatorRun:
+    return ch02.size_estimator_tails(N, N_TRAIN, t=16, b=32, n_draws=400, m_grid=[4, 16], delta=0.1, rng=_rng(3))
+
+
+def test_size_estimator_is_exactly_unbiased_and_its_tail_falls(c1):
+    assert c1.exact_mean == pytest.approx(c1.tree.size, abs=1e-9)
+    for _, sub in c1.tails.groupby("m"):
+        assert (np.diff(sub["empirical"].to_numpy()) <= 0).all() and len(sub) == 40
+    assert [r["m"] for r in c1.per_m] == [4, 16]
+
+
+def test_check_size_estimator_rows_and_glue(c1):
+    table = VerificationTable()
+    ch02.check_size_estimator(table, c1, n_draws=400, delta=0.1)
+    assert _kinds(table) == ["identity"] + ["bound"] * 4 and _all_hold(table)
+    values = ch02.size_estimator_glue(c1)
+    assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
+    assert _is_book_figure(ch02.size_estimator_figure(c1, n_draws=400), 1)
+
+
+# --- Theorems 2 and 5 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sample() -> tuple[np.ndarray, np.ndarray]:
+    return ch02.tribes_sample(N, N_TRAIN, _rng(4))
+
+
+def test_tribes_sample_labels_by_tribes(sample):
+    X, y = sample
+    assert X.shape == (N_TRAIN, N) and np.array_equal(y, tribes(X, 3))
+
+
+def test_local_learner_answers_like_the_global_tree_within_lemma_d1(sample):
+    X, y = sample
+    local = ch02.local_learner_queries(X, y, sizes=SIZES, b=16, n_queries=4, rng=_rng(5))
+    assert local.mismatches == 0 and local.same_tree == len(SIZES) and len(local.frame) == 8
+    assert (local.frame["requests"] <= local.frame["bound"]).all()
+    assert (local.frame["labels"] <= local.frame["requests"]).all()
+    table = VerificationTable()
+    ch02.check_local_learner(table, local, sizes=SIZES, b=16)
+    assert _kinds(table) == ["identity"] * 2 + ["bound"] * len(SIZES) and _all_hold(table)
+    wrong = VerificationTable()
+    ch02.check_local_learner(wrong, ch02.LocalQueries(local.frame, 1, local.same_tree), sizes=SIZES, b=16)
+    assert len(wrong.failures()) == 1
+
+
+@pytest.fixture(scope="module")
+def tprime(sample) -> tuple[pd.DataFrame, pd.DataFrame]:
+    X, y = sample
+    rng = _rng(6)
+    tp = ch02.tprime_runs(X, y, sizes=[8], eta=0.25, delta=0.1, runs=2, rng=rng)
+    pure = ch02.pure_leaves_runs(X, sizes=[8], s_mono=5, eta=0.25, delta=0.1, runs=2, rng=rng)
+    return tp, pure
+
+
+def test_tprime_runs_cover_every_strand_count(tprime):
+    tp, pure = tprime
+    assert list(tp["strands"].unique()) == list(ch02.STRANDS) and len(tp) == 6
+    assert (tp.loc[tp["strands"] == "m = 16", "m"] == 16).all()
+    assert np.allclose(tp["ratio"], tp["t_prime"] / tp["t"])
+    assert len(pure) == 4 and list(pure["rule"]) == ["split", "stop"] * 2
+    assert (pure.loc[pure["rule"] == "split", "reached_t"]).all()  # the paper's rule always reaches e >= t
+
+
+def test_pure_leaves_summary_counts_runs_and_flags(tprime):
+    _, pure = tprime
+    out = ch02.pure_leaves_summary(pure)
+    assert list(out["rule"]) == ["split", "stop"] and (out["runs"] == 2).all()
+    assert out["flagged_e_below_t"].sum() == int((~pure["reached_t"]).sum())
+
+
+def test_check_tprime_rows_and_an_outside_run_fails(tprime):
+    tp, pure = tprime
+    table = VerificationTable()
+    ch02.check_tprime(table, tp, pure, sizes=[8], eta=0.25, delta=0.1)
+    assert _kinds(table) == ["bound"] * 3 + ["bound", "observation"]
+    bad = VerificationTable()
+    ch02.check_tprime(bad, tp.assign(ratio=2.0), pure, sizes=[8], eta=0.25, delta=0.1)
+    assert len(bad.failures()) == 2
+
+
+def test_theorem2_glue_and_figure(sample, tprime):
+    X, y = sample
+    tp, pure = tprime
+    local = ch02.local_learner_queries(X, y, sizes=[8], b=16, n_queries=2, rng=_rng(7))
+    values = ch02.theorem2_glue(local.frame, tp, pure, sizes=[8], eta=0.25, delta=0.1)
+    assert values["ch2_t_max"] == 8 and values["ch2_t2_queries"] == 2
+    assert 0 <= values["ch2_t2_inside_theory"] <= 1 and values["ch2_m_old_form"] >= 1
+    assert _is_book_figure(ch02.theorem2_figure(local.frame, tp, n_train=N_TRAIN, b=16, eta=0.25), 2)
+
+
+# --- Theorem 3 ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def t3() -> pd.DataFrame:
+    return ch02.est_label_counts(N, train_sizes=[500, 2000], n_test=50, t=8, b=8, rng=_rng(8))
+
+
+def test_est_returns_the_test_error_of_the_tree_within_theorem_6(t3):
+    assert np.array_equal(t3["estimate"], t3["test_error"])
+    assert (t3["requests"] <= t3["bound"]).all() and (t3["labels"] <= t3["requests"]).all()
+    assert list(t3["N"]) == [500, 2000]
+
+
+def test_est_hoeffding_is_a_union_bound_and_label_growth_a_ratio():
+    assert ch02.est_hoeffding(400, 0.1, 1) == pytest.approx(math.sqrt(math.log(20) / 800))
+    assert ch02.est_hoeffding(400, 0.1, 4) == pytest.approx(hoeffding_halfwidth(400, 0.025))
+    with pytest.raises(ValueError, match="grid_size"):
+        ch02.est_hoeffding(400, 0.1, 0)
+    assert ch02.label_growth(pd.DataFrame({"labels": [40, 50, 60]})) == 1.5
+
+
+def test_check_est_rows_glue_and_figure(t3):
+    table = VerificationTable()
+    ch02.check_est(table, t3, train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
+    assert _kinds(table) == ["identity", "bound", "bound", "bound", "bound"]
+    grown = VerificationTable()
+    ch02.check_est(grown, t3.assign(labels=[10, 100]), train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
+    assert list(grown.failures()["result"]) == ["Theorem 3 (headline)"]
+    values = ch02.est_glue(t3, train_sizes=[500, 2000])
+    assert values["ch2_t3_N_fold"] == 4 and values["ch2_t3_grid"] == 2
+    assert _is_book_figure(ch02.est_figure(t3, t=8, b=8, n_test=50, delta=0.1), 2)
+
+
+def test_shifted_noisy_est_is_the_test_error_and_checks_hold():
+    res = ch02.shifted_noisy_est(N, 1000, n_test=300, t=8, b=8, rng=_rng(9))
+    assert res.estimate == res.test_error and 0 <= res.exact_error <= 1 and res.rho == ch02.RHO
+    assert list(res.frame().columns) == ["estimate", "exact_error", "rho", "labels", "requests"]
+    table = VerificationTable()
+    ch02.check_shifted_est(table, res, n_test=300, delta=0.1)
+    assert _kinds(table) == ["identity", "bound"]
+    with pytest.raises(ValueError, match="rho"):
+        ch02.shifted_noisy_est(N, 1000, n_test=300, t=8, b=8, rho=0.5, rng=_rng(9))
+
+
+# --- the application and the benchmark ----------------------------------------------------------------
+
+def test_candidate_sizes_grow_with_the_size_grid():
+    assert ch02.candidate_sizes([8, 16, 32, 64]) == [4, 8, 16, 32, 64, 128]
+    assert ch02.candidate_sizes([8]) == [4, 8, 16, 32]
+
+
+def test_choosing_t_shares_one_oracle_and_the_regret_is_known():
+    app = ch02.choose_t_by_est(N, 1000, n_test=100, candidates=[4, 8], b=8, rng=_rng(10))
+    assert list(app["t"]) == [4, 8] and (np.diff(app["labels so far"]) >= 0).all()
+    toy = pd.DataFrame({"t": [4, 8, 16], "estimated error": [0.3, 0.1, 0.2], "true error": [0.25, 0.2, 0.15],
+                        "labels so far": [5, 9, 12], "requests so far": [7, 13, 20]})
+    assert ch02.choice_summary(toy) == {"t_by_est": 8, "t_by_truth": 16, "regret": pytest.approx(0.05)}
+    values = ch02.choice_glue(toy)
+    assert values["ch2_app_labels"] == 12 and values["ch2_app_requests"] == 20
+    table = VerificationTable()
+    ch02.check_choice(table, toy, n_test=100, delta=0.1)
+    assert _all_hold(table) and table.frame()["bound"].iloc[0] == pytest.approx(2 * ch02.est_hoeffding(100, 0.1, 3))
+
+
+def test_speed_benchmark_builds_the_same_tree_as_scikit_learn():
+    speed = ch02.speed_benchmark(2000, 10, 8, rng=_rng(11), random_state=0)
+    assert int(speed["splits_differing"].iloc[0]) == 0
+    table = VerificationTable()
+    ch02.check_speed(table, speed)
+    assert _all_hold(table) and "2000 x 10, t = 8" in table.frame()["quantity"].iloc[0]
+    assert ch02.speed_glue(speed)["ch2_speed_shape"] == "2,000 × 10, t = 8"
