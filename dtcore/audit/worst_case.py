@@ -30,8 +30,11 @@ from ..cube import ProductDistribution
 from ..impurity import get_impurity, holder_constants, kappa, lipschitz_constant, strong_concavity
 from ..validate import check_int, check_rng
 
-TIGHT_TOLERANCE = 1e-9
-"""A supremum within this of 1 is called tight (float rounding of an exact equality)."""
+TIGHT_TOLERANCE = 1e-6
+"""A supremum within this of 1 is called tight: the float rounding of an exact equality, e.g. Gini's
+gain (a difference of impurities, relative error up to ~1e-7 on the gains above GAIN_FLOOR)."""
+GAIN_FLOOR = 1e-9
+"""BDM20's gain lemmas skip cases whose gain is below this: float cannot resolve their ratio."""
 
 
 @dataclass
@@ -241,7 +244,7 @@ def product_suprema(measures: Sequence[ProductDistribution], n: int = 4,
         var, err = stats.variance[:, root], stats.error[:, root]
         inf = stats.influences[:, root]
         max_inf, total = inf.max(axis=1), inf.sum(axis=1)
-        live = var > 1e-15
+        live = opt.root_size >= 2  # non-constant (a float variance of a constant can be 1e-16, not 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             tr.offer("MGBH26", "Lemma C.1", "as printed", "max_i Inf_i >= Var / Delta",
                      elementwise(lambda v, a: bounds.mgbh26_lemma_c1_max_influence_lower(v, a, paper_form=True),
@@ -300,10 +303,10 @@ def _bdm_gain_lemmas(stats: ex.SubcubeStatistics, tr: Tracker, p: tuple[float, .
         pi = stats.dist.p[i]
         q1, q0, qw = q[:, sub.children[has, i, 1]], q[:, sub.children[has, i, 0]], q[:, has]
         cov = pi * (1 - pi) * (q1 - q0)  # I(D_w, i) = E[y x_i] - E[y] E[x_i]
-        nonzero = np.abs(cov) > 1e-15
         for name in ("gini", "entropy"):
             G = get_impurity(name)
             gain = G(qw) - pi * G(q1) - (1 - pi) * G(q0)
+            nonzero = (np.abs(cov) > 1e-15) & (gain > GAIN_FLOOR)
             beta = strong_concavity(name)
             with np.errstate(divide="ignore", invalid="ignore"):
                 printed6 = np.where(nonzero, bounds.bdm20_lemma6_gain_lower(beta, np.abs(cov)) / gain, np.nan)
