@@ -543,6 +543,8 @@ def local_search(n: int, heuristic: str, starts: np.ndarray, *, rng: np.random.G
         r, size, opt = ratio(current[None, :])
         used += 1
         value, sideways = float(r[0]), 0
+        if value > best.ratio:
+            best = SearchResult(heuristic, n, value, current.copy(), int(size[0]), int(opt[0]), used)
         while used + 2**n <= budget:
             neighbours = current[None, :] ^ flips
             r, size, opt = ratio(neighbours)
