@@ -521,8 +521,8 @@ def local_search(n: int, heuristic: str, starts: np.ndarray, *, rng: np.random.G
 
     From each start (``starts``: tables on n variables, e.g. the n = 4 extremal functions lifted, and
     ``restarts`` random tables), evaluate all 2^n one-bit changes of the current table at once and move
-    to the best while it does not lower the ratio (sideways moves at most 2^n times in a row). Stops
-    after ``budget`` evaluated functions in all.
+    to the best while it does not lower the ratio (sideways moves at most 2^n times in a row); then climb
+    again from fresh random tables until ``budget`` functions have been evaluated in all.
     """
     n = check_int("n", n, 2, ex.MAX_BATCH_VARIABLES)
     rng = check_rng(rng)
@@ -537,9 +537,11 @@ def local_search(n: int, heuristic: str, starts: np.ndarray, *, rng: np.random.G
         return size / opt, size, opt
 
     best = SearchResult(heuristic, n, 0.0, pool[0], 1, 1, 0)
-    used = 0
-    for start in pool:  # loop over starting points; each step evaluates 2^n neighbours at once
-        current = start.copy()
+    used, k = 0, 0
+    while used + 1 + 2**n <= budget:  # loop over climbs; each step evaluates 2^n neighbours at once
+        # the given starts first, then fresh random tables until the budget is spent
+        current = pool[k].copy() if k < len(pool) else rng.integers(0, 2, size=2**n, dtype=np.uint8)
+        k += 1
         r, size, opt = ratio(current[None, :])
         used += 1
         value, sideways = float(r[0]), 0
@@ -549,16 +551,14 @@ def local_search(n: int, heuristic: str, starts: np.ndarray, *, rng: np.random.G
             neighbours = current[None, :] ^ flips
             r, size, opt = ratio(neighbours)
             used += 2**n
-            k = int(np.argmax(r))
-            if r[k] < value or (r[k] == value and sideways >= 2**n):
+            j = int(np.argmax(r))
+            if r[j] < value or (r[j] == value and sideways >= 2**n):
                 break
-            sideways = sideways + 1 if r[k] == value else 0
-            current, value = neighbours[k], float(r[k])
+            sideways = sideways + 1 if r[j] == value else 0
+            current, value = neighbours[j], float(r[j])
             if value > best.ratio:
-                best = SearchResult(heuristic, n, value, current.copy(), int(size[k]), int(opt[k]), used)
+                best = SearchResult(heuristic, n, value, current.copy(), int(size[j]), int(opt[j]), used)
             best.history.append(value)
-        if used + 2**n > budget:
-            break
     best.evaluations = used
     return best
 
