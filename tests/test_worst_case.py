@@ -47,9 +47,9 @@ def test_parity_lemma_9_has_slack_at_least_one_minus_alpha_over_alpha():
 
 
 def test_local_search_never_reports_less_than_its_lifted_start():
-    start = ex.all_tables(4)[[0x0FF0]]  # x2 xor x3: TopDown_G splits the irrelevant x0, x1 first
+    start = ex.all_tables(4)[[0x0FF0]]  # x2 xor x3: every gain is 0, ties go to the irrelevant low variables
     lifted = wc.lift(start, 5)
     res = wc.local_search(5, "TopDown_G gini", lifted, rng=np.random.default_rng(0), budget=200, restarts=0)
-    assert res.ratio >= 4.0 and res.evaluations <= 200
+    assert res.ratio >= 8.0 and res.evaluations <= 200  # on x3, x4 of five: 32 leaves for 4
     with pytest.raises(ValueError, match="heuristic must be"):
         wc.heuristic_sizes(start, "CART")

@@ -563,12 +563,20 @@ def local_search(n: int, heuristic: str, starts: np.ndarray, *, rng: np.random.G
     return best
 
 
-def lift(tables: np.ndarray, n: int) -> np.ndarray:
-    """Tables on m variables as tables on n >= m variables that ignore the extra ones."""
+def lift(tables: np.ndarray, n: int, onto: str = "last") -> np.ndarray:
+    """Tables on m variables as tables on n >= m variables that ignore the n - m others.
+
+    ``onto="last"`` puts the function on x_{n-m}, ..., x_{n-1}: the heuristics break ties towards the
+    lowest index, so the ignored variables are the ones a tie sends them to first (the harder lift);
+    ``"first"`` puts it on x_0, ..., x_{m-1}.
+    """
     tables = np.asarray(tables, dtype=np.uint8)
     m = ex.table_batch_variables(tables)
     n = check_int("n", n, m, ex.MAX_BATCH_VARIABLES)
-    return tables[:, np.arange(2**n) & (2**m - 1)]
+    if onto not in ("first", "last"):
+        raise ValueError(f"onto must be 'first' or 'last', got {onto!r}")
+    points = np.arange(2**n)
+    return tables[:, points >> (n - m) if onto == "last" else points & (2**m - 1)]
 
 
 def first_violations(tr: Tracker, confirm: Callable[[Supremum], Fraction] = exact_lemma_ratio) -> list[Supremum]:

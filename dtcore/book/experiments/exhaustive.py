@@ -126,7 +126,7 @@ def local_searches(*, ns: Sequence[int], heuristics: Sequence[str], budget: int,
     for n in ns:
         for h in heuristics:
             start = time.process_time()
-            lifted = wc.lift(tables[[extremal[h]]], n)
+            lifted = np.concatenate([wc.lift(tables[[extremal[h]]], n, onto) for onto in ("last", "first")])
             res = wc.local_search(n, h, lifted, rng=rng, budget=budget, restarts=restarts)
             rows.append({"n": n, "heuristic": h, "worst ratio found": res.ratio, "size": res.size,
                          "optimal size": res.optimum, "evaluations": res.evaluations,
