@@ -1,0 +1,589 @@
+"""Worst cases of the papers' deterministic lemmas over every function on n <= 4 variables.
+
+Each search evaluates one lemma on every function of :func:`dtcore.exhaustive.all_tables` (and, where
+the lemma speaks of a product measure, on every measure of a grid), as the ratio of the measured
+side to the bound in the book's margin convention: measured/bound for an upper bound, bound/measured
+for a lower bound, so 1 is the bound and above 1 is a violation. It returns the supremum with its
+witness (the function, the measure, the step of a greedy run). Bounds come from :mod:`dtcore.bounds`
+(the papers' constants); measurements from :mod:`dtcore.exhaustive`. A ratio above 1 is confirmed in
+exact rational arithmetic (:func:`exact_lemma_ratio`) before it is called a violation.
+
+Lemmas that concern "the chosen leaf of a bare tree" (BLT20 Lemmas 5.2/5.4, MGBH26 Lemmas 4.4/4.5)
+are evaluated on every bare tree that BuildTopDownDT builds on its way to zero error, for every
+function, i.e. on the trees the algorithm meets. Lemmas that are sums over leaves of a statement about
+one subfunction (BLT20 Lemma 5.1(1), MGBH26 Lemma 4.1) reach their supremum on a one-leaf tree: a
+ratio of sums is at most the largest ratio, and every subfunction of a function on n variables under a
+product measure is itself a function on n variables under that measure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .. import bounds, exhaustive as ex
+from ..cube import ProductDistribution
+from ..impurity import get_impurity, holder_constants, kappa, lipschitz_constant, strong_concavity
+from ..validate import check_int, check_rng
+
+TIGHT_TOLERANCE = 1e-6
+"""A supremum within this of 1 is called tight: the float rounding of an exact equality, e.g. Gini's
+gain (a difference of impurities, relative error up to ~1e-7 on the gains above GAIN_FLOOR)."""
+GAIN_FLOOR = 1e-9
+"""BDM20's gain lemmas skip cases whose gain is below this: float cannot resolve their ratio."""
+
+
+@dataclass
+class Supremum:
+    """The worst case of one lemma: ``ratio`` (1 = the bound, > 1 = violated) and its witness.
+
+    ``function`` is the witness's index in :func:`dtcore.exhaustive.all_tables` (its packed truth
+    table), ``measure`` the p vector (None: uniform), ``step`` the number of leaves of the witness
+    bare tree (None: the lemma is about the function alone), ``exact`` the ratio recomputed in
+    rational arithmetic where the float ratio exceeds 1.
+    """
+
+    paper: str
+    result: str
+    form: str
+    statement: str
+    ratio: float
+    function: int
+    n: int
+    measure: tuple[float, ...] | None = None
+    step: int | None = None
+    cases: int = 0
+    exact: Fraction | None = None
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """'tight', 'slack by x' or 'violated' (the last only once confirmed exactly)."""
+        if self.ratio > 1 + TIGHT_TOLERANCE:
+            if self.exact is not None and self.exact <= 1:
+                return "tight (float rounding)" if self.exact == 1 else f"slack by {float(1 / self.exact):.4g}"
+            return "violated" if self.exact is not None else "violated (float only)"
+        if self.ratio >= 1 - TIGHT_TOLERANCE:
+            return "tight"
+        if self.ratio <= 0:
+            return "slack (never positive)"
+        room = 1 / self.ratio
+        return f"slack by {room:.4g}" if room >= 1.001 else f"approached (slack {room:.7g})"
+
+    def row(self) -> dict[str, object]:
+        """A tidy record for a DataFrame."""
+        return {"paper": self.paper, "result": self.result, "form": self.form, "statement": self.statement,
+                "sup_ratio": self.ratio, "verdict": self.verdict, "function": self.function,
+                "table": format(self.function, f"0{2 ** self.n // 4}x"), "n": self.n,
+                "measure": "uniform" if self.measure is None else "(" + ", ".join(f"{p:g}" for p in self.measure) + ")",
+                "leaves": self.step, "cases": self.cases,
+                "exact_ratio": None if self.exact is None else str(self.exact), "note": self.note}
+
+
+def _sup(ratio: np.ndarray) -> tuple[float, tuple[int, ...]]:
+    """Largest finite entry of ``ratio`` (NaN ignored) and its index."""
+    r = np.where(np.isnan(ratio), -np.inf, ratio)
+    flat = int(np.argmax(r))
+    return float(r.reshape(-1)[flat]), np.unravel_index(flat, r.shape)
+
+
+class Tracker:
+    """Keeps, for each (result, form), the largest ratio seen over successive measures."""
+
+    def __init__(self) -> None:
+        self.best: dict[tuple[str, str], Supremum] = {}
+        self.deviations: dict[str, float] = {}
+
+    def offer(self, paper: str, result: str, form: str, statement: str, ratio: np.ndarray, n: int,
+              measure: tuple[float, ...] | None, step_axis: bool = False, note: str = "") -> None:
+        """Offer a ``(B,)`` or ``(B, T)`` array of ratios (T: steps of a greedy run, T = leaves - 1)."""
+        value, where = _sup(ratio)
+        key = (result, form)
+        cases = int(np.isfinite(ratio).sum())
+        old = self.best.get(key)
+        if old is None or value > old.ratio:
+            self.best[key] = Supremum(paper, result, form, statement, value, int(where[0]), n, measure,
+                                      int(where[1]) + 1 if step_axis else None,
+                                      cases + (old.cases if old else 0), note=note)
+        else:
+            old.cases += cases
+
+    def deviation(self, name: str, value: float) -> None:
+        """Record the largest |difference| of an identity."""
+        self.deviations[name] = max(self.deviations.get(name, 0.0), float(value))
+
+
+# --- the searches ------------------------------------------------------------------------------
+
+def elementwise(fn: Callable[..., float], *args: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """``fn`` (a scalar bound of :mod:`dtcore.bounds`) on every case, called once per distinct argument tuple.
+
+    The exhaustive arrays hold few distinct values (sizes, leaf counts, dyadic errors), so calling the
+    paper's own formula on each distinct tuple keeps its constants in one place at little cost.
+    Cases outside ``where`` get NaN.
+    """
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    cols = np.stack([np.broadcast_to(np.asarray(a, dtype=np.float64), shape).reshape(-1) for a in args], axis=1)
+    keep = np.ones(cols.shape[0], dtype=bool) if where is None else np.broadcast_to(where, shape).reshape(-1)
+    out = np.full(cols.shape[0], np.nan)
+    if keep.any():
+        distinct, inverse = np.unique(cols[keep], axis=0, return_inverse=True)
+        values = np.array([fn(*row) for row in distinct])  # one call per distinct tuple
+        out[keep] = values[inverse.reshape(-1)]
+    return out.reshape(shape)
+
+
+def _blt54_eps(cost: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The largest eps in (0, 1/2] with eps log2(4 s / eps) <= cost (BLT20 Lemma 5.4's condition).
+
+    eps log2(4s/eps) increases on (0, 4s/e), which contains (0, 1/2] for s >= 2: bisection.
+    """
+    lo, hi = np.zeros_like(cost), np.full_like(cost, 0.5)
+    g_hi = hi * np.log2(4 * s / hi)
+    for _ in range(80):  # bisection steps, vectorised over every case
+        mid = (lo + hi) / 2
+        ok = mid * np.log2(4 * s / mid) <= cost
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    return np.where(cost >= g_hi, 0.5, lo)
+
+
+def uniform_suprema(n: int = 4, tracker: Tracker | None = None) -> Tracker:
+    """OSSS and BLT20 Lemmas 5.1-5.4 over every function on n variables, uniform measure.
+
+    OSSS in three forms (s of a minimum-size tree; D of a minimum-depth tree; the average depth of a
+    tree of least average depth, which is O'Donnell et al.'s sum of query probabilities); Lemmas 5.2
+    and 5.4 at every step of BuildTopDownDT's run to zero error, eps taken at its supremum (just
+    under the error for 5.2, the largest eps the condition allows for 5.4).
+    """
+    n = check_int("n", n, 1, ex.MAX_ALL_FUNCTIONS_VARIABLES)
+    tr = tracker or Tracker()
+    tables = ex.all_tables(n)
+    opt = ex.optimal_trees(tables)
+    s, D = opt.root_size.astype(np.float64), opt.root_depth.astype(np.float64)
+    stats = ex.subcube_statistics(tables)
+    root = ex.subcubes(n).root
+    var, err = stats.variance[:, root], stats.error[:, root]
+    inf = stats.influences[:, root]
+    max_inf, total = inf.max(axis=1), inf.sum(axis=1)
+    avg = ex.minimum_average_depth(tables)
+    live = var > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        osss = elementwise(bounds.osss05_max_influence_lower, var, s, where=live) / max_inf
+        tr.offer("OSSS05", "OSSS inequality", "size form (BLT20)", "max_i Inf_i >= Var / log2 s",
+                 osss, n, None)
+        tr.offer("OSSS05", "OSSS inequality", "depth form", "max_i Inf_i >= Var / D",
+                 np.where(live, var / D / max_inf, np.nan), n, None)
+        tr.offer("OSSS05", "OSSS inequality", "average-depth form", "max_i Inf_i >= Var / Delta",
+                 np.where(live, var / avg / max_inf, np.nan), n, None)
+        l53 = total / elementwise(bounds.blt20_lemma53_total_influence_upper, var, s, where=live)
+        tr.offer("BLT20", "Lemma 5.3", "as printed", "Inf <= Var log2(4 s / Var)", l53, n, None)
+        tr.offer("BLT20", "Lemma 5.1(1)", "as printed", "error(T°, f) <= cost_f(T°)",
+                 np.where(total > 0, err / total, np.nan), n, None)
+    _cost_drop_identity(stats, tr, "BLT20 Lemma 5.1(2)")
+    score, feature = ex.build_top_down_scores(stats)
+    runs = ex.best_first_runs(score, feature, n, totals={"error": stats.error, "cost": stats.cost})
+    leaves = runs.leaves[None, :].astype(np.float64)
+    err_t, cost_t = runs.totals["error"], runs.totals["cost"]
+    split = np.isfinite(runs.score) & (err_t > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        size = np.broadcast_to(s[:, None], err_t.shape)
+        # eps just under the error: the bound's supremum over the eps the lemma allows
+        r52 = elementwise(bounds.blt20_lemma52_score_lower, np.minimum(err_t, 0.5 - 1e-12), leaves, size,
+                          where=split) / runs.score
+        tr.offer("BLT20", "Lemma 5.2", "as printed", "score >= eps / (L log2 s) while error > eps", r52, n,
+                 None, step_axis=True)
+        eps54 = _blt54_eps(cost_t, np.maximum(size, 2))
+        usable = split & (eps54 > 0)
+        bound54 = elementwise(lambda c, e, L, sz: bounds.blt20_lemma54_score_lower(c, min(e, 0.5 - 1e-12), L, sz),
+                              cost_t, eps54, leaves, size, where=usable)
+        tr.offer("BLT20", "Lemma 5.4", "as printed",
+                 "score >= cost / (L log2(4s/eps) log2 s) while cost >= eps log2(4s/eps)",
+                 bound54 / runs.score, n, None, step_axis=True)
+    return tr
+
+
+def _cost_drop_identity(stats: ex.SubcubeStatistics, tr: Tracker, name: str) -> None:
+    """Largest |cost(rho) - cost(children on x_i) - Pr[rho] Inf_i(f_rho)| over every f, rho, free i."""
+    sub = ex.subcubes(stats.n)
+    cost = stats.cost
+    for i in range(stats.n):  # one vectorised comparison per variable
+        has = sub.free[:, i]
+        c0, c1 = sub.children[has, i, 0], sub.children[has, i, 1]
+        drop = cost[:, has] - cost[:, c0] - cost[:, c1]
+        tr.deviation(name, float(np.abs(drop - stats.by_variable[i][:, has]).max()))
+
+
+def product_suprema(measures: Sequence[ProductDistribution], n: int = 4,
+                    tracker: Tracker | None = None) -> Tracker:
+    """MGBH26 Lemmas C.1, C.2, 4.1-4.5 and BDM20 Lemmas 5/6 over every function and every measure.
+
+    Influences are re-randomised (MGBH26), Delta is the least mu-average depth of a tree computing f,
+    D the least depth, and for Lemma 4.5 the product D Delta is minimised over trees (least Delta among
+    trees of depth <= d, times d). Lemmas 4.4/4.5 are evaluated on Algorithm 1's run to zero error
+    under each measure, eps just under the error. BDM20's covariance lemmas are evaluated on every
+    subcube w and free coordinate i with the population in place of the sample (zero sampling error).
+    """
+    n = check_int("n", n, 1, ex.MAX_ALL_FUNCTIONS_VARIABLES)
+    tr = tracker or Tracker()
+    tables = ex.all_tables(n)
+    opt = ex.optimal_trees(tables)
+    D = opt.root_depth.astype(np.float64)
+    sub = ex.subcubes(n)
+    root = sub.root
+    for dist in measures:  # loop over measures; each evaluates every function at once
+        p = tuple(float(v) for v in dist.p)
+        stats = ex.subcube_statistics(tables, dist, "rerandomised")
+        caps = ex.minimum_average_depth_by_cap(tables, dist)
+        avg = caps[-1]
+        with np.errstate(invalid="ignore"):
+            d_delta = np.where(np.isinf(caps), np.inf, np.arange(n + 1)[:, None] * caps).min(axis=0)
+        var, err = stats.variance[:, root], stats.error[:, root]
+        inf = stats.influences[:, root]
+        max_inf, total = inf.max(axis=1), inf.sum(axis=1)
+        live = opt.root_size >= 2  # non-constant (a float variance of a constant can be 1e-16, not 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tr.offer("MGBH26", "Lemma C.1", "as printed", "max_i Inf_i >= Var / Delta",
+                     elementwise(lambda v, a: bounds.mgbh26_lemma_c1_max_influence_lower(v, a, paper_form=True),
+                                 np.clip(var, 0, 1), avg, where=live) / max_inf, n, p)
+            tr.offer("MGBH26", "Lemma C.1", "corrected (factor 2)", "max_i Inf_i >= Var / (2 Delta)",
+                     elementwise(bounds.mgbh26_lemma_c1_max_influence_lower, np.clip(var, 0, 1), avg,
+                                 where=live) / max_inf, n, p)
+            tr.offer("MGBH26", "Lemma C.2", "first inequality", "Inf_i <= 2 error(f, ±1)",
+                     np.where(live, max_inf / (2 * err), np.nan), n, p)
+            tr.offer("MGBH26", "Lemma C.2", "second inequality", "2 error(f, ±1) <= Var",
+                     np.where(live, 2 * err / var, np.nan), n, p)
+            tr.offer("MGBH26", "Lemma 4.1", "as printed", "error(T°, f) <= cost(T°)",
+                     np.where(total > 0, err / total, np.nan), n, p)
+            tr.offer("MGBH26", "Lemma 4.2", "depth form", "Inf <= D Var",
+                     np.where(live, total / (D * var), np.nan), n, p)
+            tr.offer("MGBH26", "Lemma 4.2", "average-depth form", "Inf <= Delta",
+                     np.where(live, total / avg, np.nan), n, p)
+        _cost_drop_identity(stats, tr, "MGBH26 Lemma 4.3")
+        score, feature = ex.build_top_down_scores(stats)
+        runs = ex.best_first_runs(score, feature, n, totals={"error": stats.error, "cost": stats.cost})
+        j = runs.leaves[None, :].astype(np.float64)
+        e_t, c_t, sc = runs.totals["error"], runs.totals["cost"], runs.score
+        ok = np.isfinite(sc) & (e_t > 1e-15)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # the bounds are linear in eps and in 1/Delta: the paper's formula at eps = 1/2 and
+            # Delta = 1, scaled to eps = the error (its supremum) and to each function's Delta
+            per_step = 2 * e_t * bounds.mgbh26_lemma44_score_lower(0.5, j, 1.0, paper_form=True)
+            per_step_fixed = 2 * e_t * bounds.mgbh26_lemma44_score_lower(0.5, j, 1.0)
+            forms44 = (("as printed", "score >= 2 eps / (j Delta) while error > eps", per_step / avg[:, None]),
+                       ("Delta-form (factor 2 fixed)", "score >= eps / (j Delta) while error > eps",
+                        per_step_fixed / avg[:, None]),
+                       ("D-form (provable)", "score >= eps / (j D) while error > eps", per_step_fixed / D[:, None]))
+            for form, statement, bound in forms44:
+                tr.offer("MGBH26", "Lemma 4.4", form, statement, np.where(ok, bound / sc, np.nan), n, p,
+                         step_axis=True)
+            forms45 = (("as printed", "score >= cost / (j D Delta)",
+                        bounds.mgbh26_lemma45_score_lower(c_t, j, 1.0, 1.0, paper_form=True) / d_delta[:, None]),
+                       ("corrected (factor 2)", "score >= cost / (2 j D Delta)",
+                        bounds.mgbh26_lemma45_score_lower(c_t, j, 1.0, 1.0) / d_delta[:, None]),
+                       ("D-form (provable)", "score >= cost / (2 j D^2)",
+                        bounds.mgbh26_lemma45_score_lower(c_t, j, 1.0, 1.0) / D[:, None] ** 2))
+            for form, statement, bound in forms45:
+                tr.offer("MGBH26", "Lemma 4.5", form, statement, np.where(ok, bound / sc, np.nan), n, p,
+                         step_axis=True)
+        _bdm_gain_lemmas(stats, tr, p)
+    return tr
+
+
+def _bdm_gain_lemmas(stats: ex.SubcubeStatistics, tr: Tracker, p: tuple[float, ...]) -> None:
+    """BDM20 Lemmas 5 and 6 with the population D_w in place of S_w: every f, subcube w, free i."""
+    sub = ex.subcubes(stats.n)
+    q = stats.mean
+    worst: dict[tuple[str, str], list[np.ndarray]] = {}
+    for i in range(stats.n):  # one vectorised pass per coordinate
+        has = sub.free[:, i]
+        pi = stats.dist.p[i]
+        q1, q0, qw = q[:, sub.children[has, i, 1]], q[:, sub.children[has, i, 0]], q[:, has]
+        cov = pi * (1 - pi) * (q1 - q0)  # I(D_w, i) = E[y x_i] - E[y] E[x_i]
+        for name in ("gini", "entropy"):
+            G = get_impurity(name)
+            gain = G(qw) - pi * G(q1) - (1 - pi) * G(q0)
+            nonzero = (np.abs(cov) > 1e-15) & (gain > GAIN_FLOOR)
+            beta = strong_concavity(name)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                printed6 = np.where(nonzero, bounds.bdm20_lemma6_gain_lower(beta, np.abs(cov)) / gain, np.nan)
+                proof6 = np.where(nonzero, beta / 2 * cov**2 / (pi * (1 - pi)) / gain, np.nan)
+                worst.setdefault(("Lemma 6", f"{name}, printed (beta eps^2/8, eps = |I|)"), []).append(
+                    np.nanmax(np.where(np.isnan(printed6), -np.inf, printed6), axis=1))
+                worst.setdefault(("Lemma 6", f"{name}, proof's step (beta I^2 / (2 p(1-p)))"), []).append(
+                    np.nanmax(np.where(np.isnan(proof6), -np.inf, proof6), axis=1))
+                if name == "gini":
+                    gamma = lipschitz_constant(name)
+                    r5 = np.where(nonzero, gain / bounds.bdm20_lemma5_gain_upper(gamma, np.abs(cov)), np.nan)
+                    worst.setdefault(("Lemma 5", "gini, the proof's bound (Gain <= 2 gamma |I|)"), []).append(
+                        np.nanmax(np.where(np.isnan(r5), -np.inf, r5), axis=1))
+    statements = {"Lemma 5": "Gain(D_w, i) <= 2 gamma |I(D_w, i)|", "Lemma 6": "Gain(D_w, i) >= beta I^2 / 8"}
+    for (result, form), parts in worst.items():
+        ratio = np.max(np.stack(parts, axis=1), axis=1)
+        tr.offer("BDM20", result, form, statements[result], np.where(np.isfinite(ratio), ratio, np.nan),
+                 stats.n, p, note="every subcube w and free coordinate i")
+
+
+def parity_suprema(alpha_c: Sequence[tuple[float, float]], n: int = 4,
+                   tracker: Tracker | None = None) -> Tracker:
+    """BDM20 Lemma 9 over every parity chi_J (J within n variables), restriction w and free j in J.
+
+    For each (alpha, c) the measures put every p_j in {alpha(1 + 1e-9), 1/2 - c, 1/2 + c,
+    1 - alpha(1 + 1e-9)} (the corners of the allowed set; |p_j - 1/2| >= c and p_j in (alpha, 1 - alpha)),
+    all 4^n combinations; k = |J|, the strongest form of the bound.
+    """
+    n = check_int("n", n, 1, ex.MAX_ALL_FUNCTIONS_VARIABLES)
+    tr = tracker or Tracker()
+    points = np.arange(2**n)
+    subsets = np.arange(1, 2**n)
+    parities = np.array([np.bitwise_count(points & J) & 1 for J in subsets], dtype=np.uint8)
+    index = ex.pack(parities)
+    sub = ex.subcubes(n)
+    for alpha, c in alpha_c:
+        if not (0 < alpha < 0.5 and 0 < c < 0.5 - alpha):
+            raise ValueError(f"alpha_c must hold pairs with 0 < alpha < 1/2 and 0 < c < 1/2 - alpha, got {(alpha, c)}")
+        corners = np.array([alpha * (1 + 1e-9), 0.5 - c, 0.5 + c, 1 - alpha * (1 + 1e-9)])
+        grid = np.stack(np.meshgrid(*([corners] * n), indexing="ij"), axis=-1).reshape(-1, n)
+        best, cases = None, 0
+        for p in grid:  # loop over the 4^n corner measures; every parity at once
+            dist = ProductDistribution(p)
+            stats = ex.subcube_statistics(parities, dist)
+            q = stats.mean
+            for i in range(n):
+                has = sub.free[:, i] & True
+                in_j = ((subsets >> i) & 1).astype(bool)
+                cov = np.abs(p[i] * (1 - p[i]) * (q[:, sub.children[has, i, 1]] - q[:, sub.children[has, i, 0]]))
+                k = np.bitwise_count(subsets).astype(np.float64)
+                bound = np.array([bounds.bdm20_lemma9_covariance_lower(alpha, c, int(kk)) for kk in k])
+                # w ranges over restrictions of the variables in J only (those outside are irrelevant)
+                with np.errstate(divide="ignore"):
+                    ratio = np.where(in_j[:, None], bound[:, None] / cov, np.nan)
+                cases += int(np.isfinite(ratio).sum())
+                value, where = _sup(ratio)
+                if best is None or value > best[0]:
+                    best = (value, int(index[where[0]]), tuple(float(v) for v in p))
+        tr.offer("BDM20", "Lemma 9", f"alpha = {alpha:g}, c = {c:g}", "|I(D_w, j)| > alpha^2 (2c)^(k-1)",
+                 np.array([best[0]]), n, best[2], note="every parity, restriction w and free j in J")
+        tr.best[("Lemma 9", f"alpha = {alpha:g}, c = {c:g}")].function = best[1]
+        tr.best[("Lemma 9", f"alpha = {alpha:g}, c = {c:g}")].cases = cases
+    return tr
+
+
+def impurity_suprema(grid_points: int = 2001, tracker: Tracker | None = None) -> Tracker:
+    """BGLT20 Definitions 3 and 4: the tabulated (C, alpha) and kappa of each impurity, on a grid of (a, b)."""
+    tr = tracker or Tracker()
+    grid_points = check_int("grid_points", grid_points, 3, 20001)
+    x = np.linspace(0.0, 1.0, grid_points)
+    a, b = np.meshgrid(x, x, indexing="ij")
+    off = a != b
+    for name in ("gini", "entropy", "kearns_mansour"):
+        G = get_impurity(name)
+        C, alpha = holder_constants(name)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            holder = np.where(off, np.abs(G(a) - G(b)) / (C * np.abs(a - b) ** alpha), np.nan)
+            gap = G((a + b) / 2) - (G(a) + G(b)) / 2
+            concave = np.where(off, kappa(name) / 2 * (b - a) ** 2 / gap, np.nan)
+        v, where = _sup(holder)
+        tr.best[("Definition 3", name)] = Supremum("BGLT20", "Definition 3", name,
+                                                   f"|G(a) - G(b)| <= {C:.4g} |a - b|^{alpha:g}", v, 0, 1,
+                                                   (float(a[where]), float(b[where])), None, int(off.sum()),
+                                                   note="witness: (a, b)")
+        v, where = _sup(concave)
+        tr.best[("Definition 4", name)] = Supremum("BGLT20", "Definition 4", name,
+                                                   f"(G(a)+G(b))/2 <= G((a+b)/2) - ({kappa(name):.4g}/2)(b-a)^2",
+                                                   v, 0, 1, (float(a[where]), float(b[where])), None,
+                                                   int(off.sum()), note="witness: (a, b)")
+    return tr
+
+
+# --- exact confirmation of a violation -----------------------------------------------------------
+
+def _exact_weights(n: int, p: Sequence[Fraction]) -> np.ndarray:
+    x = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+    w = np.ones(2**n, dtype=object)
+    for i in range(n):  # one object-array product per variable
+        w = w * np.where(x[:, i], p[i], 1 - p[i])
+    return w
+
+
+def exact_subcube(table: np.ndarray, p: Sequence[Fraction], restriction: np.ndarray) -> tuple[Fraction, Fraction, list[Fraction]]:
+    """(Pr[rho], Pr[rho, f = 1], [Pr[rho] Inf_i(f_rho) re-randomised]) in rational arithmetic."""
+    table = np.asarray(table).astype(int)
+    n = len(p)
+    x = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
+    inside = ((restriction < 0) | (x == restriction)).all(axis=1)
+    w = _exact_weights(n, p)
+    p_reach = sum(w[inside], Fraction(0))
+    ones = sum(w[inside & (table == 1)], Fraction(0))
+    infs = []
+    for i in range(n):  # one exact sum per variable
+        if restriction[i] >= 0:
+            infs.append(Fraction(0))
+            continue
+        sens = table != table[np.arange(2**n) ^ (1 << i)]
+        infs.append(2 * p[i] * (1 - p[i]) * sum(w[inside & sens], Fraction(0)))
+    return p_reach, ones, infs
+
+
+def exact_minimum_average_depth(table: np.ndarray, p: Sequence[Fraction]) -> Fraction:
+    """The least mu-average depth of a tree computing f, by the same recursion in rational arithmetic."""
+    n = len(p)
+    sub = ex.subcubes(n)
+    const = ex.constant_on_subcubes(ex.pack(np.asarray(table, dtype=np.uint8)[None, :]), n)[0]
+    value: dict[int, Fraction] = {}
+    for level in sub.levels:  # loop over subcubes (3^n of them) of one function
+        for s in level:
+            if const[s]:
+                value[int(s)] = Fraction(0)
+                continue
+            value[int(s)] = min(1 + (1 - p[i]) * value[int(sub.children[s, i, 0])] + p[i] * value[int(sub.children[s, i, 1])]
+                                for i in np.flatnonzero(sub.free[s]))
+    return value[sub.root]
+
+
+def exact_lemma_ratio(sup: Supremum) -> Fraction:
+    """Recompute a MGBH26 supremum (Lemma C.1 or 4.4, any form) in rational arithmetic.
+
+    The measure's p_i are read as the decimals they were written as. For Lemma 4.4 the bare tree is
+    the witness run's frontier at ``sup.step`` leaves; the ratio is (bound at eps = error) / max score.
+    """
+    n = sup.n
+    table = ex.all_tables(n)[sup.function]
+    p = [Fraction(repr(v)) for v in (sup.measure or (0.5,) * n)]
+    avg = exact_minimum_average_depth(table, p)
+    sub = ex.subcubes(n)
+    if sup.result == "Lemma C.1":
+        reach, ones, infs = exact_subcube(table, p, sub.restrictions[sub.root])
+        mu = ones / reach
+        var = 4 * mu * (1 - mu)
+        factor = 1 if sup.form == "as printed" else 2
+        return var / (factor * avg) / max(infs)
+    if sup.result == "Lemma 4.4":
+        dist = ProductDistribution([float(v) for v in p])
+        stats = ex.subcube_statistics(table[None, :], dist, "rerandomised")
+        runs = ex.best_first_runs(*ex.build_top_down_scores(stats), n)
+        leaves = runs.frontier(0, sup.step - 1)
+        error, best = Fraction(0), Fraction(0)
+        for s in leaves:  # one exact leaf at a time (at most 2^n leaves)
+            reach, ones, infs = exact_subcube(table, p, sub.restrictions[s])
+            error += min(ones, reach - ones)
+            best = max(best, max(infs))
+        depth = Fraction(int(ex.optimal_trees(table[None, :]).root_depth[0]))
+        scale = {"as printed": 2 / avg, "Delta-form (factor 2 fixed)": 1 / avg}.get(sup.form, 1 / depth)
+        return scale * error / (len(leaves) * best)
+    raise ValueError(f"sup.result must be 'Lemma C.1' or 'Lemma 4.4' for an exact check, got {sup.result!r}")
+
+
+# --- the heuristics against the optimum, and a local search past n = 4 --------------------------
+
+HEURISTICS = ("BuildTopDownDT", "TopDown_G gini", "TopDown_G entropy", "ID3 gini", "ID3 entropy")
+
+
+def heuristic_sizes(tables: np.ndarray, heuristic: str, eps: float = 0.0) -> np.ndarray:
+    """Leaves of a heuristic's tree on each function of a batch (uniform measure, whole truth table).
+
+    BuildTopDownDT stops at error <= eps (eps = 0: exact learning); TopDown_G (empirical weights, the
+    cube as its sample) and ID3 grow until every leaf is pure.
+    """
+    if heuristic == "BuildTopDownDT":
+        n = ex.table_batch_variables(tables)
+        stats = ex.subcube_statistics(tables)
+        runs = ex.best_first_runs(*ex.build_top_down_scores(stats), n, totals={"error": stats.error})
+        return runs.size_at("error", eps)
+    if heuristic.startswith("TopDown_G "):
+        n = ex.table_batch_variables(tables)
+        return ex.best_first_runs(*ex.top_down_scores(tables, heuristic.split()[1]), n).size
+    if heuristic.startswith("ID3 "):
+        return ex.id3_sizes(tables, heuristic.split()[1])[0]
+    raise ValueError(f"heuristic must be one of {HEURISTICS}, got {heuristic!r}")
+
+
+@dataclass
+class SearchResult:
+    """The worst function a local search found: its table, ratio heuristic size / optimal size."""
+
+    heuristic: str
+    n: int
+    ratio: float
+    table: np.ndarray
+    size: int
+    optimum: int
+    evaluations: int
+    history: list[float] = field(default_factory=list)
+
+
+def local_search(n: int, heuristic: str, starts: np.ndarray, *, rng: np.random.Generator,
+                 budget: int, restarts: int = 4) -> SearchResult:
+    """Hill climbing over truth tables on n <= 6 variables, maximising heuristic size / optimal size.
+
+    From each start (``starts``: tables on n variables, e.g. the n = 4 extremal functions lifted, and
+    ``restarts`` random tables), evaluate all 2^n one-bit changes of the current table at once and move
+    to the best while it does not lower the ratio (sideways moves at most 2^n times in a row); then climb
+    again from fresh random tables until ``budget`` functions have been evaluated in all.
+    """
+    n = check_int("n", n, 2, ex.MAX_BATCH_VARIABLES)
+    rng = check_rng(rng)
+    budget = check_int("budget", budget, 1)
+    starts = np.asarray(starts, dtype=np.uint8).reshape(-1, 2**n)
+    pool = np.concatenate([starts, rng.integers(0, 2, size=(restarts, 2**n), dtype=np.uint8)])
+    flips = np.eye(2**n, dtype=np.uint8)
+
+    def ratio(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        size = heuristic_sizes(tables, heuristic)
+        opt = ex.optimal_trees(tables).root_size.astype(np.int64)
+        return size / opt, size, opt
+
+    best = SearchResult(heuristic, n, 0.0, pool[0], 1, 1, 0)
+    used, k = 0, 0
+    while used + 1 + 2**n <= budget:  # loop over climbs; each step evaluates 2^n neighbours at once
+        # the given starts first, then fresh random tables until the budget is spent
+        current = pool[k].copy() if k < len(pool) else rng.integers(0, 2, size=2**n, dtype=np.uint8)
+        k += 1
+        r, size, opt = ratio(current[None, :])
+        used += 1
+        value, sideways = float(r[0]), 0
+        if value > best.ratio:
+            best = SearchResult(heuristic, n, value, current.copy(), int(size[0]), int(opt[0]), used)
+        while used + 2**n <= budget:
+            neighbours = current[None, :] ^ flips
+            r, size, opt = ratio(neighbours)
+            used += 2**n
+            j = int(np.argmax(r))
+            if r[j] < value or (r[j] == value and sideways >= 2**n):
+                break
+            sideways = sideways + 1 if r[j] == value else 0
+            current, value = neighbours[j], float(r[j])
+            if value > best.ratio:
+                best = SearchResult(heuristic, n, value, current.copy(), int(size[j]), int(opt[j]), used)
+            best.history.append(value)
+    best.evaluations = used
+    return best
+
+
+def lift(tables: np.ndarray, n: int, onto: str = "last") -> np.ndarray:
+    """Tables on m variables as tables on n >= m variables that ignore the n - m others.
+
+    ``onto="last"`` puts the function on x_{n-m}, ..., x_{n-1}: the heuristics break ties towards the
+    lowest index, so the ignored variables are the ones a tie sends them to first (the harder lift);
+    ``"first"`` puts it on x_0, ..., x_{m-1}.
+    """
+    tables = np.asarray(tables, dtype=np.uint8)
+    m = ex.table_batch_variables(tables)
+    n = check_int("n", n, m, ex.MAX_BATCH_VARIABLES)
+    if onto not in ("first", "last"):
+        raise ValueError(f"onto must be 'first' or 'last', got {onto!r}")
+    points = np.arange(2**n)
+    return tables[:, points >> (n - m) if onto == "last" else points & (2**m - 1)]
+
+
+def first_violations(tr: Tracker, confirm: Callable[[Supremum], Fraction] = exact_lemma_ratio) -> list[Supremum]:
+    """Confirm in exact arithmetic every supremum above 1 that :func:`exact_lemma_ratio` can recompute."""
+    out = []
+    for sup in tr.best.values():
+        if sup.ratio > 1 + TIGHT_TOLERANCE and sup.result in ("Lemma C.1", "Lemma 4.4"):
+            sup.exact = confirm(sup)
+            out.append(sup)
+    return out

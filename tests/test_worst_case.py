@@ -1,0 +1,55 @@
+"""Worst-case searches over every function on few variables (dtcore.audit.worst_case)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dtcore import exhaustive as ex
+from dtcore.audit import worst_case as wc
+from dtcore.cube import ProductDistribution
+
+
+def test_uniform_suprema_on_three_variables_are_bounds_with_osss_tight_at_a_dictator():
+    tr = wc.uniform_suprema(3)
+    osss = tr.best[("OSSS inequality", "size form (BLT20)")]
+    assert osss.verdict == "tight"
+    assert ex.optimal_trees(ex.all_tables(3)[[osss.function]]).root_size[0] == 2  # a dictator (or its negation)
+    for sup in tr.best.values():
+        assert sup.ratio <= 1 + wc.TIGHT_TOLERANCE, sup.row()
+    assert tr.deviations["BLT20 Lemma 5.1(2)"] == 0.0
+
+
+def test_printed_c1_and_lemma_44_are_refuted_exactly_and_the_corrected_forms_hold():
+    tr = wc.product_suprema([ProductDistribution([0.5, 0.5, 0.5]), ProductDistribution([0.1, 0.3, 0.5])], n=3)
+    found = {(s.result, s.form) for s in wc.first_violations(tr)}
+    assert found == {("Lemma C.1", "as printed"), ("Lemma 4.4", "as printed")}
+    for key in found:
+        assert tr.best[key].exact == Fraction(2) and tr.best[key].verdict == "violated"
+    assert tr.best[("Lemma C.1", "corrected (factor 2)")].verdict == "tight"
+    assert tr.best[("Lemma 4.4", "D-form (provable)")].ratio <= 1 + wc.TIGHT_TOLERANCE
+
+
+def test_exact_minimum_average_depth_matches_the_float_dynamic_programme():
+    p = [Fraction(1, 10), Fraction(3, 10), Fraction(1, 2)]
+    tables = ex.all_tables(3)[::17]
+    floats = ex.minimum_average_depth(tables, ProductDistribution([float(v) for v in p]))
+    exact = [float(wc.exact_minimum_average_depth(t, p)) for t in tables]
+    np.testing.assert_allclose(floats, exact, atol=1e-12)
+
+
+def test_parity_lemma_9_has_slack_at_least_one_minus_alpha_over_alpha():
+    tr = wc.parity_suprema([(0.1, 0.15)], n=3)
+    sup = tr.best[("Lemma 9", "alpha = 0.1, c = 0.15")]
+    assert sup.ratio == pytest.approx(0.1 / 0.9, rel=1e-6)
+
+
+def test_local_search_never_reports_less_than_its_lifted_start():
+    start = ex.all_tables(4)[[0x0FF0]]  # x2 xor x3: every gain is 0, ties go to the irrelevant low variables
+    lifted = wc.lift(start, 5)
+    res = wc.local_search(5, "TopDown_G gini", lifted, rng=np.random.default_rng(0), budget=200, restarts=0)
+    assert res.ratio >= 8.0 and res.evaluations <= 200  # on x3, x4 of five: 32 leaves for 4
+    with pytest.raises(ValueError, match="heuristic must be"):
+        wc.heuristic_sizes(start, "CART")
