@@ -482,13 +482,13 @@ class GreedyRuns:
 
 def best_first_runs(score: np.ndarray, feature: np.ndarray, n: int,
                     totals: Mapping[str, np.ndarray] | None = None,
-                    max_leaves: int | None = None) -> GreedyRuns:
+                    size: int | None = None) -> GreedyRuns:
     """Run :func:`dtcore.grow.grow`'s best-first loop for every function at once.
 
     ``score[b, s]``/``feature[b, s]``: the best split of subcube s for function b (-inf: never split).
     Each step splits, in every run that can still split, the leaf of highest score (ties: the
     earliest-created leaf, as :func:`dtcore.grow.select_best`), replacing it by its two children
-    appended at the end of the frontier. Runs stop when no leaf can be split or at ``max_leaves``.
+    appended at the end of the frontier. Runs stop when no leaf can be split or at ``size`` leaves.
     """
     n = check_int("n", n, 1, MAX_BATCH_VARIABLES)
     sub = subcubes(n)
@@ -496,7 +496,7 @@ def best_first_runs(score: np.ndarray, feature: np.ndarray, n: int,
     if score.ndim != 2 or score.shape[1] != sub.count or np.shape(feature) != score.shape:
         raise ValueError(f"score and feature must both have shape (B, {sub.count}), got {score.shape}, "
                          f"{np.shape(feature)}")
-    limit = 2**n if max_leaves is None else check_int("max_leaves", max_leaves, 1, 2**n)
+    limit = 2**n if size is None else check_int("size", size, 1, 2**n)
     B = score.shape[0]
     totals = {name: np.ascontiguousarray(values, dtype=np.float64).reshape(-1) for name, values in (totals or {}).items()}
     rows = np.arange(B)

@@ -113,9 +113,9 @@ def test_lock_step_build_top_down_dt_reproduces_the_single_function_learner():
     rng = np.random.default_rng(3)
     for b in rng.choice(65536, 40, replace=False):
         for eps in (0.2, 0.1, 0.01):
-            result = build_top_down_dt(tables[b], eps)
+            result = build_top_down_dt(tables[b], eps=eps)
             assert result.tree.size == runs.size_at("error", eps)[b]
-        trace = build_top_down_dt(tables[b], 0.01).trace
+        trace = build_top_down_dt(tables[b], eps=0.01).trace
         steps = len(trace) - 1
         np.testing.assert_allclose(runs.score[b, :steps], trace["score"][:steps])
         np.testing.assert_allclose(runs.totals["cost"][b, :steps + 1], trace["cost"], atol=1e-15)
@@ -127,7 +127,7 @@ def test_lock_step_runs_under_a_biased_measure_match_the_learner():
     stats = ex.subcube_statistics(tables, dist, "rerandomised")
     score, feature = ex.build_top_down_scores(stats)
     runs = ex.best_first_runs(score, feature, 3, totals={"error": stats.error})
-    sizes = np.array([build_top_down_dt(t, 1e-9, dist, kind="rerandomised").tree.size for t in tables])
+    sizes = np.array([build_top_down_dt(t, eps=1e-9, dist=dist, kind="rerandomised").tree.size for t in tables])
     np.testing.assert_array_equal(runs.size_at("error", 1e-9), sizes)
 
 
@@ -141,8 +141,8 @@ def test_top_down_and_id3_on_the_whole_cube_match_the_learners(impurity):
     runs = ex.best_first_runs(score, feature, 4)
     sizes, depths = ex.id3_sizes(tables[picks], impurity)
     for k, b in enumerate(picks):
-        assert top_down(X, tables[b], 16, impurity).tree.size == runs.size[k]
-        tree = id3(X, tables[b], impurity).tree
+        assert top_down(X, tables[b], size=16, impurity=impurity).tree.size == runs.size[k]
+        tree = id3(X, tables[b], impurity=impurity).tree
         assert (tree.size, tree.depth) == (sizes[k], depths[k])
 
 

@@ -110,10 +110,10 @@ def learner_agreement(sizes: pd.DataFrame, functions: Sequence[int], eps_grid: S
     for f in functions:  # the single-function learners, one function at a time
         row = sizes.iloc[int(f)]
         t = tables[int(f)]
-        found = {f"BuildTopDownDT eps={e:g}": build_top_down_dt(t, e).tree.size for e in eps_grid}
+        found = {f"BuildTopDownDT eps={e:g}": build_top_down_dt(t, eps=e).tree.size for e in eps_grid}
         for imp in ("gini", "entropy"):
-            found[f"TopDown_G {imp}"] = top_down(X, t, 16, imp).tree.size
-            found[f"ID3 {imp}"] = id3(X, t, imp).tree.size
+            found[f"TopDown_G {imp}"] = top_down(X, t, size=16, impurity=imp).tree.size
+            found[f"ID3 {imp}"] = id3(X, t, impurity=imp).tree.size
         worst = max(worst, max(abs(int(row[k]) - v) for k, v in found.items()))
     return worst
 
