@@ -8,9 +8,15 @@ which lays it out, glues it under a name for a numbered ``{glue:figure}`` and cl
 
 from __future__ import annotations
 
+import os
+
 import matplotlib
 
-matplotlib.use("Agg", force=False)
+if not os.environ.get("MPLBACKEND"):
+    # Outside a kernel (tests, scripts) draw off-screen. Inside one, ipykernel has set MPLBACKEND to
+    # its inline backend, whose PNG formatter is what lets glue() store a figure as an image; forcing
+    # Agg there would leave glue with the figure's text repr only.
+    matplotlib.use("Agg", force=False)
 
 import matplotlib.pyplot as plt  # noqa: E402
 
