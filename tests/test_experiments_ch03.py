@@ -49,6 +49,17 @@ def _is_book_figure(fig) -> bool:
 
 # --- helpers ------------------------------------------------------------------------------------
 
+def test_keyed_streams_depend_on_seed_key_and_position_only():
+    first = [g.random(3) for g in ch03.keyed_streams(5, "ch03/x", 2)]
+    again = [g.random(3) for g in ch03.keyed_streams(5, "ch03/x", 4)]
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+    assert not np.array_equal(first[0], first[1])
+    assert not np.array_equal(first[0], ch03.keyed_streams(5, "ch03/y", 1)[0].random(3))
+    assert not np.array_equal(first[0], ch03.keyed_streams(6, "ch03/x", 1)[0].random(3))
+    with pytest.raises(ValueError, match="count"):
+        ch03.keyed_streams(5, "ch03/x", 0)
+
+
 def test_bound_or_observation_counts_a_bound_below_the_range_top_and_shows_one_at_it():
     table = VerificationTable()
     ch03.bound_or_observation(table, "R", "q", 0.2, 0.5, value_range=(0.0, 1.0), why="vacuous")
@@ -174,6 +185,14 @@ def test_run_learners_spends_the_budget_and_satisfies_the_sample_chain(setting):
     assert all(r["optimality_ratio"] <= 1 + 1e-7 for r in rows[1:])
 
 
+def test_run_learners_share_the_clean_sample_of_a_repetition(setting):
+    # with no corruption the adversary's stream is unused: two runs of one repetition see the same sample
+    one = ch03.run_learners(np.random.default_rng(1), 0, "random", 0.0, setting=setting, seed=0)
+    two = ch03.run_learners(np.random.default_rng(2), 0, "random", 0.0, setting=setting, seed=0)
+    other = ch03.run_learners(np.random.default_rng(1), 1, "random", 0.0, setting=setting, seed=0)
+    assert pd.DataFrame(one).equals(pd.DataFrame(two)) and not pd.DataFrame(one).equals(pd.DataFrame(other))
+
+
 def test_table1_runs_grid_and_excess(runs, setting):
     # eta = 0 once (first adversary), each adversary at each positive eta; three learners per run
     assert len(runs) == 3 * (1 + 2 * len(ADVERSARIES))
@@ -223,7 +242,7 @@ def test_uniform_convergence_and_final_error_bounds(runs, setting):
 
 
 def test_learner_seconds_table1_frame_style_and_glue(target, runs, setting):
-    seconds = ch03.learner_seconds(target, m=150, depth=2, degree=1, seed=0)
+    seconds = ch03.learner_seconds(target, m=150, depth=2, degree=1, rng=np.random.default_rng(0))
     assert set(seconds) == {(name, label) for name in ch03.LEARNERS for label in ("n", "n+4")}
     assert all(s > 0 for s in seconds.values())
     table1 = ch03.table1_frame(runs, seconds, n=5, eta_grid=[0.0, 0.05, 0.1])

@@ -11,6 +11,11 @@ stochastic-leaf stacks (:func:`lemma_2_1_stacks`), FIND against exhaustive searc
 (:func:`noisy_setting`, :func:`table1_runs`, :func:`table1_frame`), FIND's depth (:func:`depth_sweep`),
 the indistinguishable pair (:func:`lower_bound_runs`), Proposition 5.1 (:func:`proposition_5_1`) and
 the FIND-versus-pystreed benchmark (:func:`find_vs_pystreed`).
+
+Randomness follows the book's rule (:mod:`dtcore.book.seeds`): each experiment draws from its own stream
+keyed by the chapter seed and a stable name ("ch03/<experiment>"). Functions that draw once take that
+generator (``rng``); functions that need one stream per repetition take ``seed`` and spawn the
+repetitions' streams from their key (:func:`keyed_streams`), so adding an experiment never shifts another's.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from ...stochastic import (bayes_optimal, deterministic_depths, error, mean_tabl
 from ...tree import DecisionTree
 from .. import figures
 from ..report import VerificationTable
+from ..seeds import seed_sequence
 from ..sweep import sweep
 
 #: The three learners of Table 1, in the order the page discusses them.
@@ -76,6 +82,16 @@ def bound_or_observation(table: VerificationTable, result: str, quantity: str, m
         table.bound(result, quantity, measured, bound, value_range=value_range, box=box, tolerance=tolerance)
     else:
         table.observation(result, quantity, measured, bound, box=box, why=why)
+
+
+def keyed_streams(seed: int, key: str, count: int) -> list[np.random.Generator]:
+    """``count`` independent generators of experiment ``key`` under chapter seed ``seed``.
+
+    Generator i is seeded by the i-th child of :func:`dtcore.book.seeds.seed_sequence` ``(seed, key)``, so
+    it depends only on (seed, key, i): the same repetition gets the same stream whatever ``count`` is.
+    """
+    count = _positive_int("count", count)
+    return [np.random.default_rng(child) for child in seed_sequence(seed, key).spawn(count)]
 
 
 def time_best(fn: Callable[[], object], repeat: int = 3) -> float:
@@ -399,8 +415,9 @@ def run_learners(rng: np.random.Generator, rep: int, adversary: str, eta: float,
                  seed: int) -> list[dict[str, Any]]:
     """One Table 1 run ([BLT21] Theorems 1, 3, 4): corrupt a clean sample, fit FIND, L2 and L1 on it.
 
-    The clean sample of repetition ``rep`` is the same for every (adversary, eta); the adversary
-    draws from ``rng``. One row per learner: exact error, whether it is a tree, both sides of the
+    The clean sample of repetition ``rep`` is the same for every (adversary, eta): it comes from
+    stream ``rep`` of key "ch03/table1_clean" (:func:`keyed_streams`); the adversary draws from
+    ``rng``. One row per learner: exact error, whether it is a tree, both sides of the
     Fact 4.3 chain on the clean sample, the final bound, the uniform-convergence gaps at the returned
     hypothesis and at the fixed comparator, and (regressions) the optimality ratio on the corrupted
     sample; with the rows changed and the budget.
@@ -409,7 +426,7 @@ def run_learners(rng: np.random.Generator, rep: int, adversary: str, eta: float,
     points = all_points(target.n)
     mu = mean_table(target)
     q_cube = mean_table(setting.q_tree)
-    X0, y0 = sample(target, m, np.random.default_rng([seed, rep]))
+    X0, y0 = sample(target, m, keyed_streams(seed, "ch03/table1_clean", rep + 1)[rep])
     c = corrupt(adversary, X0, y0, eta, rng, depth=depth, degree=degree)
     changed, allowed = _rows_changed(X0, y0, c.X, c.y), math.floor(eta * m + 1e-12)
     eta_k = changed / m
@@ -456,14 +473,14 @@ def table1_runs(setting: NoisySetting, *, eta_grid: Sequence[float], repetitions
                 n_jobs: int | None = None) -> pd.DataFrame:
     """Every Table 1 run ([BLT21] Theorems 1, 3, 4): repetitions x adversaries x eta (eta = 0 once).
 
-    Rows of :func:`run_learners` with the excess over opt_T added; ``n_jobs`` as in
-    :func:`dtcore.book.sweep.sweep` (the rows do not depend on it).
+    Rows of :func:`run_learners` with the excess over opt_T added. The adversaries' streams are the sweep's,
+    keyed "ch03/table1"; ``n_jobs`` as in :func:`dtcore.book.sweep.sweep` (the rows do not depend on it).
     """
     repetitions = _positive_int("repetitions", repetitions)
     points = [dict(rep=r, adversary=a, eta=e) for r in range(repetitions) for a in ADVERSARIES for e in eta_grid
               if e > 0 or a == ADVERSARIES[0]]
     runs = sweep(functools.partial(run_learners, setting=setting, seed=seed), points, repetitions=1, seed=seed,
-                 n_jobs=n_jobs)
+                 key="ch03/table1", n_jobs=n_jobs)
     runs["excess"] = runs["error"] - setting.opt
     return runs
 
@@ -577,14 +594,14 @@ def final_error_bounds(runs: pd.DataFrame, setting: NoisySetting) -> pd.DataFram
 
 
 def learner_seconds(target: DecisionTree, *, m: int, depth: int, degree: int,
-                    seed: int) -> dict[tuple[str, str], float]:
+                    rng: np.random.Generator) -> dict[tuple[str, str], float]:
     """Table 1's measured running times: each learner on one clean sample at n and at n + 4 variables.
 
     The sample has min(m, 2000) rows; the 4 extra columns are uniform. Best of three for FIND and L2,
     one run of L1's linear program. Keys: (learner, "n" or "n+4").
     """
-    X, y = sample(target, min(m, 2000), np.random.default_rng([seed, 99]))
-    X_wide = np.concatenate([X, _random_bits(np.random.default_rng([seed, 98]), (X.shape[0], 4))], axis=1)
+    X, y = sample(target, min(m, 2000), rng)
+    X_wide = np.concatenate([X, _random_bits(rng, (X.shape[0], 4))], axis=1)
     fits = {"FIND": lambda X, y: find(X, y, depth), "L2 (low-degree)": lambda X, y: low_degree_regression(X, y, degree),
             "L1 regression": lambda X, y: l1_regression(X, y, degree)}
     seconds = {}
@@ -677,7 +694,8 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
 
     At each depth: the exact excess of the best depth-d tree, the truncation mass of Corollary 4.1
     (and the paper's count S 2^-d), 2γ_d of Lemma 4.2, and FIND's exact excess on ``repetitions``
-    clean samples of m examples (the same samples at every depth). One row per (d, rep).
+    clean samples of m examples (the same samples at every depth: sample ``rep`` comes from stream
+    ``rep`` of key "ch03/depth_sweep"). One row per (d, rep).
     """
     repetitions = _positive_int("repetitions", repetitions)
     n = deep.n
@@ -685,12 +703,12 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
     mu = mean_table(deep)
     opt_deep = opt(mu)
     leaf_depths = deterministic_depths(deep)
+    samples = [sample(deep, m, rng) for rng in keyed_streams(seed, "ch03/depth_sweep", repetitions)]
     rows = []
     for d in range(1, deep_depth + 1):
         best = population_find(mu, d)
         gamma_d = bounds.blt21_lemma42_uniform_deviation(count_trees(n, d), m, delta)
-        for rep in range(repetitions):
-            X, y = sample(deep, m, np.random.default_rng([seed, 42, rep]))
+        for rep, (X, y) in enumerate(samples):
             h = find(X, y, d).tree
             rows.append({"d": d, "rep": rep, "find_excess": error(mu, h.predict(points).astype(float)) - opt_deep,
                          "best_excess": max(0.0, best.error - opt_deep),
@@ -803,26 +821,29 @@ def lower_bound_runs(setting: PairSetting, *, pair_repetitions: int, seed: int,
                      n_jobs: int | None = None) -> pd.DataFrame:
     """``pair_repetitions`` corrupted samples of each of T_+ and T_- ([BLT21] Sec. 1.1): rows of :func:`run_pair`.
 
-    ``n_jobs`` as in :func:`dtcore.book.sweep.sweep` (the rows do not depend on it).
+    The streams are the sweep's, keyed "ch03/lower_bound"; ``n_jobs`` as in :func:`dtcore.book.sweep.sweep`
+    (the rows do not depend on it).
     """
     pair_repetitions = _positive_int("pair_repetitions", pair_repetitions)
     if setting.eta <= 0:
         raise ValueError(f"setting.eta must be positive (an adversary with no budget has nothing to equalize), "
                          f"got {setting.eta}")
     points = [dict(rep=r, sign=s) for r in range(pair_repetitions) for s in "+-"]
-    return sweep(functools.partial(run_pair, setting=setting), points, repetitions=1, seed=seed + 1, n_jobs=n_jobs)
+    return sweep(functools.partial(run_pair, setting=setting), points, repetitions=1, seed=seed, key="ch03/lower_bound",
+                 n_jobs=n_jobs)
 
 
 def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) -> pd.DataFrame:
     """Per learner: a permutation test of a_R on T_+ versus T_- samples, and the mean excess of each target.
 
     [BLT21] Sec. 1.1: the corrupted samples have the same law, so the learners' outputs must too;
-    ``worse / η'`` is the larger mean excess in units of η'.
+    ``worse / η'`` is the larger mean excess in units of η'. Learner i's permutations come from stream i
+    of key "ch03/lower_bound_tests".
     """
     from scipy.stats import permutation_test
 
     rows = []
-    for i, name in enumerate(LEARNERS):
+    for name, perm_rng in zip(LEARNERS, keyed_streams(seed, "ch03/lower_bound_tests", len(LEARNERS))):
         mine = pair[pair.algorithm == name]
         a_plus = mine.loc[mine.sign == "+", "a_R"].to_numpy()
         a_minus = mine.loc[mine.sign == "-", "a_R"].to_numpy()
@@ -831,7 +852,7 @@ def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) ->
         else:
             p_value = float(permutation_test((a_plus, a_minus), lambda a, b: np.mean(a) - np.mean(b),
                                              n_resamples=PAIR_PERMUTATIONS,
-                                             rng=np.random.default_rng([seed, 7, i])).pvalue)
+                                             rng=perm_rng).pvalue)
         ex_plus = float(mine.loc[mine.sign == "+", "excess_own"].mean())
         ex_minus = float(mine.loc[mine.sign == "-", "excess_own"].mean())
         rows.append({"algorithm": name, "mean a_R on T+ samples": a_plus.mean(), "mean a_R on T- samples": a_minus.mean(),
