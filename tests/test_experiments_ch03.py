@@ -1,0 +1,352 @@
+"""Chapter 3's experiments (dtcore.book.experiments.ch03) at small sizes: known answers and invariants."""
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from dtcore import bounds
+from dtcore.book import figures
+from dtcore.book.experiments import ch03
+from dtcore.book.report import VerificationTable
+from dtcore.noise import ADVERSARIES
+from dtcore.stochastic import deterministic_depths, mean_table, opt, random_stochastic_tree
+
+
+@pytest.fixture(scope="module")
+def target():
+    return random_stochastic_tree(5, 4, 1, np.random.default_rng(0), max_depth=2)
+
+
+@pytest.fixture(scope="module")
+def setting(target):
+    return ch03.noisy_setting(target, m=200, depth=2, degree=1, delta=0.05)
+
+
+@pytest.fixture(scope="module")
+def runs(setting):
+    return ch03.table1_runs(setting, eta_grid=[0.0, 0.05, 0.1], repetitions=1, seed=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def pair_setting():
+    return ch03.pair_setting(n=5, m=120, eta_grid=[0.0, 0.1], depth=2, degree=1)
+
+
+@pytest.fixture(scope="module")
+def pair(pair_setting):
+    return ch03.lower_bound_runs(pair_setting, pair_repetitions=2, seed=0, n_jobs=1)
+
+
+def _is_book_figure(fig) -> bool:
+    ok = isinstance(fig, Figure) and fig.get_figwidth() == figures.WIDTH
+    plt.close(fig)
+    return ok
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def test_keyed_streams_depend_on_seed_key_and_position_only():
+    first = [g.random(3) for g in ch03.keyed_streams(5, "ch03/x", 2)]
+    again = [g.random(3) for g in ch03.keyed_streams(5, "ch03/x", 4)]
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+    assert not np.array_equal(first[0], first[1])
+    assert not np.array_equal(first[0], ch03.keyed_streams(5, "ch03/y", 1)[0].random(3))
+    assert not np.array_equal(first[0], ch03.keyed_streams(6, "ch03/x", 1)[0].random(3))
+    with pytest.raises(ValueError, match="count"):
+        ch03.keyed_streams(5, "ch03/x", 0)
+
+
+def test_bound_or_observation_counts_a_bound_below_the_range_top_and_shows_one_at_it():
+    table = VerificationTable()
+    ch03.bound_or_observation(table, "R", "q", 0.2, 0.5, value_range=(0.0, 1.0), why="vacuous")
+    ch03.bound_or_observation(table, "R", "q", 0.2, 1.0, value_range=(0.0, 1.0), why="vacuous")
+    ch03.bound_or_observation(table, "R", "q", 0.7, 0.5, value_range=(0.0, 1.0), why="vacuous")
+    frame = table.frame()
+    assert frame["kind"].tolist() == ["bound", "observation", "bound"]
+    assert frame["holds"].tolist() == [True, True, False]
+    assert frame.loc[1, "note"] == "vacuous"
+
+
+def test_time_best_calls_repeat_times_and_returns_a_small_positive_time():
+    calls = []
+    seconds = ch03.time_best(lambda: calls.append(1), repeat=4)
+    assert len(calls) == 4 and 0 <= seconds < 1
+    with pytest.raises(ValueError, match="repeat"):
+        ch03.time_best(lambda: None, repeat=0)
+
+
+# --- the target and Fact 1.2 --------------------------------------------------------------------
+
+def test_target_glue_and_figures(target):
+    mu = mean_table(target)
+    values = ch03.target_glue(target, mu, n_stochastic=1, target_depth=2)
+    assert values["ch3_size"] == 4 and values["ch3_opt"] == opt(mu)
+    assert values["ch3_frac_noisy"] == np.mean((mu > 0) & (mu < 1)) > 0  # one coin: some points are random
+    assert _is_book_figure(ch03.target_figure(target))
+    assert _is_book_figure(ch03.mean_histogram_figure(mu))
+    with pytest.raises(ValueError, match="mu"):
+        ch03.mean_histogram_figure(np.zeros((2, 2)))
+
+
+def test_fact_1_2_holds_on_every_tree_and_both_computations_agree():
+    fact = ch03.fact_1_2_trees(n=5, size=4, n_stochastic=1, target_depth=2, rng=np.random.default_rng(1), n_trees=3)
+    assert len(fact) == 3 * len(ch03.FACT_NOISE_SCALES)
+    assert (fact["excess"] <= fact["bound"] + 1e-12).all()              # Fact 1.2
+    assert (fact["stochastic_excess"] >= -1e-12).all()                  # Fact 1.1: nothing beats opt
+    assert fact["mu_two_ways"].max() < 1e-12 and fact["opt_two_ways"].max() < 1e-12
+    assert ch03.fact_1_2_ratio(fact) <= 1.0
+    assert _is_book_figure(ch03.fact_1_2_figure(fact))
+
+
+def test_fact_1_2_ratio_is_the_largest_excess_over_bound():
+    assert ch03.fact_1_2_ratio(pd.DataFrame({"excess": [0.125, 0.375], "bound": [0.25, 0.5]})) == 0.75
+
+
+# --- Lemma 2.1 ----------------------------------------------------------------------------------
+
+def test_lemma_2_1_stacks_of_a_deterministic_tree_are_the_tree():
+    tree = random_stochastic_tree(5, 4, 0, np.random.default_rng(2))
+    lemma = ch03.lemma_2_1_stacks(tree, c_grid=[1, 2], lemma_draws=2, rng=np.random.default_rng(3))
+    assert len(lemma) == 4 and (lemma["l1"] == 0).all()
+    assert (lemma["size"] <= tree.size).all() and not lemma["coins_inside"].any()
+    assert lemma["log2_size_bound"].tolist() == [2.0, 2.0, 4.0, 4.0]
+
+
+def test_lemma_2_1_stacks_summary_glue_and_figure(target):
+    lemma = ch03.lemma_2_1_stacks(target, c_grid=[1, 4], lemma_draws=3, rng=np.random.default_rng(4))
+    assert lemma["stack_vs_average"].max() < 1e-12 and not lemma["coins_inside"].any()
+    summary = ch03.lemma_2_1_summary(lemma)
+    assert summary.index.tolist() == [1, 4]
+    assert summary.loc[4, "bound"] == bounds.blt21_lemma21_expected_l1(4) == 0.25
+    assert summary.loc[1, "mean_l1"] == pytest.approx(lemma.loc[lemma.c == 1, "l1"].mean())
+    assert summary.loc[1, "best_l1"] <= summary.loc[1, "mean_l1"]
+    values = ch03.lemma_2_1_glue(summary, lemma_draws=3, c_grid=[1, 4])
+    assert values["ch3_lemma_cmax"] == 4 and values["ch3_lemma_bound_cmax"] == 0.25
+    assert values["ch3_lemma_size_cmax"] == summary.loc[4, "max_size"]
+    assert _is_book_figure(ch03.lemma_2_1_figure(lemma, summary, n=5))
+
+
+# --- FIND ---------------------------------------------------------------------------------------
+
+def test_find_crosscheck_agrees_with_both_references(target):
+    cross = ch03.find_crosscheck(target, m=150, rng=np.random.default_rng(5), n_small_cases=3, n_target_samples=1)
+    assert (cross["difference"] == 0).all()
+    assert set(cross["check"]) == {"brute force", "pystreed"}
+    assert (cross["check"] == "pystreed").sum() == 3 and (cross.loc[cross.check == "pystreed", "n"] == 9).all()
+    summary = ch03.find_crosscheck_summary(cross)
+    assert summary["cases"].sum() == len(cross) and (summary["max_abs_difference"] == 0).all()
+
+
+def test_find_timing_grid_and_slopes():
+    timing = ch03.find_timing(benchmark_m=50, rng=np.random.default_rng(6), depths=(1,), dims=(4,))
+    assert timing["m"].tolist() == [10, 20, 40] and (timing["seconds"] > 0).all()
+    grid = pd.DataFrame([{"d": 3, "n": n, "m": m, "seconds": 1e-9 * m * n**3}
+                         for n in (8, 16, 32) for m in (200, 400, 800)])
+    slope_m, slope_n = ch03.find_timing_slopes(grid, benchmark_m=1000)
+    assert slope_m == pytest.approx(1.0) and slope_n == pytest.approx(3.0)
+    assert _is_book_figure(ch03.find_timing_figure(grid.assign(d=3), benchmark_m=1000))
+
+
+def test_find_vs_pystreed_agree_and_glue():
+    bench = ch03.find_vs_pystreed(benchmark_m=200, rng=np.random.default_rng(7), cases=((6, 2), (4, 3)))
+    assert (bench["FIND errors"] == bench["pystreed errors"]).all()
+    assert bench["ratio FIND / pystreed"].tolist() == pytest.approx((bench["FIND seconds"] / bench["pystreed seconds"]).tolist())
+    values = ch03.find_vs_pystreed_glue(bench)
+    assert values["ch3_bench_m"] == 200 and values["ch3_find_d3"] == bench["FIND seconds"].iloc[0]
+
+
+# --- Table 1 ------------------------------------------------------------------------------------
+
+def test_noisy_setting_epsilons_and_final_bounds(target, setting):
+    mu = mean_table(target)
+    assert setting.opt == opt(mu)
+    assert setting.approx_excess == pytest.approx(0.0, abs=1e-12)   # FIND's depth = the target's query depth
+    assert setting.eps_find == setting.approx_excess + 2 * setting.gamma
+    assert setting.gamma_1 < setting.gamma and 0 <= setting.a2 <= setting.a1 <= 1
+    final = setting.final_bounds(0.1)
+    assert final["FIND"] == pytest.approx(setting.opt + 0.2 + setting.eps_find)
+    assert final["L1 regression"] == pytest.approx(2 * setting.opt + 0.2 + setting.a1 + setting.eps_54 + setting.gamma_1)
+    assert final["L2 (low-degree)"] == pytest.approx(
+        setting.opt + 2 * math.sqrt(0.2 + setting.a2 + setting.eps_52 + setting.gamma_1))
+
+
+def test_run_learners_spends_the_budget_and_satisfies_the_sample_chain(setting):
+    rows = ch03.run_learners(np.random.default_rng(8), 0, "find", 0.1, setting=setting, seed=0)
+    assert [r["algorithm"] for r in rows] == list(ch03.LEARNERS)
+    for r in rows:
+        assert r["changed"] == r["budget"] == 20
+        assert r["sample_lhs"] <= r["sample_rhs"] + 1e-9       # Fact 4.3 chain: holds on every sample
+        assert 0 <= r["error"] <= 1
+    assert [r["proper"] for r in rows] == [True, False, False]
+    assert all(r["optimality_ratio"] <= 1 + 1e-7 for r in rows[1:])
+
+
+def test_run_learners_share_the_clean_sample_of_a_repetition(setting):
+    # with no corruption the adversary's stream is unused: two runs of one repetition see the same sample
+    one = ch03.run_learners(np.random.default_rng(1), 0, "random", 0.0, setting=setting, seed=0)
+    two = ch03.run_learners(np.random.default_rng(2), 0, "random", 0.0, setting=setting, seed=0)
+    other = ch03.run_learners(np.random.default_rng(1), 1, "random", 0.0, setting=setting, seed=0)
+    assert pd.DataFrame(one).equals(pd.DataFrame(two)) and not pd.DataFrame(one).equals(pd.DataFrame(other))
+
+
+def test_table1_runs_grid_and_excess(runs, setting):
+    # eta = 0 once (first adversary), each adversary at each positive eta; three learners per run
+    assert len(runs) == 3 * (1 + 2 * len(ADVERSARIES))
+    assert np.allclose(runs["excess"], runs["error"] - setting.opt)
+    assert (runs["changed"] == runs["budget"]).all()
+    values = ch03.noisy_setting_glue(setting, runs)
+    assert values["ch3_n_runs"] == len(runs) and values["ch3_two_gamma"] == 2 * setting.gamma
+
+
+def test_excess_exponents_recover_a_power_law():
+    rows = [{"algorithm": name, "eta": eta, "excess": 3 * eta**2 if name == "FIND" else eta}
+            for name in ch03.LEARNERS for eta in (0.05, 0.1, 0.2) for _ in range(2)]
+    exponents = ch03.excess_exponents(pd.DataFrame(rows))
+    assert exponents["FIND"] == pytest.approx(2.0) and exponents["L1 regression"] == pytest.approx(1.0)
+
+
+def test_table1_figure(runs, setting):
+    exponents = ch03.excess_exponents(runs)
+    assert set(exponents) == set(ch03.LEARNERS)
+    assert _is_book_figure(ch03.table1_figure(runs, setting, eta_grid=[0.0, 0.05, 0.1], exponents=exponents))
+
+
+def test_learner_worsts_takes_maxima_and_keeps_nan():
+    runs = pd.DataFrame({"algorithm": ["FIND", "FIND", "L2 (low-degree)", "L1 regression", "L1 regression"],
+                         "eta": [0.0, 0.1, 0.1, 0.1, 0.2], "sample_lhs": [9.0, 0.2, 0.1, 0.3, 0.1],
+                         "sample_rhs": [1.0, 0.4, 0.2, 0.6, 0.5], "optimality_ratio": [np.nan, np.nan, 0.9, 0.8, np.nan],
+                         "gap_fit": [0.1, 0.2, 0.3, 0.4, 0.5], "gap_q": [0.0, 0.1, 0.0, 0.2, 0.1]})
+    worsts = ch03.learner_worsts(runs)
+    assert worsts.loc["FIND", "chain"] == 0.5          # eta = 0 is left out of the chain
+    assert worsts.loc["L1 regression", "gap_fit"] == 0.5 and worsts.loc["L1 regression", "chain"] == 0.5
+    assert worsts.loc["L2 (low-degree)", "optimality"] == 0.9
+    assert math.isnan(worsts.loc["L1 regression", "optimality"])   # a NaN fails its row, never hides
+
+
+def test_uniform_convergence_and_final_error_bounds(runs, setting):
+    uc = ch03.uniform_convergence_bounds(setting)
+    assert uc.loc["FIND", "eps"] == uc.loc["FIND", "comparator_bound"] == setting.gamma
+    assert uc.loc["L1 regression", "eps"] == setting.eps_54 and uc.loc["L2 (low-degree)", "comparator_bound"] == setting.gamma_1
+    final = ch03.final_error_bounds(runs, setting)
+    assert len(final) == 3 * 3
+    first = final.iloc[0]
+    assert (first["algorithm"], first["eta"], first["result"]) == ("FIND", 0.0, "Theorem 1")
+    assert set(final.loc[final.algorithm != "FIND", "result"]) == {"Theorem 4"}
+    for _, row in final.iterrows():
+        assert row["bound"] == setting.final_bounds(row["eta"])[row["algorithm"]]
+        assert row["worst_error"] == runs[(runs.algorithm == row["algorithm"]) & (runs.eta == row["eta"])]["error"].max()
+
+
+def test_learner_seconds_table1_frame_style_and_glue(target, runs, setting):
+    seconds = ch03.learner_seconds(target, m=150, depth=2, degree=1, rng=np.random.default_rng(0))
+    assert set(seconds) == {(name, label) for name in ch03.LEARNERS for label in ("n", "n+4")}
+    assert all(s > 0 for s in seconds.values())
+    table1 = ch03.table1_frame(runs, seconds, n=5, eta_grid=[0.0, 0.05, 0.1])
+    assert len(table1) == 4 and table1["returns a tree"].tolist() == [False, False, False, True]
+    assert math.isnan(table1.loc[2, "seconds at n=5"]) and "worst error, η=0.05" in table1.columns
+    assert "not run" in ch03.table1_style(table1).to_html()
+    values = ch03.table1_glue(runs, seconds, setting, eta_grid=[0.0, 0.05, 0.1], exponents=ch03.excess_exponents(runs))
+    find_at_max = runs[(runs.algorithm == "FIND") & (runs.eta == 0.1)]
+    assert values["ch3_excess_F"] == pytest.approx(find_at_max["error"].max() - setting.opt)
+    assert values["ch3_strongest_adv"] in ADVERSARIES and values["ch3_etamax"] == 0.1
+
+
+# --- the depth FIND needs ---------------------------------------------------------------------------
+
+def test_deep_target_has_stochastic_leaves_on_both_sides_of_a_half():
+    deep = ch03.deep_target(n=6, deep_depth=3, rng=np.random.default_rng(9))
+    leaves = np.array([deep.value[leaf] for leaf in deep.leaves()])
+    assert deep.size == 2**2 + 3 and not deep.has_stochastic_nodes and deterministic_depths(deep).max() == 3
+    assert (((0.05 <= leaves) & (leaves <= 0.3)) | ((0.7 <= leaves) & (leaves <= 0.95))).all()
+
+
+def test_depth_sweep_reaches_opt_at_the_target_depth_and_obeys_corollary_4_1():
+    deep = ch03.deep_target(n=6, deep_depth=3, rng=np.random.default_rng(10))
+    sweep_frame = ch03.depth_sweep(deep, m=300, deep_depth=3, repetitions=2, delta=0.05, seed=0)
+    assert len(sweep_frame) == 3 * 2
+    assert (sweep_frame["best_excess"] <= sweep_frame["truncation_bound"] + 1e-12).all()
+    per_d = ch03.depth_sweep_summary(sweep_frame)
+    assert per_d.loc[3, "best_excess"] == pytest.approx(0.0, abs=1e-12)
+    assert per_d.loc[3, "truncation_bound"] == 0.0
+    values = ch03.depth_sweep_glue(deep, per_d, deep_depth=3, repetitions=2)
+    assert values["ch3_deep_eps"] == deep.size / 8 and values["ch3_deep_find_best_d"] in (1, 2, 3)
+    assert _is_book_figure(ch03.depth_sweep_figure(sweep_frame, per_d))
+
+
+# --- the indistinguishable pair -----------------------------------------------------------------
+
+@pytest.mark.parametrize("eta_grid, codim", [([0.0, 0.2], 1), ([0.05], 3), ([0.0], 1)])
+def test_pair_setting_takes_the_largest_codimension_t_allows(eta_grid, codim):
+    setting = ch03.pair_setting(n=8, m=5000, eta_grid=eta_grid, depth=2, degree=1)
+    assert setting.codim == codim and setting.m == 1500 and setting.eta_pair == 0.75 * max(eta_grid)
+    if setting.eta > 0:
+        assert setting.eta_pair * 2**setting.codim <= 0.5 < setting.eta_pair * 2 ** (setting.codim + 1)
+
+
+def test_run_pair_equalizes_the_region_and_spends_the_budget(pair_setting):
+    rows = ch03.run_pair(np.random.default_rng(11), 0, "-", setting=pair_setting)
+    assert [r["algorithm"] for r in rows] == list(ch03.LEARNERS)
+    for r in rows:
+        assert abs(r["ones_in_R_minus_half"]) <= 0.5 and r["changed"] == r["budget"] == 12
+        assert 0 <= r["a_R"] <= 1 and r["excess_own"] >= -1e-12
+    with pytest.raises(ValueError, match="sign"):
+        ch03.run_pair(np.random.default_rng(0), 0, "0", setting=pair_setting)
+
+
+def test_lower_bound_runs_and_tests(pair, pair_setting):
+    assert len(pair) == 2 * 2 * 3 and set(pair["sign"]) == {"+", "-"}
+    tests = ch03.lower_bound_tests(pair, pair_setting, seed=0)
+    assert tests["algorithm"].tolist() == list(ch03.LEARNERS)
+    assert ((tests["p-value"] > 0) & (tests["p-value"] <= 1)).all()
+    find = pair[pair.algorithm == "FIND"]
+    assert tests.loc[0, "mean excess of T+"] == pytest.approx(find.loc[find.sign == "+", "excess_own"].mean())
+    with pytest.raises(ValueError, match="eta"):
+        ch03.lower_bound_runs(ch03.pair_setting(n=5, m=100, eta_grid=[0.0], depth=1, degree=1), pair_repetitions=2,
+                              seed=0)
+    assert _is_book_figure(ch03.lower_bound_figure(pair, tests, eta_pair=pair_setting.eta_pair))
+    values = ch03.lower_bound_glue(tests, setting=pair_setting, pair_repetitions=2, sum_bound=0.05)
+    assert values["ch3_lb_sum_bound"] == 0.05 / pair_setting.eta_pair
+    assert values["ch3_lb_min_p"] == tests["p-value"].min()
+
+
+def test_lower_bound_tests_give_p_one_when_every_output_is_the_same(pair_setting):
+    pair = pd.DataFrame([{"algorithm": name, "sign": s, "a_R": 0.5, "excess_own": 0.1 if s == "+" else 0.2}
+                         for name in ch03.LEARNERS for s in "+-" for _ in range(3)])
+    tests = ch03.lower_bound_tests(pair, pair_setting, seed=0)
+    assert (tests["p-value"] == 1.0).all()
+    assert tests["worse / η'"].tolist() == pytest.approx([0.2 / pair_setting.eta_pair] * 3)
+
+
+def test_lower_bound_glue_without_corruption_is_nan(pair_setting):
+    values = ch03.lower_bound_glue(None, setting=pair_setting, pair_repetitions=2, sum_bound=0.0)
+    assert math.isnan(values["ch3_lb_min_p"]) and values["ch3_pair_perms"] == ch03.PAIR_PERMUTATIONS
+
+
+def test_pair_sum_bound_is_two_eta_less_hoeffding_slack():
+    slack = 2 * math.sqrt(math.log(4 / 0.05) / (2 * 10))
+    assert ch03.pair_sum_bound(0.1, delta=0.05, pair_repetitions=10) == pytest.approx(0.2 * (1 - slack))
+    assert ch03.pair_sum_bound(0.1, delta=0.05, pair_repetitions=2) == 0.0   # slack above 1: clipped
+
+
+# --- Proposition 5.1 ----------------------------------------------------------------------------
+
+def test_proposition_5_1_truncation_is_low_degree_close_and_bounded():
+    prop, spectrum = ch03.proposition_5_1(n=6, size=2, rng=np.random.default_rng(12), trials=2)
+    assert len(prop) == 3 * 2 * 3 and sorted(set(prop["s"])) == [2, 4, 8]
+    assert prop["max_coef_above_k"].max() < 1e-12
+    assert (prop["disagree"] <= prop["eps"]).all() and prop["min"].min() >= 0 and prop["max"].max() <= 1
+    assert ch03.proposition_5_1_worst(prop) <= 1
+    # Parseval: a tree's Fourier weights add up to E[mu^2] (the trees replayed from the same stream)
+    replay = np.random.default_rng(12)
+    mus = [mean_table(random_stochastic_tree(6, s, max(1, s // 4), replay)) for s in (2, 4, 8) for _ in range(2)]
+    totals = spectrum.groupby(np.arange(len(spectrum)) // 7)["weight"].sum().to_numpy()
+    assert totals == pytest.approx([np.mean(mu**2) for mu in mus], abs=1e-12)
+    assert _is_book_figure(ch03.proposition_5_1_figure(prop, spectrum))
+
+
+def test_proposition_5_1_worst_is_the_largest_share_over_eps():
+    assert ch03.proposition_5_1_worst(pd.DataFrame({"disagree": [0.1, 0.05], "eps": [0.5, 0.125]})) == 0.4
