@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from dtcore import bounds
 from dtcore.book.experiments import ch04
 from dtcore.book.report import VerificationTable
+from dtcore.book.sweep import grid, sweep
 
 BIASES = [0.5, 0.2]
 
@@ -44,7 +45,7 @@ def gated() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def paths() -> pd.DataFrame:
-    return ch04.appendix_e_paths(biases=BIASES, eps=0.1, max_queries=8)
+    return ch04.appendix_e_paths(biases=BIASES, eps=0.1, rng=np.random.default_rng(0), max_queries=8)
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +104,17 @@ def test_exact_lemmas_frame(exact):
     assert (exact["c1_correct"] >= 1 - 1e-12).all()  # corrected Lemma C.1
     again = ch04.exact_lemmas(biases=BIASES, n=5, n_functions=4, seed=1, n_jobs=1)
     pd.testing.assert_frame_equal(exact.reset_index(drop=True), again.reset_index(drop=True))
+
+
+def test_exact_lemmas_stream_is_keyed_by_seed_and_name(exact):
+    # the sweep draws from SeedSequence([seed, key("ch04/exact_lemmas")]): another seed moves it, and it is
+    # not the unkeyed stream SeedSequence(seed)
+    other_seed = ch04.exact_lemmas(biases=BIASES, n=5, n_functions=4, seed=2, n_jobs=1)
+    assert not exact["size"].reset_index(drop=True).equals(other_seed["size"].reset_index(drop=True))
+    points = grid(bias=BIASES + ["mixed"], n=[5])
+    keyed = sweep(ch04.exact_lemma_task, points, repetitions=4, seed=1, n_jobs=1, key="ch04/exact_lemmas")
+    unkeyed = sweep(ch04.exact_lemma_task, points, repetitions=4, seed=1, n_jobs=1)
+    assert not keyed["size"].equals(unkeyed["size"])
 
 
 def test_exact_lemmas_figure(exact):
@@ -255,8 +267,14 @@ def test_appendix_e_paths_closed_form(paths):
                                [bounds.mgbh26_log_size_bound(k, k, 0.1) / math.log(10) for k in paths["k"]])
 
 
+def test_appendix_e_paths_delta_does_not_depend_on_the_draw(paths):
+    other = ch04.appendix_e_paths(biases=BIASES, eps=0.1, rng=np.random.default_rng(1), max_queries=8)
+    pd.testing.assert_frame_equal(paths, other)
+
+
 def test_appendix_e1_deviation_is_rounding():
-    assert ch04.appendix_e1_deviation(n=6, biases=BIASES, eps=0.1, seed=0) <= 1e-9
+    for seed in (0, 1):
+        assert ch04.appendix_e1_deviation(n=6, biases=BIASES, eps=0.1, rng=np.random.default_rng(seed)) <= 1e-9
 
 
 def test_appendix_e_figure(paths):

@@ -3,6 +3,10 @@
 One function per experiment, figure, set of verification rows and set of glue values; the notebook
 ``book/04_product_spaces.ipynb`` calls them in order. Every quantity a check compares is computed
 exactly on truth tables or from the target's leaves, never read from the algorithm that is checked.
+
+Seeds follow :mod:`dtcore.book.seeds`: each experiment draws from its own stream, keyed by a stable
+name (``"ch04/<experiment>"``) under the chapter's ``seed``: sweeps through ``sweep(..., key=...)``,
+direct draws through a generator the notebook makes with ``seeds.experiment_rng(seed, key)``.
 """
 
 from __future__ import annotations
@@ -109,11 +113,12 @@ def exact_lemmas(*, biases: Sequence[float], n: int, n_functions: int, seed: int
     """[MGBH26] Lemmas 4.1-4.3, C.1, C.2: :func:`exact_lemma_task` per bias and a "mixed" mu.
 
     Keeps the non-constant targets and adds Lemma C.1's ratio max_i Inf_i / (Var/(2 Delta))
-    (``c1_correct``) and the printed max_i Inf_i / (Var/Delta) (``c1_paper``). ``n_jobs``: as in
-    :func:`dtcore.book.sweep.sweep` (the frame does not depend on it).
+    (``c1_correct``) and the printed max_i Inf_i / (Var/Delta) (``c1_paper``). Stream
+    ``"ch04/exact_lemmas"`` under ``seed``; ``n_jobs``: as in :func:`dtcore.book.sweep.sweep` (the frame
+    does not depend on it).
     """
     exact = sweep(exact_lemma_task, grid(bias=list(biases) + ["mixed"], n=[n]), repetitions=n_functions, seed=seed,
-                  n_jobs=n_jobs)
+                  n_jobs=n_jobs, key="ch04/exact_lemmas")
     exact = exact[exact["var"] > 0].copy()
     exact["bias"] = exact["bias"].astype(str)
     exact["c1_correct"] = exact["max_inf"] / (exact["var"] / (2 * exact["Delta"]))
@@ -214,13 +219,14 @@ def lemma_runs(*, biases: Sequence[float], n: int, eps: float, n_functions: int,
     """[MGBH26] Lemmas 4.4-4.7, Theorems 1.1 and 5.1: :func:`lemma_run_task` over shapes and biases.
 
     The paper's shapes run at ``eps``; shallow targets also at 2 eps (at most 0.45), where the phase
-    and size bounds fall below 2^n and can fail. Adds log10 of the size and of 2^n. ``n_jobs``: as in
-    :func:`dtcore.book.sweep.sweep`.
+    and size bounds fall below 2^n and can fail. Adds log10 of the size and of 2^n. Stream
+    ``"ch04/lemma_runs"`` under ``seed``; ``n_jobs``: as in :func:`dtcore.book.sweep.sweep`.
     """
     eps_shallow = sorted({eps, min(2 * eps, 0.45)})
     points = (grid(family=list(PAPER_SHAPES), bias=biases, n=[n], eps=[eps])
               + grid(family=["shallow balanced", "shallow path"], bias=biases, n=[n], eps=eps_shallow))
-    runs = sweep(lemma_run_task, points, repetitions=max(3, n_functions // 4), seed=seed, n_jobs=n_jobs)
+    runs = sweep(lemma_run_task, points, repetitions=max(3, n_functions // 4), seed=seed, n_jobs=n_jobs,
+                 key="ch04/lemma_runs")
     runs["log10_size"] = np.log10(runs["size"])
     runs["log10_max_size"] = n * math.log10(2)  # no tree on n variables has more than 2^n leaves
     return runs
@@ -486,17 +492,19 @@ def phases_values(runs: pd.DataFrame, n: int) -> dict[str, float]:
 
 # --- Appendix E: balanced against path trees --------------------------------------------------
 
-def appendix_e_paths(*, biases: Sequence[float], eps: float, max_queries: int = 20) -> pd.DataFrame:
+def appendix_e_paths(*, biases: Sequence[float], eps: float, rng: np.random.Generator,
+                     max_queries: int = 20) -> pd.DataFrame:
     """[MGBH26] App. E.2: Delta of path trees with k queries and exit probability q, and the two bounds.
 
     For k = 2..``max_queries`` and q in {1/2} and each bias and its complement: Delta measured on the
     built tree (``Delta_tree``) and by the closed form (``Delta_formula``), the exponents Delta D and
-    D^2, and log10 of Theorem 1.1's bound with Delta and with Delta replaced by D.
+    D^2, and log10 of Theorem 1.1's bound with Delta and with Delta replaced by D. ``rng`` draws the
+    trees' variables (Delta does not depend on them: every p_i is q).
     """
     rows = []
     for k in range(2, max_queries + 1):
         for q in sorted(set([0.5] + list(biases) + [1 - b for b in biases])):
-            tree = path_tree(max(k, 2), k + 1, np.random.default_rng(k), exit_sides=[1] * k)
+            tree = path_tree(max(k, 2), k + 1, rng, exit_sides=[1] * k)
             dist = ProductDistribution(np.full(max(k, 2), q))  # exit on x = 1, taken with probability q
             avg = tree.average_depth(dist)
             rows.append({"k": k, "q": q, "Delta_tree": avg, "Delta_formula": bounds.mgbh26_path_average_depth(k, q),
@@ -506,14 +514,14 @@ def appendix_e_paths(*, biases: Sequence[float], eps: float, max_queries: int = 
     return pd.DataFrame(rows)
 
 
-def appendix_e1_deviation(*, n: int, biases: Sequence[float], eps: float, seed: int) -> float:
+def appendix_e1_deviation(*, n: int, biases: Sequence[float], eps: float, rng: np.random.Generator) -> float:
     """[MGBH26] App. E.1: max |ln bound(D, Delta of a built complete tree) - (log2 s)^2 ln(e/eps)|.
 
-    Complete trees of depth 1..min(n, 8) built by ``functions.balanced_tree``, under every bias.
+    Complete trees of depth 1..min(n, 8) built by ``functions.balanced_tree`` from ``rng``, under every bias.
     """
     deviation = 0.0
     for k in range(1, min(n, 8) + 1):
-        tree = balanced_tree(n, k, np.random.default_rng(seed + k))
+        tree = balanced_tree(n, k, rng)
         for b in biases:
             dist = ProductDistribution(np.full(n, b))
             measured = bounds.mgbh26_log_size_bound(tree.depth, tree.average_depth(dist), eps)
@@ -695,11 +703,12 @@ def figure2_runs(*, biases: Sequence[float], n: int, eps_grid: Sequence[float], 
     """[MGBH26] Figure 2 / App. D: :func:`figure2_task` on (a) n fixed, eps varied; (b) eps = 0.15, n varied.
 
     Adds the recovered size over the target's (``size_ratio``) and the label count's z-score
-    against the schedules (``queries_z``). ``n_jobs``: as in :func:`dtcore.book.sweep.sweep`.
+    against the schedules (``queries_z``). Stream ``"ch04/figure2"`` under ``seed``; ``n_jobs``: as in
+    :func:`dtcore.book.sweep.sweep`.
     """
     points = (grid(panel=["a"], family=list(PAPER_SHAPES), bias=biases, n=[n], eps=eps_grid, delta=[delta])
               + grid(panel=["b"], family=list(PAPER_SHAPES), bias=biases, n=dims, eps=[0.15], delta=[delta]))
-    runs = sweep(figure2_task, points, repetitions=reps, seed=seed, n_jobs=n_jobs)
+    runs = sweep(figure2_task, points, repetitions=reps, seed=seed, n_jobs=n_jobs, key="ch04/figure2")
     runs["size_ratio"] = runs["size"] / runs["target_size"]
     runs["queries_z"] = (runs["label_queries"] - runs["expected_queries"]) / runs["queries_sd"]
     return runs
