@@ -1,0 +1,400 @@
+"""Chapter 4's experiments (dtcore.book.experiments.ch04) at small size: known answers and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from dtcore import bounds
+from dtcore.book.experiments import ch04
+from dtcore.book.report import VerificationTable
+from dtcore.book.sweep import grid, sweep
+
+BIASES = [0.5, 0.2]
+
+
+def counted_rows_hold(table: VerificationTable) -> bool:
+    return table.failures().empty and len(table.rows) > 0
+
+
+def assert_figure(fig: Figure, axes: int) -> None:
+    assert isinstance(fig, Figure)
+    assert len(fig.axes) == axes
+    plt.close(fig)
+
+
+@pytest.fixture(scope="module")
+def exact() -> pd.DataFrame:
+    return ch04.exact_lemmas(biases=BIASES, n=5, n_functions=4, seed=1, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def runs() -> pd.DataFrame:
+    return ch04.lemma_runs(biases=BIASES, n=5, eps=0.15, n_functions=4, seed=2, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def gated() -> pd.DataFrame:
+    return ch04.gated_majority_runs(ks=(5,), qs=(0.02, 0.1))
+
+
+@pytest.fixture(scope="module")
+def paths() -> pd.DataFrame:
+    return ch04.appendix_e_paths(biases=BIASES, eps=0.1, rng=np.random.default_rng(0), max_queries=8)
+
+
+@pytest.fixture(scope="module")
+def lemma52() -> tuple[pd.DataFrame, pd.DataFrame]:
+    return ch04.lemma52_estimates(n=5, bias=0.3, repetitions=6, rng=np.random.default_rng(3), pair_counts=(500, 4000))
+
+
+@pytest.fixture(scope="module")
+def fig2() -> pd.DataFrame:
+    return ch04.figure2_runs(biases=[0.5], n=5, eps_grid=[0.3, 0.25], dims=[3], delta=0.1, reps=1, seed=4,
+                             n_jobs=1)
+
+
+# --- the setting --------------------------------------------------------------------------------
+
+def test_influence_example_known_values():
+    example, values = ch04.influence_example()
+    flip = example["flip probability Pr[f(x) != f(x xor e_i)]"].to_numpy()
+    rerand = example["Inf^mu_i (re-randomised)"].to_numpy()
+    # flipping x0 always changes x0 xor (x1 and x2); x1 matters exactly when x2 = 1 (probability 1/2)
+    np.testing.assert_allclose(flip, [1.0, 0.5, 0.5])
+    np.testing.assert_allclose(rerand, 2 * example["p_i"].to_numpy() * (1 - example["p_i"].to_numpy()) * flip)
+    assert values == {"ch4_ex_root_flip": "x0", "ch4_ex_root_rerand": values["ch4_ex_root_rerand"]}
+    assert values["ch4_ex_root_rerand"] in ("x1", "x2")
+
+
+def test_check_influence_example_holds_and_can_fail():
+    example, _ = ch04.influence_example()
+    table = VerificationTable()
+    ch04.check_influence_example(table, example)
+    assert len(table.rows) == 1 and counted_rows_hold(table)
+    same_rank = example.copy()
+    same_rank.iloc[:, 3] = same_rank.iloc[:, 2]
+    bad = VerificationTable()
+    ch04.check_influence_example(bad, same_rank)
+    assert len(bad.failures()) == 1
+
+
+# --- exact lemmas -------------------------------------------------------------------------------
+
+def test_exact_lemma_task_satisfies_the_exact_lemmas():
+    rng = np.random.default_rng(0)
+    for bias in (0.5, 0.15, "mixed"):
+        row = ch04.exact_lemma_task(rng, bias, 6)
+        assert abs(row["drop"] - row["score"]) <= 1e-12  # Lemma 4.3
+        assert row["bare_error"] <= row["bare_cost"] + 1e-12  # Lemma 4.1
+        assert row["total_inf"] <= row["Delta"] / 2 + 1e-12  # Lemma 4.2, sharper form
+        assert abs(row["var"] - 4 * row["err"] * (1 - row["err"])) <= 1e-12  # Lemma C.2
+        assert 2 <= row["size"] <= 32
+
+
+def test_exact_lemmas_frame(exact):
+    assert (exact["var"] > 0).all()
+    assert set(exact["bias"]) <= {"0.5", "0.2", "mixed"}
+    np.testing.assert_allclose(exact["c1_paper"], exact["c1_correct"] / 2)
+    assert (exact["c1_correct"] >= 1 - 1e-12).all()  # corrected Lemma C.1
+    again = ch04.exact_lemmas(biases=BIASES, n=5, n_functions=4, seed=1, n_jobs=1)
+    pd.testing.assert_frame_equal(exact.reset_index(drop=True), again.reset_index(drop=True))
+
+
+def test_exact_lemmas_stream_is_keyed_by_seed_and_name(exact):
+    # the sweep draws from SeedSequence([seed, key("ch04/exact_lemmas")]): another seed moves it, and it is
+    # not the unkeyed stream SeedSequence(seed)
+    other_seed = ch04.exact_lemmas(biases=BIASES, n=5, n_functions=4, seed=2, n_jobs=1)
+    assert not exact["size"].reset_index(drop=True).equals(other_seed["size"].reset_index(drop=True))
+    points = grid(bias=BIASES + ["mixed"], n=[5])
+    keyed = sweep(ch04.exact_lemma_task, points, repetitions=4, seed=1, n_jobs=1, key="ch04/exact_lemmas")
+    unkeyed = sweep(ch04.exact_lemma_task, points, repetitions=4, seed=1, n_jobs=1)
+    assert not keyed["size"].equals(unkeyed["size"])
+
+
+def test_exact_lemmas_figure(exact):
+    assert_figure(ch04.exact_lemmas_figure(exact), 2)
+
+
+def test_exact_lemma_values(exact):
+    values = ch04.exact_lemma_values(exact)
+    assert values["ch4_exact_count"] == len(exact)
+    assert values["ch4_c1_min"] >= 1 - 1e-12
+    assert values["ch4_l43_dev"] <= 1e-12
+    assert 0 <= values["ch4_c1_paper_fail"] <= len(exact)
+
+
+def test_check_exact_lemmas_holds_and_can_fail(exact):
+    table = VerificationTable()
+    ch04.check_exact_lemmas(table, exact)
+    assert len(table.rows) == 11 and counted_rows_hold(table)
+    broken = exact.copy()
+    broken["bare_error"] = broken["bare_cost"] * 1.5  # error above cost: Lemma 4.1 must fail
+    bad = VerificationTable()
+    ch04.check_exact_lemmas(bad, broken)
+    assert list(bad.failures()["result"]) == ["Lemma 4.1"]
+
+
+# --- Lemmas 4.4-4.7 along exact runs --------------------------------------------------------------
+
+def test_lemma_run_task_greedy_and_adversarial():
+    rows = ch04.lemma_run_task(np.random.default_rng(5), "balanced", 0.3, 5, 0.1)
+    assert [r["rule"] for r in rows] == ["greedy", "adversarial 1/4"]
+    greedy, adversarial = rows
+    assert greedy["final_error"] <= 0.1 + 1e-12 and adversarial["final_error"] <= 0.1 + 1e-12
+    assert greedy["max_greedy_gap"] <= 1e-12
+    assert adversarial["min_share"] >= 0.25
+    assert greedy["l44_Dform"] >= 1 and "l44_Dform" not in adversarial
+    shallow = ch04.lemma_run_task(np.random.default_rng(5), "shallow path", 0.5, 5, 0.1)
+    assert shallow[0]["target_size"] == 3
+
+
+def test_lemma_runs_grid(runs):
+    # (2 paper shapes at eps + 2 shallow shapes at eps and 2 eps) x 2 biases x 3 repetitions x 2 rules
+    assert len(runs) == (2 + 2 * 2) * 2 * 3 * 2
+    assert set(runs["eps"]) == {0.15, 0.3}
+    np.testing.assert_allclose(runs["log10_size"], np.log10(runs["size"]))
+    assert (runs["log10_max_size"] == 5 * math.log10(2)).all()
+
+
+def test_dictator_lemma44_known_values():
+    d = ch04.dictator_lemma44([0.5, 0.3])
+    m = np.minimum(d["bias"], 1 - d["bias"])
+    np.testing.assert_allclose(d["score"], 2 * d["bias"] * (1 - d["bias"]))
+    np.testing.assert_allclose(d["eps"], m * (1 - m / 2))
+    np.testing.assert_allclose(d["printed_bound"], 2 * d["corrected_bound"])
+    assert (d["score"] < d["printed_bound"]).all() and (d["score"] >= d["corrected_bound"]).all()
+
+
+def test_lemma44_figure(runs):
+    assert_figure(ch04.lemma44_figure(runs, ch04.dictator_lemma44(BIASES), 0.15), 2)
+
+
+def test_lemma44_values(runs):
+    values = ch04.lemma44_values(runs, 0.15)
+    assert values["ch4_runs_count"] == ((runs["rule"] == "greedy") & (runs["eps"] == 0.15)
+                                        & runs["l44_corrected"].notna()).sum()
+    assert values["ch4_l44p_min"] <= 2 * values["ch4_l44_min"] + 1e-12  # printed bound = 2 x the Δ-form
+
+
+def test_check_lemma44_holds_and_can_fail(runs):
+    table = VerificationTable()
+    ch04.check_lemma44(table, runs, ch04.dictator_lemma44(BIASES), 0.15)
+    assert len(table.rows) == 6 and counted_rows_hold(table)
+    broken = runs.copy()
+    broken["l44_Dform"] = 0.5
+    bad = VerificationTable()
+    ch04.check_lemma44(bad, broken, ch04.dictator_lemma44(BIASES), 0.15)
+    assert list(bad.failures()["result"]) == ["Lemma 4.4 (D-form, provable)"]
+
+
+# --- the gated majority ------------------------------------------------------------------------
+
+def test_gated_majority_runs_refute_the_delta_form(gated):
+    assert list(gated["k"]) == [5, 5] and (gated["D_opt"] == 6).all()
+    assert (gated["Delta_opt"] < 1 + gated["q"] * 5 + 1e-12).all()
+    assert (gated["D-form"] >= 1).all() and (gated["l45 D-form"] >= 1).all()
+    assert (gated["printed"] < 1).all()
+    assert gated["Delta-form"].min() < 1
+
+
+def test_gated_majority_figure(gated):
+    assert_figure(ch04.gated_majority_figure(gated), 1)
+
+
+def test_gated_majority_values(gated):
+    values = ch04.gated_majority_values(gated)
+    assert values["ch4_gm_count"] == 2 and values["ch4_gm_fail"] >= 1 and values["ch4_gm_delta_min"] < 1
+
+
+def test_check_gated_majority(gated):
+    table = VerificationTable()
+    ch04.check_gated_majority(table, gated)
+    assert [r["kind"] for r in table.rows] == ["counterexample", "bound", "bound"] and counted_rows_hold(table)
+
+
+# --- size and phases -----------------------------------------------------------------------------
+
+def test_size_figure(runs):
+    assert_figure(ch04.size_figure(runs, 0.15), 2)
+
+
+def test_check_size_and_values(runs):
+    table = VerificationTable()
+    ch04.check_size(table, runs, 0.15, 5)
+    assert len(table.rows) == 5 and counted_rows_hold(table)
+    values = ch04.size_values(runs, 5)
+    assert values["ch4_size_runs"] == (runs["rule"] == "greedy").sum()
+    assert 0 <= values["ch4_t11_bites"] <= values["ch4_size_runs"]
+    assert values["ch4_t11_gap"] > 0 and values["ch4_t51_gap"] > 0
+    # a size bound at or above 2^n cannot fail: with 2^0 = 1 below every bound the rows are observations
+    vacuous = VerificationTable()
+    ch04.check_size(vacuous, runs, 0.15, 0)
+    assert [r["kind"] for r in vacuous.rows][-2:] == ["observation", "observation"]
+
+
+def test_phases_figure(runs):
+    assert_figure(ch04.phases_figure(runs, 5), 1)
+
+
+def test_check_phases_and_values(runs):
+    table = VerificationTable()
+    ch04.check_phases(table, runs, 5)
+    assert [r["result"] for r in table.rows] == ["Lemma 4.6", "Lemma 4.7"] and counted_rows_hold(table)
+    values = ch04.phases_values(runs, 5)
+    greedy = runs[runs["rule"] == "greedy"]
+    assert values["ch4_l46_bites"] == int((greedy["lemma46_bound"] < 31).sum())
+    assert 0 <= values["ch4_l47_ratio"] <= 1
+
+
+# --- Appendix E ------------------------------------------------------------------------------------
+
+def test_appendix_e_paths(paths):
+    assert len(paths) == 7 * 3  # k = 2..8; q in {1/2} and each bias and its complement: 0.2, 0.5, 0.8
+    assert sorted(paths["q"].unique()) == [0.2, 0.5, 0.8]
+
+
+def test_appendix_e_paths_closed_form(paths):
+    np.testing.assert_allclose(paths["Delta_tree"], paths["Delta_formula"], atol=1e-12)
+    assert (paths.loc[paths["q"] == 0.5, "Delta_tree"] <= 2).all()
+    assert (paths["q"] * paths["Delta_tree"] <= 1 + 1e-12).all()
+    np.testing.assert_allclose(paths["log10_bound_depth_only"],
+                               [bounds.mgbh26_log_size_bound(k, k, 0.1) / math.log(10) for k in paths["k"]])
+
+
+def test_appendix_e_paths_delta_does_not_depend_on_the_draw(paths):
+    other = ch04.appendix_e_paths(biases=BIASES, eps=0.1, rng=np.random.default_rng(1), max_queries=8)
+    pd.testing.assert_frame_equal(paths, other)
+
+
+def test_appendix_e1_deviation_is_rounding():
+    for seed in (0, 1):
+        assert ch04.appendix_e1_deviation(n=6, biases=BIASES, eps=0.1, rng=np.random.default_rng(seed)) <= 1e-9
+
+
+def test_appendix_e_figure(paths):
+    assert_figure(ch04.appendix_e_figure(paths, 0.1), 2)
+
+
+def test_appendix_e_values(paths):
+    values = ch04.appendix_e_values(paths)
+    assert values["ch4_appE_k"] == 8
+    assert values["ch4_appE_delta"] == pytest.approx(bounds.mgbh26_path_average_depth(8, 0.5))
+    assert values["ch4_appE_depth"] > values["ch4_appE_path"]
+
+
+def test_check_appendix_e_holds_and_can_fail(paths):
+    table = VerificationTable()
+    ch04.check_appendix_e(table, paths, 0.0)
+    assert len(table.rows) == 4 and counted_rows_hold(table)
+    bad = VerificationTable()
+    ch04.check_appendix_e(bad, paths, 1e-6)
+    assert list(bad.failures()["result"]) == ["App. E.1"]
+
+
+# --- Lemma 5.2 --------------------------------------------------------------------------------------
+
+def test_lemma52_estimates_are_unbiased(lemma52):
+    convergence, scores = lemma52
+    assert list(convergence["m"]) == [500, 4000]
+    assert convergence["zero_where_exact_zero"].all()
+    assert convergence["rmse"].iloc[1] < convergence["rmse"].iloc[0]
+    assert len(scores) == 4 * 5  # (leaf, variable) pairs of the 4-leaf tree on 5 variables
+    live = scores[scores["exact"] > 0]
+    assert (np.abs(live["mean"] - live["exact"]) <= 5 * live["ci95"] + 1e-12).all()
+
+
+def test_lemma52_figure(lemma52):
+    assert_figure(ch04.lemma52_figure(*lemma52, 6), 2)
+
+
+def test_check_lemma52_holds_and_can_fail(lemma52):
+    convergence, _ = lemma52
+    table = VerificationTable()
+    ch04.check_lemma52(table, convergence)
+    assert len(table.rows) == 4
+    broken = convergence.assign(zero_where_exact_zero=False)
+    bad = VerificationTable()
+    ch04.check_lemma52(bad, broken)
+    assert "estimates where the exact score is 0: share not zero" in list(bad.failures()["quantity"])
+
+
+# --- Figure 2 and Algorithm 2 -----------------------------------------------------------------------
+
+def test_schedule_use_known_answer():
+    n, eps, delta, J = 4, 0.2, 0.1, 3
+    pairs = math.ceil(bounds.mgbh26_score_pairs_needed(J, delta, eps, n))
+    labelled = (math.ceil(bounds.mgbh26_label_points_needed(J, eps, delta))
+                + math.ceil(bounds.mgbh26_error_points_needed(J, eps, delta)))
+    mean, sd = ch04.schedule_use(J, n, np.full(n, 0.5), eps, delta)
+    assert mean == pytest.approx(2 * pairs * 0.5 * n + labelled)
+    assert sd == pytest.approx(2 * math.sqrt(pairs * n * 0.25))
+    # a coordinate that never moves costs no pair labels
+    mean0, sd0 = ch04.schedule_use(J, n, np.zeros(n), eps, delta)
+    assert (mean0, sd0) == (labelled, 0.0)
+
+
+def test_figure2_task_measures_the_run():
+    row = ch04.figure2_task(np.random.default_rng(6), "b", "balanced", 0.5, 5, 0.3, 0.1)
+    assert row["target_size"] == 8
+    assert row["best_error"] <= row["error"] + 1e-12
+    assert row["label_queries"] > 0 and row["size"] >= 1
+    assert row["sec55_queries"] > 0 and row["lemma53_bound"] > 0
+
+
+def test_figure2_runs(fig2):
+    # panel a: 2 families x 2 eps; panel b: 2 families x 1 dimension; one bias, one repetition
+    assert len(fig2) == 2 * 2 + 2 * 1
+    np.testing.assert_allclose(fig2["size_ratio"], fig2["size"] / fig2["target_size"])
+    assert np.isfinite(fig2["queries_z"]).all()
+
+
+def test_figure2_figures(fig2):
+    assert_figure(ch04.figure2_figure(fig2, 5), 5)  # four panels and the legend row
+    assert_figure(ch04.labels_figure(fig2, 5), 2)
+
+
+def test_figure2_values(fig2):
+    values = ch04.figure2_values(fig2, [0.3, 0.25], 0.1)
+    assert values["ch4_f2_runs"] == 6
+    assert values["ch4_f2_chain_leaves"] == math.ceil(math.log2(1 / 0.25)) + 1
+    # 6 runs, each failing with probability p = 0.1 pi^2/96: Pr[none] = (1 - p)^6 < 0.99 <= Pr[at most one]
+    assert values["ch4_f2_allowed"] == 1
+    assert 0 <= values["ch4_f2_success"] <= 1 and values["ch4_f2_multi"] <= 6
+
+
+def test_check_figure2_holds_and_can_fail(fig2):
+    table = VerificationTable()
+    ch04.check_figure2(table, fig2, 0.1)
+    assert [r["kind"] for r in table.rows] == ["bound"] * 5 + ["observation"] * 2 and counted_rows_hold(table)
+    broken = fig2.assign(error=fig2["eps"] * 1.2)
+    bad = VerificationTable()
+    ch04.check_figure2(bad, broken, 0.1)
+    assert "Algorithm 2 (Sec. 5.3)" in list(bad.failures()["result"])
+
+
+# --- speed -----------------------------------------------------------------------------------------
+
+def test_speed_run_small():
+    speed = ch04.speed_run(rng=np.random.default_rng(7), n=6, eps=0.3, delta=0.2)
+    assert len(speed) == 1
+    row = speed.iloc[0]
+    assert 0 <= row["error"] <= 0.5 and row["label queries"] > 0 and row["seconds"] >= 0
+
+
+def test_speed_values_and_check():
+    speed = pd.DataFrame([{"seconds": 1.5, "size": 16, "error": 0.05, "score pairs": 1234567,
+                           "labelling points": 10, "error points": 20, "label queries": 7654321}])
+    assert ch04.speed_values(speed) == {"ch4_speed_s": 1.5, "ch4_speed_pairs": "1,234,567",
+                                        "ch4_speed_queries": "7,654,321"}
+    table = VerificationTable()
+    ch04.check_speed(table, speed)
+    assert counted_rows_hold(table)
+    bad = VerificationTable()
+    ch04.check_speed(bad, speed.assign(error=0.2))
+    assert len(bad.failures()) == 1
