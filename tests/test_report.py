@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from dtcore.book.report import VerificationTable, bound_margin, format_number, worst
+from dtcore.book.report import VerificationTable, format_number, theorem_margin, worst
 
 
 def test_bound_rows_hold_fail_and_report_margins():
@@ -16,7 +16,9 @@ def test_bound_rows_hold_fail_and_report_margins():
     assert margins[0] == pytest.approx(0.4)          # 0.02 / 0.05
     assert margins[1] == pytest.approx(1.2)          # beyond the bound
     assert margins[2] == pytest.approx(0.25)         # 1 / 4
-    assert margins[3] == pytest.approx(0.5)          # (1 - 0.95) / (1 - 0.9)
+    assert margins[3] == pytest.approx(0.9 / 0.95)   # bound / measured for a lower bound
+    # bound() is the old name of theorem(): its rows are theorem rows, flagged legacy
+    assert {r["kind"] for r in t.rows} == {"theorem"} and all(r["legacy"] for r in t.rows)
     assert list(t.failures()["result"]) == ["Thm"]
     with pytest.raises(AssertionError, match="theorem checks failed"):
         t.assert_all()
@@ -39,7 +41,7 @@ def test_measurement_outside_its_range_fails():
     t = VerificationTable()
     assert not t.bound("Thm", "error", 0.7, 0.4, value_range=(0, 0.5))
     assert not t.bound("Thm", "error", -0.1, 0.4, value_range=(0, 0.5))
-    assert "outside its range" in t.rows[-1]["note"]
+    assert "outside its reach" in t.rows[-1]["note"]
     assert not t.bound("Thm", "error", float("nan"), 0.4, value_range=(0, 0.5))
 
 
@@ -54,9 +56,9 @@ def test_identity_counterexample_and_observation():
     with pytest.raises(ValueError, match="why must"):
         t.observation("X", "q", 1.0, why="")
     s = t.summary()
-    assert s["counts"] == {"bound": 0, "identity": 2, "counterexample": 2, "observation": 1}
+    assert s["counts"] == {"theorem": 0, "identity": 2, "counterexample": 2, "observation": 1}
     assert s["failures"] == 2
-    assert s["closest"]["margin"] > 1e8
+    assert s["closest"] is None  # an identity is never the closest call
     assert "4 of the 5 rows are checks that can fail" in t.summary_sentence()
 
 
@@ -87,11 +89,11 @@ def test_html_groups_by_kind_and_formats_numbers():
     t.identity("Lemma 5.1", "drop − score", 3.3e-16, 1e-12, box="Lemma 1.2")
     t.bound("Thm", "error", 0.02, 0.05, value_range=(0, 0.5))
     html = t.to_html()
-    assert html.index("Bounds") < html.index("Identities")
+    assert html.index("Theorem checks") < html.index("Identities")
     assert "e-16" not in html and "nan" not in html.lower()
     assert format_number(3.3e-16, 1e-12) == "0" and format_number(12.0) == "12"
     assert format_number(2.5e7 + 0.5) == "2.5·10^7" and format_number(float("nan")) == "—"
-    assert bound_margin(0.5, 1.0, "<=", (0, 1)) == 0.5
+    assert theorem_margin(0.5, 1.0, "<=") == 0.5
     assert worst([1, 3, 2]) == 3 and worst([1, 3, 2], "min") == 1
     with pytest.raises(ValueError, match="non-empty"):
         worst([])
