@@ -193,11 +193,10 @@ def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, 
     summary (it does not show a second time as the cell's value). The final ``table.assert_all()``
     stays in the notebook's last cell, where a reader sees it.
     """
-    from IPython.display import display
     from myst_nb import glue
 
     summary = table.summary()
-    display(summary)
+    summary.show()
     glue(f"{glue_prefix}_verification_summary", summary.sentence, display=False)
     counts = summary.counts
     glue(f"{glue_prefix}_checks_counted", sum(counts[kind] for kind in COUNTED_KINDS), display=False)

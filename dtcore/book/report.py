@@ -239,7 +239,11 @@ def format_margin(margin: float | None, kind: str = "theorem", *, tight: bool = 
         return "> 0.999" if float(text) >= 1 else text
     if m == 1:
         return "at the tolerance" if kind == "identity" else "at the bound"
-    text = f"{m:.3g}" if m <= 1000 else format_number(float(f"{m:.2g}"))
+    if m <= 1000:
+        text = f"{m:.3g}"
+    else:
+        mantissa, exponent = f"{m:.1e}".split("e")
+        text = f"{mantissa.rstrip('0').rstrip('.')}·10^{int(exponent)}"
     if text == "1":  # above 1 by less than the printed precision
         text = "> 1"
     return f"{text} (fails)" if counted_failure else text
@@ -531,14 +535,20 @@ class TableSummary:
         """Markdown only: MyST-NB prefers text/html to text/markdown, and the ``{prf:ref}`` links need MyST."""
         return {"text/markdown": self.markdown, "text/plain": self.sentence}
 
-    def _ipython_display_(self) -> None:
-        # A summary shows once: close_chapter displays it, and a closing cell that ends with the call
-        # (no semicolon) would otherwise show it a second time as the cell's value.
+    def show(self) -> None:
+        """Display the summary in a notebook, once.
+
+        close_chapter shows it, and a closing cell that ends with the call (no semicolon) would
+        otherwise show it a second time as the cell's value.
+        """
         if self.shown:
             return
         from IPython.display import display
         display(self.mimebundle(), raw=True)
         self.shown = True
+
+    def _ipython_display_(self) -> None:
+        self.show()
 
 
 @dataclass
