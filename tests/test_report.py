@@ -82,6 +82,8 @@ def test_assert_all_writes_json_for_the_fault_suite(tmp_path, monkeypatch):
         t.bound("Thm", "error", 0.3, 0.1, value_range=(0, 0.5))
     rows = json.loads(path.read_text())[1:]
     assert rows[0]["result"] == "Thm" and rows[0]["holds"] is False
+    # the fault runner counts every non-observation row that does not hold: bound() rows are theorem rows
+    assert rows[0]["kind"] == "theorem" and rows[0]["status"] == "FAILS"
 
 
 def test_html_groups_by_kind_and_formats_numbers():
