@@ -68,3 +68,33 @@ def test_readme_shows_the_generated_parameter_tables():
     assert not missing, ("README parameter tables differ from dtcore/book/specs.py for " + ", ".join(missing)
                          + "; regenerate them with `.venv/bin/python -m dtcore.book.specs`")
     assert readme_tables() in readme
+
+
+def test_close_chapter_shows_the_summary_and_glues_its_counts(monkeypatch, tmp_path):
+    import time
+
+    import pandas as pd
+
+    from dtcore.book import chapter
+    from dtcore.book.report import VerificationTable
+
+    shown, glued = [], {}
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    monkeypatch.setattr("myst_nb.glue", lambda name, value, display=True: glued.__setitem__(name, value))
+    monkeypatch.setattr(chapter, "REPO_ROOT", tmp_path)
+    t = VerificationTable()
+    t.theorem("[X] Theorem 1", "error", 0.02, 0.05, reach=(0.0, 1.0), measured_by="a.f", bound_by="b.g",
+              box="thm-x-1")
+    t.identity("[X] Lemma 2", "|a − b|", 0.0, 1e-12, computed_by=("a.f", "b.g"))
+    t.observation("[X] Theorem 3", "m", 10.0, 1e20, why="vacuous")
+    summary = chapter.close_chapter("demo", t, {"runs": pd.DataFrame({"x": [1]})}, save=True,
+                                    started=time.perf_counter(), glue_prefix="demo")
+    assert len(shown) == 1 and shown[0]["text/markdown"] == summary.markdown
+    assert "{prf:ref}`thm-x-1`" in summary.markdown and ":::{dropdown}" in summary.markdown
+    assert glued["demo_verification_summary"] == summary.sentence
+    assert "2 of the 3 rows are checks that can fail: 1 theorem check, 1 identity" in summary.sentence
+    assert glued["demo_checks_counted"] == 2 and glued["demo_theorem_checks"] == 1
+    csv = pd.read_csv(tmp_path / "results" / "demo" / "verification.csv")
+    assert list(csv["kind"]) == ["theorem", "identity", "observation"] and csv.loc[0, "measured_by"] == "a.f"
+    summary._ipython_display_()   # the closing cell's value: not shown a second time
+    assert len(shown) == 1

@@ -97,7 +97,7 @@ def test_check_samplers_passes_true_draws_and_fails_margins_inside_c():
     margins, offsets = ch05.sampler_draws(n=5, alpha=ALPHA, c=C, draws=40, rng=rng())
     table = VerificationTable()
     ch05.check_samplers(table, margins, offsets, alpha=ALPHA, c=C)
-    assert kinds(table) == ["bound"] * 3 and all_hold(table)
+    assert kinds(table) == ["theorem"] * 3 and all_hold(table)
     bad = {**margins, "random": margins["random"] - C / 2}  # margins pushed inside |p - 1/2| <= c
     table = VerificationTable()
     ch05.check_samplers(table, bad, offsets, alpha=ALPHA, c=C)
@@ -134,7 +134,7 @@ def test_check_population_gains_holds_and_fails_on_a_uniform_gain():
     pop = ch05.population_gains(ks=[2, 3], alpha=ALPHA, c=C, impurity="gini", rng=rng())
     table = VerificationTable()
     ch05.check_population_gains(table, pop, alpha=ALPHA, c=C, beta=BETA)
-    assert kinds(table) == ["identity", "bound", "bound"] and all_hold(table)
+    assert kinds(table) == ["identity", "theorem", "theorem"] and all_hold(table)
     table = VerificationTable()
     ch05.check_population_gains(table, pop.assign(**{"max |Gain| uniform": 1e-3}), alpha=ALPHA, c=C, beta=BETA)
     assert not table.rows[0]["holds"]
@@ -188,7 +188,7 @@ def test_check_lemma9_holds_and_fails_below_the_bound():
     lem9, dev = ch05.lemma9_covariances(ks=[2], alpha=ALPHA, c=C, reps=2, rng=rng())
     table = VerificationTable()
     ch05.check_lemma9(table, lem9, dev, alpha=ALPHA, c=C)
-    assert kinds(table) == ["identity", "bound", "bound"] and all_hold(table)
+    assert kinds(table) == ["identity", "theorem", "theorem"] and all_hold(table)
     table = VerificationTable()
     ch05.check_lemma9(table, lem9.assign(min_abs_I=lem9.bound / 2), 1e-6, alpha=ALPHA, c=C)
     assert [row["holds"] for row in table.rows] == [False, False, False]
@@ -261,14 +261,14 @@ def test_check_theorem1_rows_for_finite_and_infinite_gamma(thm1, rate1):
     thm10 = ch05.theorem10_samples(thm1, rate1, beta=BETA, gamma=GAMMA, alpha=ALPHA, c=C, n=6)
     table = VerificationTable()
     ch05.check_theorem1(table, thm10, gamma=GAMMA, impurity="gini", m_max=400)
-    assert kinds(table).count("bound") == 1 and len(table.rows) == 3 * 3
+    assert kinds(table).count("theorem") == 1 and len(table.rows) == 3 * 3
     table = VerificationTable()
     ch05.check_theorem1(table, thm10, gamma=math.inf, impurity="entropy", m_max=400)
     assert sum("entropy" in row["note"] for row in table.rows) == 2 * 3
     table = VerificationTable()
     ch05.check_theorem1(table, thm10.assign(**{"m90 (in the grid)": math.inf}), gamma=GAMMA, impurity="gini",
                         m_max=400)
-    assert not table.rows[[r["kind"] for r in table.rows].index("bound")]["holds"]
+    assert not table.rows[[r["kind"] for r in table.rows].index("theorem")]["holds"]
     html = ch05.style_numbers(thm10, keep=("member", "k")).to_html()
     assert f"{thm10['Theorem 10 as printed'].iloc[0]:.3g}" in html
 
@@ -322,13 +322,13 @@ def test_check_gain_cores_holds_on_runs_and_fails_on_inflated_gains(trace):
     feats, _ = trace
     table = VerificationTable()
     ch05.check_gain_cores(table, feats, beta=BETA, gamma=GAMMA, impurity="gini")
-    assert kinds(table) == ["bound", "bound"] and all_hold(table)
+    assert kinds(table) == ["theorem", "theorem"] and all_hold(table)
     table = VerificationTable()
     ch05.check_gain_cores(table, feats.assign(gain=feats.gain * 1e3), beta=BETA, gamma=GAMMA, impurity="gini")
     assert not table.rows[0]["holds"]
     table = VerificationTable()
     ch05.check_gain_cores(table, feats, beta=BETA, gamma=math.inf, impurity="entropy")
-    assert kinds(table) == ["observation", "bound"]
+    assert kinds(table) == ["observation", "theorem"]
 
 
 def test_lemma6_nodes_and_their_check(trace):
@@ -378,7 +378,7 @@ def test_check_path_audit_holds_and_fails_on_shifted_covariances(audit):
     filled, triples = ch05.audit_deviations(audit, delta=0.05)
     table = VerificationTable()
     ch05.check_path_audit(table, filled, triples, beta=BETA, gamma=GAMMA, impurity="gini", delta=0.05, m=500)
-    assert kinds(table) == ["bound", "bound", "bound"] and all_hold(table)
+    assert kinds(table) == ["theorem", "theorem", "theorem"] and all_hold(table)
     table = VerificationTable()
     ch05.check_path_audit(table, filled.assign(I_S=filled.I_S + 1.0), triples, beta=BETA, gamma=GAMMA,
                           impurity="gini", delta=0.05, m=500)
@@ -405,7 +405,7 @@ def test_check_lemma11_figure_and_glue():
     lem11 = ch05.lemma11_quantiles(ks=[2], alpha=ALPHA, c=C, n_functions=2, n_smooth=20, rng=rng())
     table = VerificationTable()
     ch05.check_lemma11(table, lem11)
-    assert kinds(table) == ["bound"] and all_hold(table)
+    assert kinds(table) == ["theorem"] and all_hold(table)
     table = VerificationTable()
     ch05.check_lemma11(table, lem11.assign(ratio=0.5))
     assert not all_hold(table)
@@ -447,7 +447,7 @@ def test_theorem12_samples_and_check(rate2):
     assert thm12["Theorem 12 (B=1, delta1=delta2=0.05)"].iloc[1] > thm12["Theorem 12 (B=1, delta1=delta2=0.05)"].iloc[0]
     table = VerificationTable()
     ch05.check_theorem2(table, thm12, gamma=GAMMA, impurity="gini", m_max=400)
-    assert kinds(table) == ["bound", "observation"] * 2 and "k=1" in table.rows[0]["quantity"]
+    assert kinds(table) == ["theorem", "observation"] * 2 and "k=1" in table.rows[0]["quantity"]
     table = VerificationTable()
     ch05.check_theorem2(table, thm12.assign(**{"m90 (in the grid)": math.inf}), gamma=math.inf,
                         impurity="entropy", m_max=400)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.notebook_runner import expect_parameter_error, run_chapter
 
-SHOWN_TABLE = "Bounds (measured against an independently computed bound)"
+SHOWN_TABLE = "Theorem checks (a printed claim against a bound computed independently of the measurement)"
 
 RUNS = {
     "01_top_down_guarantees.ipynb": (

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from dtcore.book.report import VerificationTable, bound_margin, format_number, worst
+from dtcore.book.report import VerificationTable, format_number, theorem_margin, worst
 
 
 def test_bound_rows_hold_fail_and_report_margins():
@@ -16,7 +16,9 @@ def test_bound_rows_hold_fail_and_report_margins():
     assert margins[0] == pytest.approx(0.4)          # 0.02 / 0.05
     assert margins[1] == pytest.approx(1.2)          # beyond the bound
     assert margins[2] == pytest.approx(0.25)         # 1 / 4
-    assert margins[3] == pytest.approx(0.5)          # (1 - 0.95) / (1 - 0.9)
+    assert margins[3] == pytest.approx(0.9 / 0.95)   # bound / measured for a lower bound
+    # bound() is the old name of theorem(): its rows are theorem rows, flagged legacy
+    assert {r["kind"] for r in t.rows} == {"theorem"} and all(r["legacy"] for r in t.rows)
     assert list(t.failures()["result"]) == ["Thm"]
     with pytest.raises(AssertionError, match="theorem checks failed"):
         t.assert_all()
@@ -39,7 +41,7 @@ def test_measurement_outside_its_range_fails():
     t = VerificationTable()
     assert not t.bound("Thm", "error", 0.7, 0.4, value_range=(0, 0.5))
     assert not t.bound("Thm", "error", -0.1, 0.4, value_range=(0, 0.5))
-    assert "outside its range" in t.rows[-1]["note"]
+    assert "outside its reach" in t.rows[-1]["note"]
     assert not t.bound("Thm", "error", float("nan"), 0.4, value_range=(0, 0.5))
 
 
@@ -54,9 +56,9 @@ def test_identity_counterexample_and_observation():
     with pytest.raises(ValueError, match="why must"):
         t.observation("X", "q", 1.0, why="")
     s = t.summary()
-    assert s["counts"] == {"bound": 0, "identity": 2, "counterexample": 2, "observation": 1}
+    assert s["counts"] == {"theorem": 0, "identity": 2, "counterexample": 2, "observation": 1}
     assert s["failures"] == 2
-    assert s["closest"]["margin"] > 1e8
+    assert s["closest"] is None  # an identity is never the closest call
     assert "4 of the 5 rows are checks that can fail" in t.summary_sentence()
 
 
@@ -80,6 +82,8 @@ def test_assert_all_writes_json_for_the_fault_suite(tmp_path, monkeypatch):
         t.bound("Thm", "error", 0.3, 0.1, value_range=(0, 0.5))
     rows = json.loads(path.read_text())[1:]
     assert rows[0]["result"] == "Thm" and rows[0]["holds"] is False
+    # the fault runner counts every non-observation row that does not hold: bound() rows are theorem rows
+    assert rows[0]["kind"] == "theorem" and rows[0]["status"] == "FAILS"
 
 
 def test_html_groups_by_kind_and_formats_numbers():
@@ -87,11 +91,11 @@ def test_html_groups_by_kind_and_formats_numbers():
     t.identity("Lemma 5.1", "drop − score", 3.3e-16, 1e-12, box="Lemma 1.2")
     t.bound("Thm", "error", 0.02, 0.05, value_range=(0, 0.5))
     html = t.to_html()
-    assert html.index("Bounds") < html.index("Identities")
+    assert html.index("Theorem checks") < html.index("Identities")
     assert "e-16" not in html and "nan" not in html.lower()
     assert format_number(3.3e-16, 1e-12) == "0" and format_number(12.0) == "12"
     assert format_number(2.5e7 + 0.5) == "2.5·10^7" and format_number(float("nan")) == "—"
-    assert bound_margin(0.5, 1.0, "<=", (0, 1)) == 0.5
+    assert theorem_margin(0.5, 1.0, "<=") == 0.5
     assert worst([1, 3, 2]) == 3 and worst([1, 3, 2], "min") == 1
     with pytest.raises(ValueError, match="non-empty"):
         worst([])
@@ -105,3 +109,103 @@ def test_under_the_fault_suite_the_first_failing_row_stops_the_chapter(tmp_path,
     with pytest.raises(AssertionError, match="theorem checks failed"):
         t.identity("Lemma", "drop − score", 0.5, 1e-12)
     assert [r["result"] for r in json.loads(path.read_text())] == ["Thm", "Lemma"]
+
+
+def test_one_margin_convention_and_its_formatter():
+    from dtcore.book.report import format_margin, identity_margin
+    # measured / bound for an upper bound, bound / measured for a lower one, from the reach's low end
+    assert theorem_margin(0.02, 0.05, "<=") == pytest.approx(0.4)
+    assert theorem_margin(4.0, 1.0, ">=") == pytest.approx(0.25)
+    assert theorem_margin(0.5, 0.75, "<=", origin=0.25) == pytest.approx(0.5)
+    assert theorem_margin(0.0, 0.0, "<=") == 1.0 and theorem_margin(0.1, 0.0, "<=") == math.inf
+    assert theorem_margin(0.0, 0.5, ">=") == math.inf and theorem_margin(0.7, 0.5, ">=") == pytest.approx(5 / 7)
+    assert math.isnan(theorem_margin(float("nan"), 1.0, "<="))
+    assert identity_margin(0.0, 0.0) == 0.0 and identity_margin(1e-3, 0.0) == math.inf
+    assert identity_margin(3e-16, 1e-12) == pytest.approx(3e-4)
+    cases = [(0.0, "theorem", "0"), (0.0, "identity", "exact"), (3e-4, "identity", "< 0.001"),
+             (1e-51, "theorem", "< 0.001"), (0.4237, "theorem", "0.424"), (0.99991, "theorem", "> 0.999"),
+             (1.0, "theorem", "at the bound"), (1.0, "identity", "at the tolerance"), (1.2, "theorem", "1.2 (fails)"),
+             (2.5e4, "theorem", "2.5·10^4 (fails)"), (math.inf, "theorem", "fails (no room)"),
+             (math.inf, "observation", "beyond the bound"), (3.0, "observation", "3"),
+             (float("nan"), "theorem", "—"), (None, "observation", "—")]
+    for margin, kind, text in cases:
+        assert format_margin(margin, kind) == text, (margin, kind)
+    assert format_margin(1.0, "theorem", tight=True) == "tight by construction"
+    with pytest.raises(ValueError, match="kind must be"):
+        format_margin(0.5, "bound")
+    for margin in (0.0, 1e-51, 1e-300, 0.5, 1.0, 7.0, 1e60, math.inf):
+        for kind in ("theorem", "identity", "counterexample", "observation"):
+            text = format_margin(margin, kind)
+            assert "inf" not in text and "e-" not in text and "e+" not in text, (margin, kind, text)
+
+
+def toy_table() -> VerificationTable:
+    t = VerificationTable()
+    t.theorem("[BGLT20] Theorem 1", "excess error at t = 32", 0.012, 0.05, reach=(0.0, 1.0), box="thm-bglt-1",
+              measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.bglt_eps", worst_case="b = 16")
+    t.theorem("[BGLT20] Theorem 1", "excess error at t = 8", 0.03, 0.05, reach=(0.0, 1.0), box="thm-bglt-1",
+              measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.bglt_eps", worst_case="b = 8, t = 8")
+    t.theorem("[BGLT20] Corollary", "training error", 0.0, 0.0, reach=(0.0, 1.0), box="cor-bglt-1",
+              measured_by="dtcore.cube.exact_error", bound_by="zero")          # an equality claim
+    t.theorem("[BGLT20] Lemma 2", "labels", 900, 1000, reach=(0, 1024), box="lem-bglt-2",
+              measured_by="dtcore.local.count", bound_by="dtcore.bounds.labels",
+              tight_by_construction="the worst member attains the bound")
+    t.identity("Lemma 5.1", "max |drop − score|", 1e-12, 1e-12, computed_by=("a.f", "b.g"))  # margin 1
+    t.observation("[BDM20] Theorem 1", "m asked / m used", 1e23, why="vacuous at any feasible size")
+    return t
+
+
+def test_the_closest_call_is_a_theorem_check_with_room():
+    t = toy_table()
+    closest = t.closest_theorem_check()
+    assert closest["quantity"] == "excess error at t = 8" and closest["margin"] == pytest.approx(0.6)
+    # the identity at margin 1 and the two rows at their bound by construction are never named
+    assert [r["tight"] != "" for r in t.rows[:4]] == [False, False, True, True]
+    assert "least room is [BGLT20] Theorem 1 (excess error at t = 8), at margin 0.6, worst case found at b = 8, t = 8" \
+        in t.summary_sentence()
+    assert "4 theorem checks, 1 identity and 0 counterexamples; 1 observation is shown" in t.summary_sentence()
+    # a failing theorem row is the closest call, and the summary says first that it fails
+    t.theorem("[BGLT20] Theorem 1", "excess error at t = 4", 0.06, 0.05, reach=(0.0, 1.0), box="thm-bglt-1",
+              measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.bglt_eps")
+    assert t.closest_theorem_check()["margin"] == pytest.approx(1.2)
+    s = t.summary()
+    assert s.markdown.startswith('<span style="color:#b00020') and "1 of 3 fail" in s.markdown
+    assert t.summary_sentence().startswith("1 counted row does not hold.")
+    empty = VerificationTable()
+    empty.identity("X", "|a − b|", 0.0, 0.0)
+    assert empty.closest_theorem_check() is None and "least room" not in empty.summary_sentence()
+
+
+def test_summary_links_boxes_colours_room_and_folds_the_full_table():
+    t = toy_table()
+    s = t.summary()
+    md = s.markdown
+    assert s.counts == {"theorem": 4, "identity": 1, "counterexample": 0, "observation": 1}
+    assert s["counts"] == s.counts and s["closest"]["margin"] == pytest.approx(0.6)
+    summary_part, full = md.split(":::{dropdown}")
+    # one line per paper result, its hardest check, where the worst case was found, coloured room
+    assert summary_part.count("{prf:ref}`thm-bglt-1`") == 1 and "| 2 | excess error at t = 8 | b = 8, t = 8 |" in md
+    assert 'color:#7a6400;font-weight:600">0.6<' in summary_part           # 0.5 <= margin < 0.9
+    assert "tight by construction" in summary_part and "#666666" in summary_part
+    assert "1 identity (two independent computations agree)" in summary_part
+    assert "1 observation (shown, not counted)" in summary_part
+    # the full table, grouped by kind, inside the collapsed dropdown; labels only as {prf:ref}
+    assert full.rstrip().endswith(":::") and "Theorem checks (a printed claim" in full
+    assert full.count("{prf:ref}`") == 4
+    bare = md.replace("{prf:ref}`thm-bglt-1`", "").replace("{prf:ref}`cor-bglt-1`", "")
+    assert "thm-bglt-1" not in bare and "cor-bglt-1" not in bare
+    assert "\\|drop − score\\|" in full   # a | in a quantity does not break the table
+    assert "inf" not in md.lower().replace("influence", "") and "nan" not in md.lower()
+    assert s.mimebundle() == {"text/markdown": md, "text/plain": s.sentence}
+    # box names (legacy rows) stay text
+    t.bound("Thm", "error", 0.02, 0.05, value_range=(0, 0.5), box="Lemma 1.1")
+    assert "| Thm | Lemma 1.1 |" in t.summary().markdown
+
+
+def test_a_summary_is_shown_once(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append((obj, raw)))
+    s = toy_table().summary()
+    s._ipython_display_()
+    s._ipython_display_()   # e.g. close_chapter(...) as the last line of the closing cell
+    assert shown == [(s.mimebundle(), True)]

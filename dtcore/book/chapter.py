@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .report import VerificationTable
+from .report import COUNTED_KINDS, TableSummary, VerificationTable
 from ..validate import check_int, check_real
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -182,21 +182,25 @@ def save_results(chapter: str, frames: Mapping[str, pd.DataFrame]) -> pathlib.Pa
 
 
 def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, pd.DataFrame], *,
-                  save: bool, started: float, glue_prefix: str) -> dict[str, Any]:
-    """The closing step of every chapter: show the table, glue its summary, save the CSVs.
+                  save: bool, started: float, glue_prefix: str) -> TableSummary:
+    """The closing step of every chapter: show the table's summary, glue it, save the CSVs.
 
-    Glues ``<prefix>_verification_summary`` (one sentence: counts by kind and the closest call),
-    ``<prefix>_checks_counted`` and ``<prefix>_runtime`` (seconds since ``started``). The final
-    ``table.assert_all()`` stays in the notebook's last cell, where a reader sees it.
+    Displays :meth:`VerificationTable.summary` (the theorem checks with their room, the counts of
+    identities, counterexamples and observations, the full table in a collapsed dropdown; MyST
+    Markdown). Glues ``<prefix>_verification_summary`` (one sentence: counts by kind and the
+    closest call), ``<prefix>_checks_counted`` (theorem checks, identities and counterexamples),
+    ``<prefix>_theorem_checks`` and ``<prefix>_runtime`` (seconds since ``started``). Returns the
+    summary (it does not show a second time as the cell's value). The final ``table.assert_all()``
+    stays in the notebook's last cell, where a reader sees it.
     """
     from myst_nb import glue
 
-    table.show()
     summary = table.summary()
-    glue(f"{glue_prefix}_verification_summary", table.summary_sentence(), display=False)
-    counts = summary["counts"]
-    glue(f"{glue_prefix}_checks_counted", counts["bound"] + counts["identity"] + counts["counterexample"],
-         display=False)
+    summary.show()
+    glue(f"{glue_prefix}_verification_summary", summary.sentence, display=False)
+    counts = summary.counts
+    glue(f"{glue_prefix}_checks_counted", sum(counts[kind] for kind in COUNTED_KINDS), display=False)
+    glue(f"{glue_prefix}_theorem_checks", counts["theorem"], display=False)
     glue(f"{glue_prefix}_runtime", time.perf_counter() - started, display=False)
     if save:
         out = save_results(chapter, {**results, "verification": table.frame()})
