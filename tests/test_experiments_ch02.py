@@ -82,7 +82,7 @@ def test_grid_constants_bracket_the_best_constants():
 def test_check_impurity_constants_adds_two_holding_rows_per_impurity():
     table = VerificationTable()
     ch02.check_impurity_constants(table, grid_points=101)
-    assert _kinds(table) == ["bound"] * 6 and _all_hold(table)
+    assert _kinds(table) == ["theorem"] * 6 and _all_hold(table)
 
 
 def test_impurities_figure_has_the_book_width():
@@ -163,7 +163,7 @@ def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     ch02.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
     kinds = _kinds(table)
     # 3 excess rows at t = 8, the lists' size, the lists' error (t >= 2 s), one depth row per t
-    assert kinds == ["bound"] * 3 + ["identity", "bound"] + ["bound"] * len(SIZES)
+    assert kinds == ["theorem"] * 3 + ["identity", "theorem"] + ["theorem"] * len(SIZES)
     deep = VerificationTable()
     ch02.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
     assert "Figure 1 (depth cap)" in set(deep.failures()["result"])
@@ -214,7 +214,7 @@ def test_proof_statistics_and_their_rows(proof):
     assert stats["splits"] == proof["true_gain"].notna().sum() and stats["b3_needed"] > 0
     table = VerificationTable()
     ch02.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
-    assert _kinds(table) == ["identity", "bound", "bound", "bound", "observation"]
+    assert _kinds(table) == ["identity", "theorem", "theorem", "theorem", "observation"]
     values = ch02.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
     broken = VerificationTable()
@@ -239,7 +239,7 @@ def test_size_estimator_is_exactly_unbiased_and_its_tail_falls(c1):
 def test_check_size_estimator_rows_and_glue(c1):
     table = VerificationTable()
     ch02.check_size_estimator(table, c1, n_draws=400, delta=0.1)
-    assert _kinds(table) == ["identity"] + ["bound"] * 4 and _all_hold(table)
+    assert _kinds(table) == ["identity"] + ["theorem"] * 4 and _all_hold(table)
     values = ch02.size_estimator_glue(c1)
     assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
     assert _is_book_figure(ch02.size_estimator_figure(c1, n_draws=400), 1)
@@ -265,7 +265,7 @@ def test_local_learner_answers_like_the_global_tree_within_lemma_d1(sample):
     assert (local.frame["labels"] <= local.frame["requests"]).all()
     table = VerificationTable()
     ch02.check_local_learner(table, local, sizes=SIZES, b=16)
-    assert _kinds(table) == ["identity"] * 2 + ["bound"] * len(SIZES) and _all_hold(table)
+    assert _kinds(table) == ["identity"] * 2 + ["theorem"] * len(SIZES) and _all_hold(table)
     wrong = VerificationTable()
     ch02.check_local_learner(wrong, ch02.LocalQueries(local.frame, 1, local.same_tree), sizes=SIZES, b=16)
     assert len(wrong.failures()) == 1
@@ -300,7 +300,7 @@ def test_check_tprime_rows_and_an_outside_run_fails(tprime):
     tp, pure = tprime
     table = VerificationTable()
     ch02.check_tprime(table, tp, pure, sizes=[8], eta=0.25, delta=0.1)
-    assert _kinds(table) == ["bound"] * 3 + ["bound", "observation"]
+    assert _kinds(table) == ["theorem"] * 3 + ["theorem", "observation"]
     bad = VerificationTable()
     ch02.check_tprime(bad, tp.assign(ratio=2.0), pure, sizes=[8], eta=0.25, delta=0.1)
     assert len(bad.failures()) == 2
@@ -340,7 +340,7 @@ def test_est_hoeffding_is_a_union_bound_and_label_growth_a_ratio():
 def test_check_est_rows_glue_and_figure(t3):
     table = VerificationTable()
     ch02.check_est(table, t3, train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
-    assert _kinds(table) == ["identity", "bound", "bound", "bound", "bound"]
+    assert _kinds(table) == ["identity", "theorem", "theorem", "theorem", "theorem"]
     grown = VerificationTable()
     ch02.check_est(grown, t3.assign(labels=[10, 100]), train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
     assert list(grown.failures()["result"]) == ["Theorem 3 (headline)"]
@@ -355,7 +355,7 @@ def test_shifted_noisy_est_is_the_test_error_and_checks_hold():
     assert list(res.frame().columns) == ["estimate", "exact_error", "rho", "labels", "requests"]
     table = VerificationTable()
     ch02.check_shifted_est(table, res, n_test=300, delta=0.1)
-    assert _kinds(table) == ["identity", "bound"]
+    assert _kinds(table) == ["identity", "theorem"]
     with pytest.raises(ValueError, match="rho"):
         ch02.shifted_noisy_est(N, 1000, n_test=300, t=8, b=8, rho=0.5, rng=_rng(9))
 

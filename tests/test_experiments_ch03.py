@@ -66,7 +66,7 @@ def test_bound_or_observation_counts_a_bound_below_the_range_top_and_shows_one_a
     ch03.bound_or_observation(table, "R", "q", 0.2, 1.0, value_range=(0.0, 1.0), why="vacuous")
     ch03.bound_or_observation(table, "R", "q", 0.7, 0.5, value_range=(0.0, 1.0), why="vacuous")
     frame = table.frame()
-    assert frame["kind"].tolist() == ["bound", "observation", "bound"]
+    assert frame["kind"].tolist() == ["theorem", "observation", "theorem"]
     assert frame["holds"].tolist() == [True, True, False]
     assert frame.loc[1, "note"] == "vacuous"
 

@@ -215,7 +215,7 @@ def test_gated_majority_values(gated):
 def test_check_gated_majority(gated):
     table = VerificationTable()
     ch04.check_gated_majority(table, gated)
-    assert [r["kind"] for r in table.rows] == ["counterexample", "bound", "bound"] and counted_rows_hold(table)
+    assert [r["kind"] for r in table.rows] == ["counterexample", "theorem", "theorem"] and counted_rows_hold(table)
 
 
 # --- size and phases -----------------------------------------------------------------------------
@@ -371,7 +371,7 @@ def test_figure2_values(fig2):
 def test_check_figure2_holds_and_can_fail(fig2):
     table = VerificationTable()
     ch04.check_figure2(table, fig2, 0.1)
-    assert [r["kind"] for r in table.rows] == ["bound"] * 5 + ["observation"] * 2 and counted_rows_hold(table)
+    assert [r["kind"] for r in table.rows] == ["theorem"] * 5 + ["observation"] * 2 and counted_rows_hold(table)
     broken = fig2.assign(error=fig2["eps"] * 1.2)
     bad = VerificationTable()
     ch04.check_figure2(bad, broken, 0.1)

@@ -151,7 +151,7 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     table = VerificationTable()
     ch06.check_find(table, depth_runs)
     kinds = [r["kind"] for r in table.rows]
-    assert kinds == ["bound", "identity"] * 2 + ["observation"]
+    assert kinds == ["theorem", "identity"] * 2 + ["observation"]
     assert table.failures().empty
     broken = depth_runs.copy()
     cart = (broken["method"] == "CART, same features") & (broken["data set"] == "flchain")
@@ -235,7 +235,7 @@ def test_est_radius_is_the_sum_of_two_hoeffding_halfwidths():
 def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
     table = VerificationTable()
     ch06.check_est(table, est_run, delta=0.05)
-    assert [r["kind"] for r in table.rows][:2] == ["identity", "bound"] and table.failures().empty
+    assert [r["kind"] for r in table.rows][:2] == ["identity", "theorem"] and table.failures().empty
     learn = est_run.learn.copy()
     learn["estimated_error"] += 0.01
     table = VerificationTable()
