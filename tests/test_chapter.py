@@ -3,8 +3,8 @@ import pathlib
 
 import pytest
 
-from dtcore.book.chapter import REPO_ROOT, Param, ParameterSpec, results_dir, save_results
-from dtcore.book.specs import SPECS, readme_tables
+from dtcore.book.chapter import REPO_ROOT, Param, ParameterSpec, closest_name, injected_parameters, results_dir, save_results
+from dtcore.book.specs import APPENDIX_FAULTS, SPECS, readme_tables
 
 SPEC = ParameterSpec("demo", "Demo", (
     Param("n", "int", 12, 16, "dimension", low=4, high=20),
@@ -68,3 +68,53 @@ def test_readme_shows_the_generated_parameter_tables():
     assert not missing, ("README parameter tables differ from dtcore/book/specs.py for " + ", ".join(missing)
                          + "; regenerate them with `.venv/bin/python -m dtcore.book.specs`")
     assert readme_tables() in readme
+
+
+# What IPython's ``In`` holds when papermill ran a notebook: its own parameters cell, the cell
+# papermill injected (first line exactly "# Parameters"), then the cell that resolves them.
+PAPERMILL_HISTORY = ["", "# Parameters (papermill).\nseed = 0\nn = None\n",
+                     "# Parameters\nsead = 7\nn_functon: int = 10\n", "globals().update(SPEC.resolve(globals()))"]
+
+
+def test_injected_names_are_read_from_the_input_history():
+    assert injected_parameters({"In": PAPERMILL_HISTORY}) == ["sead", "n_functon"]
+    assert injected_parameters({"In": PAPERMILL_HISTORY[:2]}) == []      # nothing injected: a plain run
+    assert injected_parameters({"seed": 3}) == []                       # not IPython
+
+
+@pytest.mark.parametrize("passed, message", [
+    (["sead"], "unknown parameter 'sead'; did you mean 'seed'?"),
+    (["eps_grd", "n"], "unknown parameter 'eps_grd'; did you mean 'eps'?"),
+    (["sizes_list"], "unknown parameter 'sizes_list'; did you mean 'sizes'?"),
+    (["rng"], "unknown parameter 'rng'. The parameters of demo are seed, scale, n, eps, sizes, impurity, save_results."),
+])
+def test_an_unknown_parameter_is_refused_with_the_closest_name(passed, message):
+    with pytest.raises(ValueError) as info:
+        SPEC.resolve({}, passed=passed)
+    assert message in str(info.value)
+
+
+def test_unknown_names_are_found_in_a_papermill_run_before_any_value_is_checked():
+    with pytest.raises(ValueError, match="unknown parameter 'sead'; did you mean 'seed'") as info:
+        SPEC.resolve({"In": PAPERMILL_HISTORY, "scale": "huge", "sead": 7})
+    assert "'n_functon'" in str(info.value)
+    assert SPEC.resolve({"In": PAPERMILL_HISTORY[:2]})["seed"] == 0
+
+
+@pytest.mark.parametrize("name, known, expected", [
+    ("eta", ["eta_grid", "delta"], "eta_grid"),
+    ("n_function", ["n", "n_functions"], "n_functions"),
+    ("chapter", ["c", "chapters"], "chapters"),
+    ("repetitions", ["scale", "chapters", "jobs"], None),
+])
+def test_closest_name(name, known, expected):
+    assert closest_name(name, known) == expected
+
+
+def test_pages_without_sweeps_say_they_run_locally(monkeypatch, capsys):
+    local = [spec.chapter for spec in SPECS.values() if spec.runs_locally]
+    assert {"06_real_data", "appendix_performance", "appendix_faults"} <= set(local)
+    monkeypatch.setenv("DTCORE_DASK_SCHEDULER", "tcp://127.0.0.1:8786")
+    APPENDIX_FAULTS.resolve({})
+    assert "runs on the local cores only" in capsys.readouterr().out
+    assert "Runs on the local cores only" in APPENDIX_FAULTS.markdown()
