@@ -27,11 +27,13 @@ test: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) tests
 
 # Every chapter at scale="full" through papermill (on a Dask cluster when DTCORE_DASK_SCHEDULER
-# is set): executed notebooks, CSVs and summary.md under _build/full/. Hours, not minutes.
+# is set): executed notebooks, logs, CSVs and summary.md under _build/full/. Hours, not minutes.
+# Deletes results/<chapter>/ of each chapter it runs first. ARGS="-p seed 7" passes parameters.
 SCALE ?= full
 CHAPTERS ?=
+ARGS ?=
 full: $(STAMP)
-	$(PY) scripts/run_full.py --scale $(SCALE) $(if $(CHAPTERS),--chapters $(CHAPTERS))
+	$(PY) scripts/run_full.py --scale $(SCALE) $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(ARGS)
 
 clean:
 	rm -rf _build results
