@@ -118,3 +118,27 @@ def test_pages_without_sweeps_say_they_run_locally(monkeypatch, capsys):
     APPENDIX_FAULTS.resolve({})
     assert "runs on the local cores only" in capsys.readouterr().out
     assert "Runs on the local cores only" in APPENDIX_FAULTS.markdown()
+
+
+def _uses_sweep(chapter: str) -> bool:
+    """Whether a page's code, or an experiments module it imports, calls ``sweep(``."""
+    import json
+    import re
+
+    cells = json.loads((REPO_ROOT / "book" / f"{chapter}.ipynb").read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    modules = set()
+    for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|\s+import\s+\(?([\w, \n]+))", code):
+        modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
+    sources = [code] + [(REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").read_text()
+                        for m in modules if (REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").is_file()]
+    return any(re.search(r"\bsweep\(", source) for source in sources)
+
+
+@pytest.mark.parametrize("chapter", sorted(SPECS))
+def test_a_page_either_sweeps_or_says_it_runs_locally(chapter):
+    """DTCORE_DASK_SCHEDULER reaches a page only through sweep: a page without one must say so."""
+    says_local = bool(SPECS[chapter].runs_locally)
+    assert _uses_sweep(chapter) != says_local, (
+        f"{chapter}: " + ("it sweeps, yet its spec says it runs locally" if says_local else
+                          "it never calls sweep, so its spec must say why it runs locally (runs_locally)"))
