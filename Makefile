@@ -9,11 +9,14 @@ JOBS ?= 2
 
 venv: $(STAMP)
 
+# dtcore goes into .venv as an editable install of this clone (pyproject.toml), with the pinned
+# build backend; a dtcore-root.pth left by older versions of this file is removed.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -c "import os, sysconfig; open(os.path.join(sysconfig.get_paths()['purelib'], 'dtcore-root.pth'), 'w').write(os.getcwd() + '\\n')"
+	rm -f "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/dtcore-root.pth"
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 book: $(STAMP)

@@ -48,7 +48,6 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this clone's dtcore, whatever else the environment has
 
-from dtcore.book.chapter import results_dir  # noqa: E402
 from dtcore.book.report import failing_rows  # noqa: E402
 from dtcore.book.run import run_chapter, toc_chapters  # noqa: E402
 from dtcore.book.specs import SPECS  # noqa: E402
@@ -148,7 +147,7 @@ def run_one(chapter: str, scale: str, out: Path, given: dict[str, Any], timeout:
 
     ``results/<chapter>/`` is deleted first, so that only this run's CSVs are copied to ``out``.
     """
-    results = results_dir(chapter)
+    results = REPO / "results" / chapter  # where the kernel, run from REPO/book, writes (results_dir)
     if results.exists():
         shutil.rmtree(results)
     commit, date = git_commit(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

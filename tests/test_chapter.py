@@ -45,12 +45,19 @@ def test_dependent_ranges_use_resolved_parameters():
         SPEC.resolve({"n": 4, "sizes": [4, 32]})
 
 
-def test_results_land_in_the_repository_whatever_the_cwd(tmp_path, monkeypatch):
+def test_results_land_in_the_clone_being_run(tmp_path, monkeypatch):
     import pandas as pd
-    monkeypatch.chdir(tmp_path)
+    clone = tmp_path / "other_clone"  # another clone, sharing this clone's dtcore (one venv for two clones)
+    (clone / "book").mkdir(parents=True)
+    (clone / "_toc.yml").write_text("root: book/intro\n")
+    for cwd in (clone / "book", clone):  # papermill --cwd book, or run from the clone's root
+        monkeypatch.chdir(cwd)
+        assert results_dir("demo") == clone / "results" / "demo"
+    monkeypatch.chdir(tmp_path)  # outside any clone: the one dtcore comes from
     assert results_dir("demo") == REPO_ROOT / "results" / "demo"
-    monkeypatch.setattr("dtcore.book.chapter.REPO_ROOT", tmp_path / "repo")
+    monkeypatch.setattr("dtcore.book.chapter.REPO_ROOT", tmp_path / "site-packages")  # an installed wheel
     out = save_results("demo", {"a": pd.DataFrame({"x": [1]})})
+    assert out == tmp_path / "results" / "demo"
     assert (out / "a.csv").read_text().splitlines() == ["x", "1"]
 
 

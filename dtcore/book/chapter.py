@@ -243,9 +243,24 @@ class ParameterSpec:
         return "\n".join(lines)
 
 
+def book_root(start: str | os.PathLike[str] | None = None) -> pathlib.Path | None:
+    """The clone whose book is being run: the nearest folder holding ``_toc.yml`` and ``book/``,
+    from ``start`` (default: the working directory, ``book/`` under papermill's ``--cwd book``) up."""
+    here = pathlib.Path(start if start is not None else pathlib.Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file() and (folder / "book").is_dir():
+            return folder
+    return None
+
+
 def results_dir(chapter: str) -> pathlib.Path:
-    """``results/<chapter>/`` under the repository root, whatever the working directory."""
-    return REPO_ROOT / "results" / chapter
+    """``results/<chapter>/`` of the clone being run (:func:`book_root`), whatever ``dtcore`` it imports.
+
+    Outside any clone: the clone ``dtcore`` was installed from when it is one (an editable
+    install), else ``results/<chapter>/`` under the working directory.
+    """
+    root = book_root() or (REPO_ROOT if (REPO_ROOT / "_toc.yml").is_file() else pathlib.Path.cwd())
+    return root / "results" / chapter
 
 
 def save_results(chapter: str, frames: Mapping[str, pd.DataFrame]) -> pathlib.Path:
