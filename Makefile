@@ -27,9 +27,11 @@ book: $(STAMP)
 # nbmake runs every notebook of _toc.yml once, in a copy of the book's sources (_executed/, so
 # book/ stays clean); the HTML book that tests/test_html.py and tests/test_browser.py read is then
 # built from those executed notebooks without running them again (tests/conftest.py).
+# --maxschedchunk 1: xdist hands out tests one or two at a time, so the notebooks (collected first)
+# spread over both workers instead of all going to the first one in a single batch.
 NBMAKE := --nbmake --nbmake-timeout=900 --overwrite
 test: $(STAMP)
-	$(PY) -m pytest -n $(JOBS) $(NBMAKE) tests _executed/book
+	$(PY) -m pytest -n $(JOBS) --maxschedchunk 1 $(NBMAKE) tests _executed/book
 
 # Every chapter at scale="full" through papermill (on a Dask cluster when DTCORE_DASK_SCHEDULER
 # is set): executed notebooks, logs, CSVs and summary.md under _build/full/. Hours, not minutes.

@@ -1,7 +1,7 @@
 """Run every notebook once under nbmake, then build the HTML book from them, beside the rest of the suite.
 
-`make test` is ``pytest -n 2 --nbmake --overwrite tests _executed/book``. As the session starts,
-in the process that drives the xdist workers, this file
+`make test` is ``pytest -n 2 --maxschedchunk 1 --nbmake --overwrite tests _executed/book``. As
+the session starts, in the process that drives the xdist workers, this file
 
 1. copies the book's sources to ``_executed/`` (``tests/book_build.py``: nbmake's ``--overwrite``
    writes the executed notebooks there, never into ``book/``);
@@ -13,7 +13,8 @@ in the process that drives the xdist workers, this file
 
 The notebooks are collected first (the fault appendix, the longest, at the very front) and the
 tests that read the book last, so the workers run everything else while the notebooks and the
-build finish. A session that does not run every notebook of ``_executed/`` skips all this:
+build finish; ``--maxschedchunk 1`` (in the Makefile) hands out tests one or two at a time, so
+that the notebooks spread over both workers instead of going to the first in one batch. A session that does not run every notebook of ``_executed/`` skips all this:
 ``built_book`` reuses a fresh ``_build/html`` or builds the book like `make book`, executing every
 notebook (started at once when the whole suite runs without nbmake, as ``pytest -n 2 tests``).
 """
@@ -31,8 +32,10 @@ from tests.book_build import BUILD, EXECUTED, LOCK, book_is_fresh, build_book, s
 
 TESTS = pathlib.Path(__file__).resolve().parent
 BOOK_READERS = {"test_html.py", "test_browser.py"}
-#: Notebooks by how long they run under nbmake, longest first (others after them, by name).
-LONGEST_FIRST = ("appendix_faults", "appendix_performance", "02_estimating_learnability")
+#: The notebooks' order: the longest (the fault appendix, minutes) first, then the shortest, which
+#: waits behind it on the same worker (xdist keeps two tests queued per worker), then the others
+#: longest first; the notebooks not named here follow, by name.
+NOTEBOOK_ORDER = ("appendix_faults", "06_real_data", "appendix_performance", "02_estimating_learnability")
 
 
 def _runs_staged_notebooks(config: pytest.Config) -> bool:
@@ -149,7 +152,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def rank(item: pytest.Item) -> tuple[int, int, str]:
         if item.nodeid.split("::")[0].endswith(".ipynb"):
             stem = pathlib.PurePath(item.nodeid.split("::")[0]).stem
-            return (0, LONGEST_FIRST.index(stem) if stem in LONGEST_FIRST else len(LONGEST_FIRST), stem)
+            return (0, NOTEBOOK_ORDER.index(stem) if stem in NOTEBOOK_ORDER else len(NOTEBOOK_ORDER), stem)
         return (2 if "built_book" in getattr(item, "fixturenames", ()) else 1, 0, "")
 
     items.sort(key=rank)
