@@ -93,7 +93,7 @@ def judge(run: ChapterRun) -> dict[str, object]:
         outcome = "caught by a check"
         caught_by = "; ".join(f"{r['result']}: {r['quantity']}" for _, r in failing.iterrows())
     else:
-        outcome, caught_by = "caught by an error", run.error[:200]
+        outcome, caught_by = "caught by an error", (run.error.splitlines() or ["non-zero exit"])[0][:200]
     return {"outcome": outcome, "caught_by": caught_by, "failed_rows": len(failing), "seconds": run.seconds}
 
 
