@@ -10,9 +10,10 @@ order, so the result does not depend on the number of workers or on the backend:
 
 On a cluster a sweep fails rather than hangs: a scheduler that does not answer within
 ``CONNECT_TIMEOUT`` seconds raises a ``ConnectionError`` naming the address and where it came from
-(the argument or ``DTCORE_DASK_SCHEDULER``); a cluster left without any worker (or without its
-scheduler) for ``NO_WORKER_TIMEOUT`` seconds raises a ``RuntimeError`` saying so, with the number
-of tasks that had finished; a task that killed every worker that ran it raises a ``RuntimeError``.
+(the argument or ``DTCORE_DASK_SCHEDULER``); a cluster left without any worker for
+``NO_WORKER_TIMEOUT`` seconds raises a ``RuntimeError`` saying so, with the number of tasks that had
+finished; so does a scheduler that goes away mid-run (Dask cancels the tasks at once), and a task
+that killed every worker that ran it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+from concurrent.futures import CancelledError
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -157,12 +159,16 @@ def _wait_for_tasks(client: Any, futures: list[Any], address: str, progress: boo
                     workers = 0
                 lonely_since = None if workers else (lonely_since or now)
                 if lonely_since is not None and now - lonely_since >= NO_WORKER_TIMEOUT:
-                    client.cancel(futures)
-                    state = ("lost its scheduler" if client.status != "running" else "has no worker left")
+                    progress_text = f"with {done} of {total} sweep tasks finished; the sweep is abandoned"
+                    if client.status == "running":
+                        client.cancel(futures)
+                        raise RuntimeError(
+                            f"the Dask cluster at {address} has no worker left: none for {NO_WORKER_TIMEOUT:g} s "
+                            f"(its workers died or were stopped), {progress_text}. Restart the workers and run "
+                            f"again, or unset {SCHEDULER_ENV} to run on the local cores")
                     raise RuntimeError(
-                        f"the Dask cluster at {address} {state}: none for {NO_WORKER_TIMEOUT:g} s, with "
-                        f"{done} of {total} sweep tasks finished (its workers died or were stopped); "
-                        f"the sweep is abandoned. Restart the workers and run again, or unset "
+                        f"the sweep lost the Dask scheduler at {address} for {NO_WORKER_TIMEOUT:g} s, "
+                        f"{progress_text}. Restart the scheduler and its workers and run again, or unset "
                         f"{SCHEDULER_ENV} to run on the local cores")
             time.sleep(0.02)
     finally:
@@ -186,6 +192,11 @@ def _run_dask(scheduler: object, args: list[tuple[Any, ...]], progress: bool, so
                 f"a sweep task killed every Dask worker that ran it (the cluster at {address} gave up on it "
                 f"after {exc.args[2] if len(exc.args) > 2 else 'several'} tries): {exc}; a worker "
                 f"process died while running it, e.g. out of memory") from exc
+        except CancelledError as exc:  # the scheduler went away: Dask cancels every task
+            raise RuntimeError(
+                f"the sweep lost the Dask scheduler at {address} and its tasks were cancelled ({exc}); "
+                f"restart the scheduler and its workers and run again, or unset {SCHEDULER_ENV} to run "
+                f"on the local cores") from exc
     finally:
         if own:
             client.close()
