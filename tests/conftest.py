@@ -138,11 +138,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     subset = config.option.collectonly or config.option.keyword or config.option.markexpr
     if hasattr(config, "workerinput") or config.option.collectonly:
         return
-    BUILD.mkdir(exist_ok=True)
     if _runs_staged_notebooks(config):
+        BUILD.mkdir(exist_ok=True)
         notebooks = stage_book()  # before the workers start and collect _executed/
         config.pluginmanager.register(BookAfterNotebooks(notebooks), "book-after-notebooks")
     elif not subset and _reads_the_book(list(config.args)) and not book_is_fresh():
+        BUILD.mkdir(exist_ok=True)
         _build_like_make_book_now()
 
 
