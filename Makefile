@@ -9,11 +9,14 @@ JOBS ?= 2
 
 venv: $(STAMP)
 
+# dtcore goes into .venv as an editable install of this clone (pyproject.toml), with the pinned
+# build backend; a dtcore-root.pth left by older versions of this file is removed.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -c "import os, sysconfig; open(os.path.join(sysconfig.get_paths()['purelib'], 'dtcore-root.pth'), 'w').write(os.getcwd() + '\\n')"
+	rm -f "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/dtcore-root.pth"
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 book: $(STAMP)
@@ -21,17 +24,23 @@ book: $(STAMP)
 	rm -f _build/html/.build-failed; touch _build/html/.build-ok  # tests/test_html.py reuses a fresh build
 	@echo "Book written to _build/html/index.html"
 
+# nbmake runs every notebook of _toc.yml once, in a copy of the book's sources (_executed/, so
+# book/ stays clean); the HTML book that tests/test_html.py and tests/test_browser.py read is then
+# built from those executed notebooks without running them again (tests/conftest.py).
+# --maxschedchunk 1: xdist hands out tests one or two at a time, so the notebooks (collected first)
+# spread over both workers instead of all going to the first one in a single batch.
+NBMAKE := --nbmake --nbmake-timeout=900 --overwrite
 test: $(STAMP)
-	# Every chapter runs once, inside the book build that tests/test_html.py starts, so no
-	# notebook runs twice (tests/conftest.py starts that build as the session begins).
-	$(PY) -m pytest -n $(JOBS) tests
+	$(PY) -m pytest -n $(JOBS) --maxschedchunk 1 $(NBMAKE) tests _executed/book
 
 # Every chapter at scale="full" through papermill (on a Dask cluster when DTCORE_DASK_SCHEDULER
-# is set): executed notebooks, CSVs and summary.md under _build/full/. Hours, not minutes.
+# is set): executed notebooks, logs, CSVs and summary.md under _build/full/. Hours, not minutes.
+# Deletes results/<chapter>/ of each chapter it runs first. ARGS="-p seed 7" passes parameters.
 SCALE ?= full
 CHAPTERS ?=
+ARGS ?=
 full: $(STAMP)
-	$(PY) scripts/run_full.py --scale $(SCALE) $(if $(CHAPTERS),--chapters $(CHAPTERS))
+	$(PY) scripts/run_full.py --scale $(SCALE) $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(ARGS)
 
 clean:
-	rm -rf _build results
+	rm -rf _build _executed results dist build

@@ -1,11 +1,15 @@
-"""Run every chapter at the papers' scale and summarise the run (``make full``; issue 14, item 7).
+"""Run every chapter at the papers' scale and summarise the run (``make full``).
 
-Each chapter notebook of ``_toc.yml`` is executed with papermill at ``scale="full"`` and
-``save_results=True``, one after the other, from ``book/``. For each chapter the script keeps
+Each chapter notebook of ``_toc.yml`` is executed by :func:`dtcore.book.run.run_chapter` at
+``scale="full"`` and ``save_results=True``, one after the other, from ``book/``, with a progress
+line per cell (a bar on a terminal). ``results/<chapter>/`` is deleted before its chapter runs, so
+that only this run's CSVs are kept. For each chapter the script keeps
 
-- the executed notebook, ``_build/full/<chapter>.ipynb``;
+- the executed notebook, ``_build/full/<chapter>.ipynb``, and its log ``<chapter>.log`` (every
+  cell's output);
 - the CSVs the chapter wrote under ``results/<chapter>/``, copied to ``_build/full/<chapter>/``;
-- its wall time, and its verification table (``verification.csv``) counted by kind and status.
+- its wall time, its verification table counted by kind, and what failed: the rows that do not
+  hold, or the error a cell raised (``ValueError: folds must be ...``).
 
 Then it writes ``_build/full/summary.md`` and ``summary.json``: date, machine, Dask scheduler (if
 any), and one row per chapter with the commit it ran on. With ``--chapters``, the rows of the other
@@ -18,47 +22,35 @@ Sweeps go through ``dtcore.book.sweep``, so with ``DTCORE_DASK_SCHEDULER=tcp://H
 chapters run on that Dask cluster; the variable reaches the kernels through the environment.
 
     .venv/bin/python scripts/run_full.py                      # every chapter, full scale
-    .venv/bin/python scripts/run_full.py --scale quick --chapters 01_top_down_guarantees
+    .venv/bin/python scripts/run_full.py --scale quick --chapters 01_top_down_guarantees -p seed 7
+
+A parameter given with ``-p NAME VALUE`` or ``-y YAML`` goes to every chapter whose specification
+(``dtcore.book.specs``) has it; one that no chapter of the run has stops the script at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import difflib
 import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+import pandas as pd
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-#: Statuses of a verification row that count as passing (see dtcore.book.report).
-PASSING = {"holds", "refuted", "shown", "True", "true"}
+sys.path.insert(0, str(REPO))  # this clone's dtcore, whatever else the environment has
 
-
-def toc_chapters(repo: Path = REPO) -> list[str]:
-    """Notebook stems listed in ``_toc.yml``, in book order."""
-    toc = yaml.safe_load((repo / "_toc.yml").read_text())
-    files: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(str(node["file"]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return [Path(f).name for f in files if (repo / f"{f}.ipynb").is_file()]
+from dtcore.book.report import failing_rows  # noqa: E402
+from dtcore.book.run import run_chapter, toc_chapters  # noqa: E402
+from dtcore.book.specs import SPECS  # noqa: E402
 
 
 def git_commit(repo: Path = REPO) -> str:
@@ -72,60 +64,107 @@ def git_commit(repo: Path = REPO) -> str:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def count_checks(verification_csv: Path) -> dict[str, Any]:
-    """Rows of a chapter's verification table by kind, and the rows that do not pass."""
-    import pandas as pd
+def parse_parameters(pairs: list[list[str]], documents: list[str]) -> dict[str, Any]:
+    """``-p NAME VALUE`` pairs (typed as papermill types them) and ``-y YAML`` documents, as one dict."""
+    parameters: dict[str, Any] = {}
+    for document in documents:
+        loaded = yaml.safe_load(document)
+        if not isinstance(loaded, dict):
+            raise SystemExit(f"run_full.py: -y must give a YAML mapping such as 'sizes: [4, 8]', got {document!r}")
+        parameters.update(loaded)
+    for name, value in pairs:
+        parameters[name] = papermill_value(value)
+    return parameters
 
-    table = pd.read_csv(verification_csv)
-    kinds = table["kind"] if "kind" in table else pd.Series(["check"] * len(table))
-    if "status" in table:
-        status = table["status"].astype(str)
-    elif "holds" in table:
-        status = table["holds"].map(lambda h: "holds" if str(h) == "True" else "FAILS")
-    else:
-        status = pd.Series(["?"] * len(table))
-    failing = table[~status.isin(PASSING)]
-    label = "quantity" if "quantity" in table else table.columns[0]
+
+def papermill_value(text: str) -> Any:
+    """A ``-p`` value as papermill's command line reads it: True, False, None, int, float, else the text."""
+    special = {"True": True, "False": False, "None": None}
+    if text in special:
+        return special[text]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def count_checks(table: pd.DataFrame) -> dict[str, Any]:
+    """Rows of a chapter's verification table by kind, and the rows that do not pass (the one pass
+    rule, :func:`dtcore.book.report.failing_rows`)."""
+    failing = failing_rows(table)
     return {
-        "by_kind": {str(k): int(v) for k, v in kinds.value_counts().sort_index().items()},
+        "by_kind": {str(k): int(v) for k, v in table["kind"].value_counts().sort_index().items()},
         "rows": int(len(table)),
-        "failing": [str(q) for q in failing[label]],
+        "failing": [f"{r['result']}: {r['quantity']}" for _, r in failing.iterrows()],
     }
 
 
-def run_chapter(chapter: str, scale: str, out: Path, extra: list[str], timeout: int) -> dict[str, Any]:
-    """Execute one chapter with papermill; collect its notebook, CSVs and checks."""
-    results = REPO / "results" / chapter
+def chapter_parameters(chapter: str, scale: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The papermill parameters of one chapter: the scale, ``save_results`` and those of ``given``
+    that its specification knows (a chapter without one gets them all)."""
+    spec = SPECS.get(chapter)
+    known = set(spec.names()) if spec is not None else {"scale", "save_results", *given}
+    parameters = {"scale": scale, "save_results": True, **given}
+    return {name: value for name, value in parameters.items() if name in known}
+
+
+def check_parameters(chapters: list[str], given: dict[str, Any]) -> None:
+    """Refuse a parameter that none of ``chapters`` knows, naming the closest known name."""
+    known = sorted({name for c in chapters for name in (SPECS[c].names() if c in SPECS else given)})
+    for name in given:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; the chapters' parameters are {', '.join(known)}"
+            raise SystemExit(f"run_full.py: unknown parameter {name!r} for {', '.join(chapters)}{hint}")
+
+
+class CellProgress:
+    """Shows which cell a chapter is at: a bar on a terminal, else one line per cell."""
+
+    def __init__(self, chapter: str, stream: TextIO = sys.stdout) -> None:
+        self.chapter, self.stream = chapter, stream
+        self.bar: Any = None
+
+    def __call__(self, cell: int, cells: int, seconds: float) -> None:
+        if not self.stream.isatty():
+            print(f"{self.chapter}: cell {cell}/{cells} started at {minutes(seconds)}", file=self.stream, flush=True)
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=cells, desc=self.chapter, unit="cell", file=self.stream, leave=False)
+        self.bar.update(cell - 1 - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_one(chapter: str, scale: str, out: Path, given: dict[str, Any], timeout: int) -> dict[str, Any]:
+    """Execute one chapter (:func:`dtcore.book.run.run_chapter`); collect its notebook, CSVs and checks.
+
+    ``results/<chapter>/`` is deleted first, so that only this run's CSVs are copied to ``out``.
+    """
+    results = REPO / "results" / chapter  # where the kernel, run from REPO/book, writes (results_dir)
     if results.exists():
-        shutil.rmtree(results)  # only this run's CSVs may end up in the summary
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    papermill = Path(sys.executable).with_name("papermill")
-    command = [
-        str(papermill), str(REPO / "book" / f"{chapter}.ipynb"), str(out / f"{chapter}.ipynb"),
-        "--cwd", str(REPO / "book"), "-p", "scale", scale, "-p", "save_results", "True",
-        "--execution-timeout", str(timeout), "--no-progress-bar", *extra,
-    ]
-    log = out / f"{chapter}.log"
+        shutil.rmtree(results)
     commit, date = git_commit(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    start = time.perf_counter()
-    with open(log, "w") as stream:
-        code = subprocess.run(command, cwd=REPO, env=env, stdout=stream, stderr=subprocess.STDOUT).returncode
-    seconds = time.perf_counter() - start
-    row: dict[str, Any] = {"chapter": chapter, "passed": code == 0, "seconds": round(seconds, 1), "log": log.name,
-                           "commit": commit, "started": date}
+    progress = CellProgress(chapter)
+    try:
+        run = run_chapter(chapter, out / f"{chapter}.ipynb", parameters=chapter_parameters(chapter, scale, given),
+                          book_dir=REPO / "book", pythonpath=[REPO], cell_timeout=timeout, progress=progress)
+    finally:
+        progress.close()
+    row: dict[str, Any] = {"chapter": chapter, "passed": run.passed, "seconds": round(run.seconds, 1),
+                           "log": run.log.name, "commit": commit, "started": date}
     if results.is_dir():
         shutil.copytree(results, out / chapter, dirs_exist_ok=True)
         row["csv_files"] = sorted(p.name for p in results.glob("*.csv"))
-    verification = results / "verification.csv"
-    if verification.is_file():
-        row["checks"] = count_checks(verification)
-        if row["checks"]["failing"]:
-            row["passed"] = False
-    else:
-        row["checks"] = None
-    if code != 0:
-        row["error"] = log.read_text(errors="replace").strip().splitlines()[-1:]
+    row["checks"] = count_checks(run.verification) if run.verification is not None else None
+    if run.error:
+        row["error"] = run.error
     return row
 
 
@@ -150,6 +189,25 @@ def merge_rows(out: Path, scale: str, rows: list[dict[str, Any]], order: list[st
     return sorted(kept.values(), key=lambda row: rank.get(row["chapter"], len(rank)))
 
 
+def what_failed(row: dict[str, Any]) -> str:
+    """The cause of a chapter's failure in one line: the rows that do not hold, else the error."""
+    checks = row.get("checks") or {}
+    causes = []
+    if checks.get("failing"):
+        causes.append("rows not holding: " + "; ".join(checks["failing"]))
+    error = row.get("error")
+    if isinstance(error, list):  # summaries written before the error was one line
+        error = " ".join(error)
+    if error and not (checks.get("failing") and error.startswith("AssertionError: theorem checks failed")):
+        causes.append(error)
+    return " — ".join(causes) if causes else ("none" if row.get("passed") else "see the log")
+
+
+def _cell(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return (text if len(text) <= width else text[: width - 1] + "…").replace("|", "\\|")
+
+
 def write_summary(out: Path, meta: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     """Write summary.json and summary.md; return the markdown."""
     commits = sorted({row.get("commit", meta["commit"]) for row in rows})
@@ -164,15 +222,14 @@ def write_summary(out: Path, meta: dict[str, Any], rows: list[dict[str, Any]]) -
         f"- Dask scheduler: {meta['dask_scheduler'] or 'none (joblib on local cores)'}",
         f"- total wall time: {minutes(sum(row['seconds'] for row in rows))} (the chapters' wall times added up)",
         "",
-        "| chapter | result | wall time | checks by kind | rows not passing | commit, start (UTC) |",
+        "| chapter | result | wall time | checks by kind | what failed | commit, start (UTC) |",
         "|---|---|---|---|---|---|",
     ]
     for row in rows:
         checks = row.get("checks")
-        kinds = ", ".join(f"{k} {v}" for k, v in checks["by_kind"].items()) if checks else "no verification.csv"
-        failing = "; ".join(checks["failing"]) if checks and checks["failing"] else "none"
+        kinds = ", ".join(f"{k} {v}" for k, v in checks["by_kind"].items()) if checks else "no verification table"
         lines.append(f"| {row['chapter']} | {'passed' if row['passed'] else 'FAILED'} | "
-                     f"{minutes(row['seconds'])} | {kinds} | {failing} | "
+                     f"{minutes(row['seconds'])} | {kinds} | {_cell(what_failed(row))} | "
                      f"`{row.get('commit', meta['commit'])[:10]}`, {row.get('started', meta['started'])} |")
     text = "\n".join(lines) + "\n"
     (out / "summary.md").write_text(text)
@@ -186,22 +243,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "_build" / "full")
     parser.add_argument("--timeout", type=int, default=4 * 3600, help="per-cell limit in seconds")
     parser.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                        help="extra papermill parameter, passed to every chapter")
+                        help="papermill parameter (papermill's -p: True/False/None, numbers, else text), "
+                             "passed to every chapter that has it")
+    parser.add_argument("-y", action="append", default=[], metavar="YAML",
+                        help="papermill parameters as YAML (for lists: -y 'sizes: [4, 8]'), likewise")
     args = parser.parse_args(argv)
 
     chapters = args.chapters or toc_chapters()
     unknown = [c for c in chapters if not (REPO / "book" / f"{c}.ipynb").is_file()]
     if unknown:
         parser.error(f"--chapters: no notebook book/<name>.ipynb for {unknown}")
+    given = parse_parameters(args.p, args.y)
+    check_parameters(chapters, given)
     args.out.mkdir(parents=True, exist_ok=True)
-    extra = [token for name, value in args.p for token in ("-p", name, value)]
 
     started = dt.datetime.now(dt.timezone.utc)
     rows = []
     for chapter in chapters:
-        print(f"{chapter}: running at scale={args.scale} ...", flush=True)
-        row = run_chapter(chapter, args.scale, args.out, extra, args.timeout)
-        print(f"{chapter}: {'passed' if row['passed'] else 'FAILED'} in {minutes(row['seconds'])}", flush=True)
+        passed_on = chapter_parameters(chapter, args.scale, given)
+        print(f"{chapter}: running with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())}; "
+              f"log in {args.out / (chapter + '.log')}", flush=True)
+        row = run_one(chapter, args.scale, args.out, given, args.timeout)
+        cause = "" if row["passed"] else f": {what_failed(row)}"
+        print(f"{chapter}: {'passed' if row['passed'] else 'FAILED'} in {minutes(row['seconds'])}{cause}", flush=True)
         rows.append(row)
     finished = dt.datetime.now(dt.timezone.utc)
     meta = {
@@ -212,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round((finished - started).total_seconds(), 1),
         "machine": f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "dask_scheduler": os.environ.get("DTCORE_DASK_SCHEDULER", ""),
-        "extra_parameters": args.p,
+        "extra_parameters": given,
     }
     ran = rows
     if args.chapters:

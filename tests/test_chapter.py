@@ -3,8 +3,8 @@ import pathlib
 
 import pytest
 
-from dtcore.book.chapter import REPO_ROOT, Param, ParameterSpec, results_dir, save_results
-from dtcore.book.specs import SPECS, readme_tables
+from dtcore.book.chapter import REPO_ROOT, Param, ParameterSpec, closest_name, injected_parameters, results_dir, save_results
+from dtcore.book.specs import APPENDIX_FAULTS, SPECS, readme_tables
 
 SPEC = ParameterSpec("demo", "Demo", (
     Param("n", "int", 12, 16, "dimension", low=4, high=20),
@@ -45,12 +45,19 @@ def test_dependent_ranges_use_resolved_parameters():
         SPEC.resolve({"n": 4, "sizes": [4, 32]})
 
 
-def test_results_land_in_the_repository_whatever_the_cwd(tmp_path, monkeypatch):
+def test_results_land_in_the_clone_being_run(tmp_path, monkeypatch):
     import pandas as pd
-    monkeypatch.chdir(tmp_path)
+    clone = tmp_path / "other_clone"  # another clone, sharing this clone's dtcore (one venv for two clones)
+    (clone / "book").mkdir(parents=True)
+    (clone / "_toc.yml").write_text("root: book/intro\n")
+    for cwd in (clone / "book", clone):  # papermill --cwd book, or run from the clone's root
+        monkeypatch.chdir(cwd)
+        assert results_dir("demo") == clone / "results" / "demo"
+    monkeypatch.chdir(tmp_path)  # outside any clone: the one dtcore comes from
     assert results_dir("demo") == REPO_ROOT / "results" / "demo"
-    monkeypatch.setattr("dtcore.book.chapter.REPO_ROOT", tmp_path / "repo")
+    monkeypatch.setattr("dtcore.book.chapter.REPO_ROOT", tmp_path / "site-packages")  # an installed wheel
     out = save_results("demo", {"a": pd.DataFrame({"x": [1]})})
+    assert out == tmp_path / "results" / "demo"
     assert (out / "a.csv").read_text().splitlines() == ["x", "1"]
 
 
@@ -98,3 +105,77 @@ def test_close_chapter_shows_the_summary_and_glues_its_counts(monkeypatch, tmp_p
     assert list(csv["kind"]) == ["theorem", "identity", "observation"] and csv.loc[0, "measured_by"] == "a.f"
     summary._ipython_display_()   # the closing cell's value: not shown a second time
     assert len(shown) == 1
+
+
+# What IPython's ``In`` holds when papermill ran a notebook: its own parameters cell, the cell
+# papermill injected (first line exactly "# Parameters"), then the cell that resolves them.
+PAPERMILL_HISTORY = ["", "# Parameters (papermill).\nseed = 0\nn = None\n",
+                     "# Parameters\nsead = 7\nn_functon: int = 10\n", "globals().update(SPEC.resolve(globals()))"]
+
+
+def test_injected_names_are_read_from_the_input_history():
+    assert injected_parameters({"In": PAPERMILL_HISTORY}) == ["sead", "n_functon"]
+    assert injected_parameters({"In": PAPERMILL_HISTORY[:2]}) == []      # nothing injected: a plain run
+    assert injected_parameters({"seed": 3}) == []                       # not IPython
+
+
+@pytest.mark.parametrize("passed, message", [
+    (["sead"], "unknown parameter 'sead'; did you mean 'seed'?"),
+    (["eps_grd", "n"], "unknown parameter 'eps_grd'; did you mean 'eps'?"),
+    (["sizes_list"], "unknown parameter 'sizes_list'; did you mean 'sizes'?"),
+    (["rng"], "unknown parameter 'rng'. The parameters of demo are seed, scale, n, eps, sizes, impurity, save_results."),
+])
+def test_an_unknown_parameter_is_refused_with_the_closest_name(passed, message):
+    with pytest.raises(ValueError) as info:
+        SPEC.resolve({}, passed=passed)
+    assert message in str(info.value)
+
+
+def test_unknown_names_are_found_in_a_papermill_run_before_any_value_is_checked():
+    with pytest.raises(ValueError, match="unknown parameter 'sead'; did you mean 'seed'") as info:
+        SPEC.resolve({"In": PAPERMILL_HISTORY, "scale": "huge", "sead": 7})
+    assert "'n_functon'" in str(info.value)
+    assert SPEC.resolve({"In": PAPERMILL_HISTORY[:2]})["seed"] == 0
+
+
+@pytest.mark.parametrize("name, known, expected", [
+    ("eta", ["eta_grid", "delta"], "eta_grid"),
+    ("n_function", ["n", "n_functions"], "n_functions"),
+    ("chapter", ["c", "chapters"], "chapters"),
+    ("repetitions", ["scale", "chapters", "jobs"], None),
+])
+def test_closest_name(name, known, expected):
+    assert closest_name(name, known) == expected
+
+
+def test_pages_without_sweeps_say_they_run_locally(monkeypatch, capsys):
+    local = [spec.chapter for spec in SPECS.values() if spec.runs_locally]
+    assert {"06_real_data", "appendix_performance", "appendix_faults"} <= set(local)
+    monkeypatch.setenv("DTCORE_DASK_SCHEDULER", "tcp://127.0.0.1:8786")
+    APPENDIX_FAULTS.resolve({})
+    assert "runs on the local cores only" in capsys.readouterr().out
+    assert "Runs on the local cores only" in APPENDIX_FAULTS.markdown()
+
+
+def _uses_sweep(chapter: str) -> bool:
+    """Whether a page's code, or an experiments module it imports, calls ``sweep(``."""
+    import json
+    import re
+
+    cells = json.loads((REPO_ROOT / "book" / f"{chapter}.ipynb").read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    modules = set()
+    for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|\s+import\s+\(?([\w, \n]+))", code):
+        modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
+    sources = [code] + [(REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").read_text()
+                        for m in modules if (REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").is_file()]
+    return any(re.search(r"\bsweep\(", source) for source in sources)
+
+
+@pytest.mark.parametrize("chapter", sorted(SPECS))
+def test_a_page_either_sweeps_or_says_it_runs_locally(chapter):
+    """DTCORE_DASK_SCHEDULER reaches a page only through sweep: a page without one must say so."""
+    says_local = bool(SPECS[chapter].runs_locally)
+    assert _uses_sweep(chapter) != says_local, (
+        f"{chapter}: " + ("it sweeps, yet its spec says it runs locally" if says_local else
+                          "it never calls sweep, so its spec must say why it runs locally (runs_locally)"))

@@ -14,12 +14,13 @@ on what a reader would see as broken:
   or paragraph around it) says what they mean;
 - stderr, warnings, tracebacks or error outputs in code cells.
 
-The book is built once per run by `built_book` (the same command as `make book`), or reused
-when ``_build/html`` is newer than every source it is made of; the build is serialised with a
-file lock, and its outcome stamped in ``_build/html``, so that a second pytest-xdist worker
-waits for the first one's build and reuses it, failed or not. (xdist's ``--dist loadgroup``
-would keep these tests on one worker, but with pytest 9 it does not group: xdist 3.8 sets
-``item._nodeid``, which pytest 9 no longer reads.)
+Under `make test` the book is built once per run from the notebooks nbmake executed
+(``tests/book_build.py``, ``tests/conftest.py``); elsewhere `built_book` reuses ``_build/html``
+when it is newer than every source it is made of, or builds it like `make book`. The build is
+serialised with a file lock, and its outcome stamped in ``_build/html``, so that a second
+pytest-xdist worker waits for the first one's build and reuses it, failed or not. (xdist's
+``--dist loadgroup`` would keep these tests on one worker, but with pytest 9 it does not group:
+xdist 3.8 sets ``item._nodeid``, which pytest 9 no longer reads.)
 """
 
 from __future__ import annotations
@@ -37,113 +38,28 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-REPO = Path(__file__).resolve().parents[1]
-BUILD = REPO / "_build"
-HTML = BUILD / "html"
-
-#: Files and folders whose change makes the built book stale.
-BOOK_SOURCES: tuple[str, ...] = (
-    "_config.yml",
-    "_toc.yml",
-    "book",
-    "dtcore",
-    "scripts/offline_mathjax.py",
-    "scripts/bibtex_labels.py",
-)
-
-#: The `make book` command line (kept in step with the Makefile). ``--all``: Sphinx would
-#: otherwise re-read only changed pages, so a change in dtcore alone would leave stale outputs,
-#: and warnings of pages it does not re-read would go unreported.
-BUILD_ARGS: tuple[str, ...] = ("build", ".", "--all", "--builder", "html", "-W", "-n", "--keep-going")
-
-
-# --------------------------------------------------------------------------------------------
-# Building or reusing the book
-# --------------------------------------------------------------------------------------------
-
-
-def source_files(repo: Path = REPO) -> list[Path]:
-    """The book's source files: tracked or new, not git-ignored (so test outputs do not count)."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *BOOK_SOURCES],
-            cwd=repo, capture_output=True, check=True,
-        ).stdout.decode().split("\0")
-        return [repo / name for name in listed if name and (repo / name).is_file()]
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout: every file counts
-        files = []
-        for name in BOOK_SOURCES:
-            path = repo / name
-            files += [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
-        return files
-
-
-def newest_source_mtime(repo: Path = REPO) -> float:
-    """Latest modification time over the book's sources (notebooks, markdown, dtcore, config)."""
-    return max((f.stat().st_mtime for f in source_files(repo)), default=0.0)
-
-
-def book_is_fresh(html: Path = HTML, repo: Path = REPO) -> bool:
-    """True when a build newer than every source exists, whether it passed or failed.
-
-    A failed build leaves ``.build-failed`` (its warnings) instead of ``.build-ok``; it is
-    reused too, so that another test process does not build the same failing book again.
-    """
-    newest = newest_source_mtime(repo)
-    return any(
-        (html / name).is_file() and (html / name).stat().st_mtime >= newest
-        for name in (".build-ok", ".build-failed")
-    )
-
+from tests.book_build import BUILD, HTML, LOCK, acquire, book_is_fresh, build_book
 
 #: Why the last build of this session failed (None: it passed or was reused).
 BUILD_FAILURE: list[str] = []
-
-
-def build_book(repo: Path = REPO) -> str | None:
-    """Build the book like `make book` (executes every chapter; -W); return None or the failure.
-
-    With ``--keep-going`` every page is written even when a warning fails the build, so the
-    page checks still run on it; the failure itself is reported by `test_book_builds_cleanly`.
-    A passing build is stamped (``_build/html/.build-ok``) so later runs can reuse it.
-    """
-    jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")])))
-    log = repo / "_build" / "book-build.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    stamp = repo / "_build" / "html" / ".build-ok"
-    failed = stamp.with_name(".build-failed")
-    stamp.unlink(missing_ok=True)
-    failed.unlink(missing_ok=True)
-    start = time.perf_counter()
-    with open(log, "w") as out:
-        result = subprocess.run(
-            [str(jupyter_book), *BUILD_ARGS], cwd=repo, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    if result.returncode != 0:
-        lines = re.sub(r"\x1b\[[0-9;]*m", "", log.read_text(errors="replace")).splitlines()  # no colours
-        problems = [line for line in lines if ("WARNING" in line or "ERROR" in line) and "[IPKernelApp]" not in line]
-        failure = f"the book build failed (exit {result.returncode}, log {log}):\n" + "\n".join((problems or lines)[-30:])
-        if failed.parent.is_dir():
-            failed.write_text(failure)
-        return failure
-    stamp.write_text(f"built in {time.perf_counter() - start:.0f} s\n")
-    return None
-
-
 _BUILT_IN_THIS_PROCESS: list[bool] = []
+#: The longest a test waits for the book: every notebook under nbmake, then the build.
+BOOK_WAIT = 3600.0
 
 
 @pytest.fixture(scope="session")
 def built_book() -> Path:
-    """Path of `_build/html`, building the book first if it is missing or stale.
+    """Path of `_build/html`, once the session's build is done (or a fresh one exists).
 
-    Modules that import this fixture get their own instance of it; the build still happens at
-    most once per process (and, through the lock, once per xdist run).
+    Under `make test` the build from nbmake's executed notebooks holds the lock from the start of
+    the session (``tests/conftest.py``); this waits for it and reuses its outcome. Elsewhere
+    (``pytest tests/test_html.py``) a stale or missing book is built like `make book`. Modules
+    that import this fixture get their own instance of it; the build still happens at most once
+    per process (and, through the lock, once per xdist run).
     """
     BUILD.mkdir(exist_ok=True)
-    with open(BUILD / ".book-build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker builds, the others wait and reuse
+    with open(LOCK, "w") as lock:
+        acquire(lock, BOOK_WAIT)  # one process builds, the others wait and reuse
         try:
             if not _BUILT_IN_THIS_PROCESS:
                 if not book_is_fresh():

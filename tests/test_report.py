@@ -3,7 +3,10 @@ import math
 
 import pytest
 
-from dtcore.book.report import VerificationTable, format_number, theorem_margin, worst
+import pandas as pd
+
+from dtcore.book.report import (VerificationTable, failing_rows, format_number, read_verification, table_passes,
+                                theorem_margin, worst)
 
 
 def test_bound_rows_hold_fail_and_report_margins():
@@ -71,19 +74,21 @@ def test_observations_are_never_asserted_and_empty_tables_fail():
     t.assert_all()
 
 
-def test_assert_all_writes_json_for_the_fault_suite(tmp_path, monkeypatch):
+def test_assert_all_writes_json_for_the_runner(tmp_path, monkeypatch):
     path = tmp_path / "v.json"
     monkeypatch.setenv("DTCORE_VERIFICATION_JSON", str(path))
+    monkeypatch.delenv("DTCORE_VERIFICATION_STOP_EARLY", raising=False)
     t = VerificationTable()
     t.bound("Thm", "error", 0.01, 0.1, value_range=(0, 0.5))
     t.assert_all()
     assert json.loads(path.read_text())[0]["holds"] is True
+    assert not t.bound("Thm", "error", 0.3, 0.1, value_range=(0, 0.5))  # no early stop without the second variable
     with pytest.raises(AssertionError):
-        t.bound("Thm", "error", 0.3, 0.1, value_range=(0, 0.5))
-    rows = json.loads(path.read_text())[1:]
-    assert rows[0]["result"] == "Thm" and rows[0]["holds"] is False
+        t.assert_all()
+    table = read_verification(path)
+    assert list(failing_rows(table)["result"]) == ["Thm"] and not table_passes(table)
     # the fault runner counts every non-observation row that does not hold: bound() rows are theorem rows
-    assert rows[0]["kind"] == "theorem" and rows[0]["status"] == "FAILS"
+    assert list(table["kind"]) == ["theorem", "theorem"] and list(table["status"]) == ["holds", "FAILS"]
 
 
 def test_html_groups_by_kind_and_formats_numbers():
@@ -104,6 +109,7 @@ def test_html_groups_by_kind_and_formats_numbers():
 def test_under_the_fault_suite_the_first_failing_row_stops_the_chapter(tmp_path, monkeypatch):
     path = tmp_path / "v.json"
     monkeypatch.setenv("DTCORE_VERIFICATION_JSON", str(path))
+    monkeypatch.setenv("DTCORE_VERIFICATION_STOP_EARLY", "1")
     t = VerificationTable()
     assert t.bound("Thm", "error", 0.01, 0.1, value_range=(0, 0.5))
     with pytest.raises(AssertionError, match="theorem checks failed"):
@@ -209,3 +215,23 @@ def test_a_summary_is_shown_once(monkeypatch):
     s._ipython_display_()
     s._ipython_display_()   # e.g. close_chapter(...) as the last line of the closing cell
     assert shown == [(s.mimebundle(), True)]
+
+
+def test_one_pass_rule_for_tables_and_their_files(tmp_path):
+    t = VerificationTable()
+    t.bound("Thm", "error", 0.02, 0.05, value_range=(0, 0.5))
+    t.counterexample("Claim", "printed bound", 2.0, 1.0)                    # refuted: the row holds
+    t.counterexample("Claim 2", "printed bound", 0.5, 1.0)                  # the claim holds: the row fails
+    t.observation("Obs", "ratio", 3.0, why="no theorem behind it")
+    assert list(failing_rows(t.frame())["result"]) == ["Claim 2"]
+    t.frame().to_csv(tmp_path / "verification.csv", index=False)            # as save_results writes it
+    from_csv = read_verification(tmp_path / "verification.csv")
+    assert list(failing_rows(from_csv)["result"]) == ["Claim 2"] and not table_passes(from_csv)
+    assert table_passes(from_csv.iloc[[0, 1, 3]])
+    assert not table_passes(from_csv.iloc[[3]])                             # nothing counted: not a pass
+
+
+@pytest.mark.parametrize("holds", [["True"], ["true"], [1], [None]])
+def test_pass_rule_refuses_holds_that_are_not_booleans(holds):
+    with pytest.raises(ValueError, match="holds"):
+        failing_rows(pd.DataFrame({"kind": ["theorem"], "holds": holds}))

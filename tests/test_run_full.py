@@ -28,19 +28,19 @@ def test_toc_chapters_are_the_notebooks_in_book_order(run_full):
     assert "notation" not in chapters and "intro" not in chapters  # markdown pages are not run
 
 
-def test_count_checks_by_kind_and_failing_rows(run_full, tmp_path):
+def test_count_checks_by_kind_and_failing_rows(run_full):
     rows = [
-        {"kind": "bound", "quantity": "a", "status": "holds"},
-        {"kind": "bound", "quantity": "b", "status": "FAILS"},
-        {"kind": "identity", "quantity": "c", "status": "holds"},
-        {"kind": "counterexample", "quantity": "d", "status": "refuted"},
-        {"kind": "observation", "quantity": "e", "status": "shown"},
+        {"kind": "bound", "result": "T1", "quantity": "a", "holds": True},
+        {"kind": "bound", "result": "T2", "quantity": "b", "holds": False},
+        {"kind": "identity", "result": "L", "quantity": "c", "holds": True},
+        {"kind": "counterexample", "result": "C", "quantity": "d", "holds": True},
+        {"kind": "observation", "result": "O", "quantity": "e", "holds": True},
     ]
-    path = tmp_path / "verification.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    counts = run_full.count_checks(path)
+    counts = run_full.count_checks(pd.DataFrame(rows))
     assert counts["by_kind"] == {"bound": 2, "counterexample": 1, "identity": 1, "observation": 1}
-    assert counts["failing"] == ["b"]
+    assert counts["failing"] == ["T2: b"]
+    with pytest.raises(ValueError, match="holds"):  # the one pass rule: no string "True"
+        run_full.count_checks(pd.DataFrame([{"kind": "bound", "result": "T", "quantity": "a", "holds": "True"}]))
 
 
 def test_summary_names_commit_times_and_failures(run_full, tmp_path):
@@ -48,13 +48,19 @@ def test_summary_names_commit_times_and_failures(run_full, tmp_path):
             "machine": "m", "dask_scheduler": "", "extra_parameters": []}
     rows = [
         {"chapter": "01_x", "passed": True, "seconds": 61.0, "checks": {"by_kind": {"bound": 3}, "rows": 3, "failing": []}},
-        {"chapter": "02_y", "passed": False, "seconds": 5.0, "checks": None},
+        {"chapter": "02_y", "passed": False, "seconds": 5.0, "checks": None,
+         "error": "ValueError: folds must be an integer in [2, 20], got 1"},
+        {"chapter": "03_z", "passed": False, "seconds": 7.0,
+         "checks": {"by_kind": {"bound": 2}, "rows": 2, "failing": ["Theorem 1: error | bound"]},
+         "error": "AssertionError: theorem checks failed:\n..."},
     ]
     text = run_full.write_summary(tmp_path, meta, rows)
     assert "| 01_x | passed | 1 min 01 s | bound 3 | none | `abc`, s |" in text
-    assert "| 02_y | FAILED | 0 min 05 s | no verification.csv | none | `abc`, s |" in text
+    assert ("| 02_y | FAILED | 0 min 05 s | no verification table | "
+            "ValueError: folds must be an integer in [2, 20], got 1 | `abc`, s |") in text
+    assert "| 03_z | FAILED | 0 min 07 s | bound 2 | rows not holding: Theorem 1: error \\| bound | `abc`, s |" in text
     assert "- commit: `abc`" in text
-    assert "total wall time: 1 min 06 s" in text
+    assert "total wall time: 1 min 13 s" in text
     assert json.loads((tmp_path / "summary.json").read_text())["chapters"][1]["passed"] is False
 
 
@@ -79,6 +85,35 @@ def test_a_partial_run_keeps_the_other_chapters_rows(run_full, tmp_path):
         ("01_a", "old", 10.0), ("02_b", "new", 20.0), ("03_c", "old", 10.0)]
     text = run_full.write_summary(tmp_path, {**meta, "commit": "new"}, rows)
     assert "commits: `new`, `old` (per chapter below)" in text
-    assert "| 02_b | passed | 0 min 20 s | no verification.csv | none | `new`, s1 |" in text
+    assert "| 02_b | passed | 0 min 20 s | no verification table | none | `new`, s1 |" in text
     # a summary of another scale is not merged
     assert [r["chapter"] for r in run_full.merge_rows(tmp_path, "quick", new, ["01_a", "02_b", "03_c"])] == ["02_b"]
+
+
+def test_parameters_are_typed_as_papermill_types_them(run_full):
+    given = run_full.parse_parameters([["seed", "7"], ["eps", "0.1"], ["save_results", "True"], ["impurity", "gini"]],
+                                      ["sizes: [4, 8]"])
+    assert given == {"sizes": [4, 8], "seed": 7, "eps": 0.1, "save_results": True, "impurity": "gini"}
+    with pytest.raises(SystemExit, match="YAML mapping"):
+        run_full.parse_parameters([], ["[4, 8]"])
+
+
+def test_a_parameter_goes_to_the_chapters_that_have_it(run_full):
+    ch1 = run_full.chapter_parameters("01_top_down_guarantees", "full", {"seed": 7, "n_functions": 10})
+    assert ch1 == {"scale": "full", "save_results": True, "seed": 7, "n_functions": 10}
+    faults = run_full.chapter_parameters("appendix_faults", "full", {"seed": 7, "jobs": 1})
+    assert faults == {"scale": "full", "jobs": 1}  # no seed, no save_results: not its parameters
+    run_full.check_parameters(["01_top_down_guarantees", "appendix_faults"], {"seed": 7, "jobs": 1})
+    with pytest.raises(SystemExit, match="unknown parameter 'sead'.*did you mean 'seed'"):
+        run_full.check_parameters(["01_top_down_guarantees"], {"sead": 7})
+    with pytest.raises(SystemExit, match="unknown parameter 'jobs'"):
+        run_full.check_parameters(["01_top_down_guarantees"], {"jobs": 1})
+
+
+def test_progress_is_one_line_per_cell_off_a_terminal(run_full, capsys):
+    import sys
+
+    progress = run_full.CellProgress("06_real_data", stream=sys.stdout)
+    progress(3, 20, 65.2)
+    progress.close()
+    assert capsys.readouterr().out == "06_real_data: cell 3/20 started at 1 min 05 s\n"

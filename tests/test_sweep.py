@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
 
+import dtcore.book.sweep as sweep_module
 from dtcore.book.sweep import SCHEDULER_ENV, grid, sweep, task_seeds
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 def noisy_task(rng: np.random.Generator, m: int, p: float) -> dict[str, float]:
@@ -76,15 +88,38 @@ def test_multi_row_tasks():
     assert df["j"].tolist() == [0, 0, 0, 1, 2, 0, 1, 2]
 
 
-def _local_cluster(**options):
-    """Two single-threaded Dask workers, no dashboard; closed by the ``with`` that opens it."""
+def _local_cluster(n_workers: int = 2, *, processes: bool):
+    """Single-threaded Dask workers; closed by the ``with`` that opens it.
+
+    Every socket listens on 127.0.0.1 only: the workers talk over TCP on loopback (``processes``)
+    or in-process, and the HTTP servers (which start even without a dashboard, and on 0.0.0.0:8787
+    unless told otherwise) take a free loopback port.
+    """
     distributed = pytest.importorskip("dask.distributed")
-    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, **options)
+    loopback = {"host": "127.0.0.1"} if processes else {}
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=processes,
+                                    dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+                                    **loopback)
+
+
+def listening_addresses(pid: int) -> set[str]:
+    """The addresses that a process and its descendants listen on."""
+    import psutil
+
+    root = psutil.Process(pid)
+    found = set()
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            found |= {c.laddr.ip for c in process.net_connections("inet") if c.status == psutil.CONN_LISTEN}
+        except psutil.Error:  # a process that ended meanwhile
+            pass
+    return found
 
 
 @pytest.fixture(scope="module")
 def dask_cluster():
     with _local_cluster(processes=False) as cluster:
+        assert listening_addresses(os.getpid()) <= {"127.0.0.1"}
         yield cluster
 
 
@@ -143,7 +178,8 @@ def pid_task(rng: np.random.Generator, k: int) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def dask_process_cluster():
     """Two worker processes on loopback, as on a real cluster (pickled tasks, separate imports)."""
-    with _local_cluster(processes=True, host="127.0.0.1") as cluster:
+    with _local_cluster(processes=True) as cluster:
+        assert listening_addresses(os.getpid()) <= {"127.0.0.1"}  # this process and the worker processes
         yield cluster
 
 
@@ -168,3 +204,69 @@ def test_multiprocess_dask_cluster_equals_joblib_bit_for_bit(dask_process_cluste
         worker_pids = set(client.run(os.getpid).values())
     assert len(worker_pids) == 2 and os.getpid() not in worker_pids
     assert set(on_cluster["pid"]) <= worker_pids  # every task ran in a worker process
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_wrong_address_names_the_variable_it_came_from(monkeypatch):
+    monkeypatch.setattr(sweep_module, "CONNECT_TIMEOUT", 2.0)
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
+    monkeypatch.setenv(SCHEDULER_ENV, address)
+    started = time.monotonic()
+    with pytest.raises(ConnectionError, match=f"no Dask scheduler answered at '{address}' \\(from {SCHEDULER_ENV}\\)"):
+        sweep(noisy_task, POINTS)
+    assert time.monotonic() - started < 30
+    monkeypatch.setenv(SCHEDULER_ENV, "http://head node:8786")
+    with pytest.raises(ValueError, match=f"{SCHEDULER_ENV} must be a Dask scheduler address"):
+        sweep(noisy_task, POINTS)
+    monkeypatch.setenv(SCHEDULER_ENV, "")  # set but empty: the sweep stays local
+    assert len(sweep(noisy_task, POINTS, n_jobs=1)) == len(POINTS)
+
+
+def slow_task(rng: np.random.Generator, k: int) -> dict[str, float]:
+    time.sleep(0.3)
+    return {"u": float(rng.random())}
+
+
+def test_a_sweep_fails_in_bounded_time_when_every_worker_dies(monkeypatch):
+    """The issue's case: the workers die mid-run and the scheduler would keep the tasks forever."""
+    monkeypatch.setattr(sweep_module, "NO_WORKER_TIMEOUT", 3.0)
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    from dask.distributed import Client
+
+    with _local_cluster(n_workers=0, processes=True) as cluster:  # the scheduler alone, over TCP on 127.0.0.1
+        address = cluster.scheduler_address
+        # the README's worker command: two worker processes under one `dask worker`, on loopback
+        workers = subprocess.Popen(
+            [str(pathlib.Path(sys.executable).with_name("dask")), "worker", address, "--nworkers", "2",
+             "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"],
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            with Client(address, set_as_default=False) as client:
+                client.wait_for_workers(2, timeout=120)
+                killed: list[float] = []
+
+                def kill_when_running() -> None:
+                    while not client.processing() or not any(client.processing().values()):
+                        time.sleep(0.05)
+                    time.sleep(0.5)
+                    os.killpg(workers.pid, signal.SIGKILL)  # every worker process and its nanny at once
+                    killed.append(time.monotonic())
+
+                killer = threading.Thread(target=kill_when_running, daemon=True)
+                killer.start()
+                with pytest.raises(RuntimeError, match="has no worker left") as info:
+                    sweep(slow_task, grid(k=range(200)), scheduler=address)
+                failed = time.monotonic()
+                killer.join(timeout=10)
+            assert killed and failed - killed[0] < 3.0 + 15, "the sweep did not fail soon after the workers died"
+            assert address in str(info.value) and "of 200 sweep tasks finished" in str(info.value)
+        finally:
+            if workers.poll() is None:
+                os.killpg(workers.pid, signal.SIGKILL)
+            workers.wait(timeout=30)

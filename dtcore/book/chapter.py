@@ -10,7 +10,10 @@ same specifications (``python -m dtcore.book.specs``), and a test keeps them in 
 
 from __future__ import annotations
 
+import ast
+import difflib
 import math
+import os
 import pathlib
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -20,11 +23,15 @@ from typing import Any, Literal
 import pandas as pd
 
 from .report import COUNTED_KINDS, TableSummary, VerificationTable
+from .sweep import SCHEDULER_ENV
 from ..validate import check_int, check_real
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCALES = ("quick", "full")
-Kind = Literal["int", "real", "bool", "str", "int_list", "real_list"]
+Kind = Literal["int", "real", "bool", "str", "int_list", "real_list", "str_list"]
+#: The first line of the cell papermill injects after a notebook's ``parameters`` cell.
+PAPERMILL_HEADER = "# Parameters"
+
 _SAME = object()  # a full-scale default equal to the quick one
 
 Limit = float | int | Callable[[Mapping[str, Any]], float] | None
@@ -96,7 +103,7 @@ class Param:
     def describe(self) -> str:
         """The allowed values in words, for the README."""
         kind = {"int": "integer", "real": "real", "bool": "True/False", "str": "string",
-                "int_list": "list of integers", "real_list": "list of reals"}[self.kind]
+                "int_list": "list of integers", "real_list": "list of reals", "str_list": "list of names"}[self.kind]
         if self.range_text:
             return f"{kind}, {self.range_text}"
         if self.choices:
@@ -121,9 +128,53 @@ def _show_default(value: Any) -> str:
     return f"`{value!r}`"
 
 
+def injected_parameters(values: Mapping[str, Any]) -> list[str]:
+    """The names papermill passed to a running notebook, read from IPython's input history.
+
+    Papermill injects its parameters as a cell whose first line is ``# Parameters``, executed
+    just before the cell that resolves them; ``values`` is that notebook's ``globals()``, whose
+    ``In`` lists the source of every cell run so far. The names assigned in the latest such cell
+    are returned (none outside IPython, or when papermill passed nothing).
+    """
+    history = values.get("In")
+    if not isinstance(history, list):
+        return []
+    for source in reversed(history):
+        if isinstance(source, str) and source.lstrip().split("\n", 1)[0].rstrip() == PAPERMILL_HEADER:
+            try:
+                body = ast.parse(source).body
+            except SyntaxError:
+                return []
+            names: list[str] = []
+            for node in body:
+                targets = node.targets if isinstance(node, ast.Assign) else (
+                    [node.target] if isinstance(node, ast.AnnAssign) else [])
+                names += [t.id for t in targets if isinstance(t, ast.Name)]
+            return names
+    return []
+
+
+def closest_name(name: str, known: Sequence[str]) -> str | None:
+    """The known name a misspelt ``name`` most likely meant: one it begins or that begins it
+    (``eta`` -> ``eta_grid``), else the most similar (``sead`` -> ``seed``), else None."""
+    lowered = {k.lower(): k for k in known}
+    low = name.lower()
+    prefixed = [k for k in lowered if min(len(k), len(low)) >= 3 and (k.startswith(low) or low.startswith(k))]
+    if prefixed:
+        return lowered[max(prefixed, key=lambda k: (difflib.SequenceMatcher(None, low, k).ratio(), k))]
+    close = difflib.get_close_matches(low, list(lowered), n=1, cutoff=0.6)
+    return lowered[close[0]] if close else None
+
+
 @dataclass(frozen=True)
 class ParameterSpec:
-    """A chapter's parameters: ``seed``, ``scale`` and ``save_results`` are added to every chapter."""
+    """A page's parameters: ``scale`` always, ``common`` (``seed`` and ``save_results`` unless told
+    otherwise) and its own ``params``.
+
+    ``runs_locally`` says why a page that never calls :func:`dtcore.book.sweep.sweep` does not use
+    a Dask cluster (shown in its README table); it stays empty for the pages whose long loops are
+    sweeps.
+    """
 
     chapter: str
     title: str
@@ -134,15 +185,37 @@ class ParameterSpec:
         Param("seed", "int", 0, help="seed of every random draw (a `SeedSequence` per task)", low=0),
         Param("save_results", "bool", False, help="write the tidy results as CSV under `results/<chapter>/`"),
     ))
+    runs_locally: str = ""
 
     def names(self) -> list[str]:
-        return ["seed", "scale", *[p.name for p in self.params], "save_results"]
+        """Every parameter name, in the order of the README table."""
+        leading = [p.name for p in self.common if p.name == "seed"]
+        trailing = [p.name for p in self.common if p.name != "seed"]
+        return [*leading, "scale", *[p.name for p in self.params], *trailing]
 
-    def resolve(self, values: Mapping[str, Any]) -> dict[str, Any]:
+    def check_names(self, passed: Sequence[str]) -> None:
+        """``ValueError`` for any passed name that is not a parameter, with the closest known one."""
+        known = self.names()
+        unknown = [name for name in passed if name not in known]
+        if not unknown:
+            return
+        sentences = []
+        for name in unknown:
+            close = closest_name(name, known)
+            sentences.append(f"unknown parameter {name!r}" + (f"; did you mean {close!r}?" if close else "."))
+        raise ValueError(" ".join(sentences) + f" The parameters of {self.chapter} are {', '.join(known)}.")
+
+    def resolve(self, values: Mapping[str, Any], *, passed: Sequence[str] | None = None) -> dict[str, Any]:
         """Validate the chapter's parameters (e.g. ``globals()`` of the notebook) and fill defaults.
 
         ``None`` means the default of the chosen ``scale``. Returns a dict with every parameter.
+        ``passed`` are the names the caller passed (default: those papermill injected, see
+        :func:`injected_parameters`); a name that is not a parameter of this page raises a
+        ``ValueError`` naming it and the closest known name, before any value is checked.
         """
+        self.check_names(injected_parameters(values) if passed is None else passed)
+        if self.runs_locally and os.environ.get(SCHEDULER_ENV):
+            print(f"{SCHEDULER_ENV} is set, but this page runs on the local cores only: {self.runs_locally}")
         scale = values.get("scale", "quick")
         if scale not in SCALES:
             raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
@@ -156,20 +229,38 @@ class ParameterSpec:
 
     def markdown(self) -> str:
         """The README table of this chapter's parameters."""
-        lines = [f"**{self.title}** (`book/{self.chapter}.ipynb`)", "",
-                 "| parameter | allowed | quick | full | meaning |", "|---|---|---|---|---|",
-                 "| `scale` | `\"quick\"` or `\"full\"` | `'quick'` | | the size of every experiment; the two "
-                 "columns give each parameter's default at that scale |"]
-        for p in (*self.common[:1], *self.params, *self.common[1:]):
+        lines = [f"**{self.title}** (`book/{self.chapter}.ipynb`)", ""]
+        if self.runs_locally:
+            lines += [f"Runs on the local cores only, whatever `{SCHEDULER_ENV}` says: {self.runs_locally}", ""]
+        lines += ["| parameter | allowed | quick | full | meaning |", "|---|---|---|---|---|",
+                  "| `scale` | `\"quick\"` or `\"full\"` | `'quick'` | | the size of every experiment; the two "
+                  "columns give each parameter's default at that scale |"]
+        seed = [p for p in self.common if p.name == "seed"]
+        for p in (*seed, *self.params, *(p for p in self.common if p.name != "seed")):
             full = "" if p.full is _SAME else _show_default(p.full)
             cells = [f"`{p.name}`", p.describe(), _show_default(p.quick), full or "same", p.help]
             lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
         return "\n".join(lines)
 
 
+def book_root(start: str | os.PathLike[str] | None = None) -> pathlib.Path | None:
+    """The clone whose book is being run: the nearest folder holding ``_toc.yml`` and ``book/``,
+    from ``start`` (default: the working directory, ``book/`` under papermill's ``--cwd book``) up."""
+    here = pathlib.Path(start if start is not None else pathlib.Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file() and (folder / "book").is_dir():
+            return folder
+    return None
+
+
 def results_dir(chapter: str) -> pathlib.Path:
-    """``results/<chapter>/`` under the repository root, whatever the working directory."""
-    return REPO_ROOT / "results" / chapter
+    """``results/<chapter>/`` of the clone being run (:func:`book_root`), whatever ``dtcore`` it imports.
+
+    Outside any clone: the clone ``dtcore`` was installed from when it is one (an editable
+    install), else ``results/<chapter>/`` under the working directory.
+    """
+    root = book_root() or (REPO_ROOT if (REPO_ROOT / "_toc.yml").is_file() else pathlib.Path.cwd())
+    return root / "results" / chapter
 
 
 def save_results(chapter: str, frames: Mapping[str, pd.DataFrame]) -> pathlib.Path:

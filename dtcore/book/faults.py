@@ -2,11 +2,10 @@
 
 A fault is an exact text replacement in one file of ``dtcore`` (``faults/<chapter>.toml`` lists
 them). :func:`run_fault` copies ``dtcore`` and ``book`` to a scratch directory, applies the fault
-there (the repository is never touched), runs the chapter at quick scale with papermill in a
-kernel that imports the scratch ``dtcore``, and records how the chapter ended: a failing
-verification row (the fault is *caught by a check*), a cell that raised (*caught by an error*), or a
-clean run (*missed*). The verification table tells which rows failed through the JSON file named by
-``DTCORE_VERIFICATION_JSON``.
+there (the repository is never touched), runs the chapter at quick scale with
+:func:`dtcore.book.run.run_chapter` in a kernel that imports the scratch ``dtcore``, and records how
+the chapter ended: a failing verification row (the fault is *caught by a check*), a cell that
+raised (*caught by an error*), or a clean run (*missed*).
 
 Run from the shell: ``python -m dtcore.book.faults [--chapter 01_top_down_guarantees] [--fault ID]``.
 """
@@ -14,13 +13,9 @@ Run from the shell: ``python -m dtcore.book.faults [--chapter 01_top_down_guaran
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 import tomllib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +24,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .chapter import REPO_ROOT
-from .report import VERIFICATION_JSON_ENV, read_verification_json
+from .run import ChapterRun, run_chapter
+from .sweep import SCHEDULER_ENV
+
+#: The environment of a fault's run. Two chapters run at once on two cores, so each kernel keeps to
+#: one BLAS/OpenMP thread; and its sweeps stay local, since a Dask cluster's workers would import the
+#: repository's dtcore instead of the patched copy (the fault would go unseen).
+FAULT_RUN_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", SCHEDULER_ENV: ""}
 
 
 @dataclass(frozen=True)
@@ -83,42 +84,17 @@ def apply_fault(fault: Fault, root: str | pathlib.Path) -> None:
     path.write_text(text.replace(fault.find, fault.replace))
 
 
-def run_chapter(chapter: str, root: pathlib.Path, *, timeout: float = 900.0,
-                parameters: dict[str, object] | None = None) -> dict[str, object]:
-    """Run ``book/<chapter>.ipynb`` of the tree at ``root`` and report how it ended."""
-    report_path = root / "verification.json"
-    report_path.unlink(missing_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(root), VERIFICATION_JSON_ENV: str(report_path),
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "papermill", str(root / "book" / f"{chapter}.ipynb"), str(root / "out.ipynb"),
-           "--cwd", str(root / "book"), "--no-progress-bar", "--log-level", "ERROR"]
-    for key, value in (parameters or {}).items():
-        cmd += ["-p", key, str(value)]
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-        returncode, stderr = proc.returncode, proc.stderr
-    except subprocess.TimeoutExpired:
-        returncode, stderr = -1, f"timed out after {timeout:.0f} s"
-    seconds = time.perf_counter() - start
-    failed_rows: list[dict[str, object]] = []
-    if report_path.exists():
-        rows = read_verification_json(report_path)
-        failed_rows = [r for r in rows if r["kind"] != "observation" and not r["holds"]]
-    if returncode == 0:
+def judge(run: ChapterRun) -> dict[str, object]:
+    """How a chapter run against a fault ended: caught by a check, caught by an error, or missed."""
+    failing = run.failing
+    if run.returncode == 0 and not run.timed_out:
         outcome, caught_by = "missed", ""
-    elif failed_rows:
+    elif len(failing):
         outcome = "caught by a check"
-        caught_by = "; ".join(f"{r['result']}: {r['quantity']}" for r in failed_rows)
+        caught_by = "; ".join(f"{r['result']}: {r['quantity']}" for _, r in failing.iterrows())
     else:
-        outcome, caught_by = "caught by an error", _last_error(stderr)
-    return {"outcome": outcome, "caught_by": caught_by, "failed_rows": len(failed_rows), "seconds": seconds}
-
-
-def _last_error(stderr: str) -> str:
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "Error" in ln or "Exception" in ln]
-    return (errors[-1] if errors else (lines[-1] if lines else "non-zero exit"))[:200]
+        outcome, caught_by = "caught by an error", (run.error.splitlines() or ["non-zero exit"])[0][:200]
+    return {"outcome": outcome, "caught_by": caught_by, "failed_rows": len(failing), "seconds": run.seconds}
 
 
 def run_fault(fault: Fault, *, repo_root: str | pathlib.Path | None = None, timeout: float = 900.0,
@@ -130,7 +106,9 @@ def run_fault(fault: Fault, *, repo_root: str | pathlib.Path | None = None, time
         shutil.copytree(source / "dtcore", root / "dtcore", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(source / "book", root / "book", ignore=shutil.ignore_patterns("_build", "*.png"))
         apply_fault(fault, root)
-        result = run_chapter(fault.chapter, root, timeout=timeout, parameters=parameters)
+        run = run_chapter(fault.chapter, root / "out.ipynb", book_dir=root / "book", pythonpath=[root],
+                          env=FAULT_RUN_ENV, parameters=parameters, timeout=timeout, stop_at_first_failure=True)
+        result = judge(run)
     return {"fault": fault.id, "chapter": fault.chapter, "file": fault.file, "description": fault.description,
             **result}
 

@@ -126,8 +126,10 @@ VERIFIED_KINDS = COUNTED_KINDS
 COLUMNS = ["kind", "result", "box", "quantity", "measured", "relation", "bound", "tolerance", "reach",
            "reach_low", "reach_high", "margin", "holds", "status", "worst_case", "measured_by", "bound_by",
            "reads_rule", "reach_why", "tight", "legacy", "note"]
-# The environment variable through which the fault-injection suite asks for the table as JSON.
+# The environment variables through which a runner (dtcore.book.run) asks for the table as JSON, and
+# (the fault-injection suite) for the chapter to stop at its first failing check.
 VERIFICATION_JSON_ENV = "DTCORE_VERIFICATION_JSON"
+STOP_EARLY_ENV = "DTCORE_VERIFICATION_STOP_EARLY"
 #: What :func:`lint_table` looks for, with the sentence it prints.
 LINT_PATTERNS = {
     "same-function": "both sides are computed by the same function, so a fault in it moves both together",
@@ -579,7 +581,7 @@ class VerificationTable:
         if findings:
             raise ValueError("; ".join(str(f) for f in findings))
         self.rows.append(full)
-        if os.environ.get(VERIFICATION_JSON_ENV) and full["kind"] in COUNTED_KINDS and not full["holds"]:
+        if os.environ.get(STOP_EARLY_ENV) and full["kind"] in COUNTED_KINDS and not full["holds"]:
             # Under the fault-injection suite a chapter stops at its first failing check: the
             # suite only needs to know which row caught the fault, and the rest of the run is waste.
             self.assert_all()
@@ -730,9 +732,8 @@ class VerificationTable:
         return pd.DataFrame(self.rows, columns=COLUMNS)
 
     def failures(self) -> pd.DataFrame:
-        """Counted rows that do not hold."""
-        df = self.frame()
-        return df[df["kind"].isin(COUNTED_KINDS) & ~df["holds"].map(_truthy)]
+        """Counted rows that do not hold (:func:`failing_rows`, the one pass rule)."""
+        return failing_rows(self.frame())
 
     def counts(self) -> dict[str, int]:
         """The number of rows of each kind (every kind present, zeros included)."""
@@ -933,8 +934,9 @@ class VerificationTable:
         Then run :func:`lint_table`: a finding fails the table too, except on ``legacy`` rows while
         ``allow_legacy`` is true (the default until every chapter has left :meth:`bound`).
         When the environment variable ``DTCORE_VERIFICATION_JSON`` names a file, the table is
-        first written there as JSON, so the fault-injection suite can tell which row failed; in
-        that mode the first failing counted row raises at once (see :mod:`dtcore.book.faults`).
+        first written there as JSON, so the runner (:mod:`dtcore.book.run`) can tell which rows
+        failed; with ``DTCORE_VERIFICATION_STOP_EARLY`` set as well (the fault suite), the first
+        failing counted row raises at once.
         """
         target = os.environ.get(VERIFICATION_JSON_ENV)
         if target:
@@ -942,7 +944,7 @@ class VerificationTable:
         counted = [r for r in self.rows if r["kind"] in COUNTED_KINDS]
         if not counted:
             raise AssertionError("the verification table has no counted row: nothing was checked")
-        bad = self.failures()
+        bad = failing_rows(self.frame())
         if len(bad):
             raise AssertionError("theorem checks failed:\n" + bad[["kind", "result", "quantity", "measured",
                                                                       "relation", "bound", "margin"]].to_string())
@@ -959,6 +961,37 @@ def worst(values: np.ndarray | list[float], kind: str = "max") -> float:
     return float(arr.max() if kind == "max" else arr.min())
 
 
-def read_verification_json(path: str | pathlib.Path) -> list[dict[str, object]]:
-    """Rows written by :meth:`VerificationTable.assert_all` under ``DTCORE_VERIFICATION_JSON``."""
-    return json.loads(pathlib.Path(path).read_text())
+def failing_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The one rule of whether a verification table passed: its counted rows that do not hold.
+
+    A row counts when its ``kind`` is ``theorem``, ``identity`` or ``counterexample``; it passes when
+    its ``holds`` is True (for a counterexample: the printed claim is refuted). Observations never
+    fail. ``table`` is :meth:`VerificationTable.frame` or the same table read back by
+    :func:`read_verification`; ``holds`` must be boolean, since a string such as ``"True"`` would be
+    a table written by something else, and is refused rather than guessed at.
+    """
+    missing = {"kind", "holds"} - set(table.columns)
+    if missing:
+        raise ValueError(f"table must have the columns 'kind' and 'holds', missing {sorted(missing)}")
+    unknown = sorted(set(table["kind"]) - set(KINDS))
+    if unknown:
+        raise ValueError(f"table['kind'] must be one of {list(KINDS)}, got {unknown}")
+    not_bool = [v for v in table["holds"] if not isinstance(v, (bool, np.bool_))]
+    if not_bool:
+        raise ValueError(f"table['holds'] must be True or False, got {not_bool[:3]!r}")
+    holds = table["holds"].astype(bool)
+    return table[table["kind"].isin(VERIFIED_KINDS) & ~holds]
+
+
+def table_passes(table: pd.DataFrame) -> bool:
+    """True when the table has at least one counted row and every counted row holds."""
+    return bool(table["kind"].isin(VERIFIED_KINDS).any()) and failing_rows(table).empty
+
+
+def read_verification(path: str | pathlib.Path) -> pd.DataFrame:
+    """A verification table read back: the JSON of ``DTCORE_VERIFICATION_JSON`` or a chapter's
+    ``verification.csv`` (``save_results``), with the columns of :meth:`VerificationTable.frame`."""
+    path = pathlib.Path(path)
+    if path.suffix == ".json":
+        return pd.DataFrame(json.loads(path.read_text()), columns=COLUMNS)
+    return pd.read_csv(path)
