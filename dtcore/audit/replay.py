@@ -24,6 +24,37 @@ from ..tree import LEAF, DecisionTree
 from .oracles import leaf_label_masses
 
 
+def split_steps(tree: DecisionTree, trace: pd.DataFrame) -> list[tuple[list[int], int, int]]:
+    """The walk every replay shares: ``(frontier, node, feature)`` before each split of ``trace``.
+
+    Reads the order of the splits from the growth trace (its ``node``/``feature`` columns, one row
+    per split; :func:`dtcore.grow.grow`), rebuilds the tree from them and checks it is ``tree``, then
+    lists for each split the leaves of the bare tree just before it (in growth order: the split leaf
+    leaves the list, its two children join at the end), and a last step ``(frontier, -1, -1)`` with
+    the final leaves.
+    """
+    if not isinstance(trace, pd.DataFrame) or "feature" not in trace.columns:
+        raise ValueError("trace must be a growth trace (a DataFrame with node and feature columns)")
+    splits = trace[trace["feature"] >= 0]
+    if len(splits) and "node" not in splits.columns:  # a run without splits has no node column
+        raise ValueError("trace must be a growth trace (a DataFrame with node and feature columns)")
+    order = [(int(v), int(f)) for v, f in zip(splits["node"], splits["feature"])] if len(splits) else []
+    rebuilt = DecisionTree(tree.n)
+    for node, feature in order:
+        if node >= rebuilt.node_count or rebuilt.feature[node] != LEAF:
+            raise ValueError(f"trace must list splits of leaves in growth order: node {node} is not a leaf")
+        rebuilt.split(node, feature)
+    if (rebuilt.feature, rebuilt.child0, rebuilt.child1) != (tree.feature, tree.child0, tree.child1):
+        raise ValueError("trace does not rebuild tree: the trace and the tree come from different runs")
+    frontier, steps = [0], []
+    for node, feature in order + [(-1, -1)]:
+        steps.append((list(frontier), node, feature))
+        if node >= 0:
+            frontier.remove(node)
+            frontier += [tree.child0[node], tree.child1[node]]
+    return steps
+
+
 def replay(tree: DecisionTree, trace: pd.DataFrame, table: np.ndarray, dist: ProductDistribution | None = None,
            kind: str = "flip") -> pd.DataFrame:
     """Replay a best-first run split by split and measure every intermediate bare tree exactly.
@@ -48,19 +79,7 @@ def replay(tree: DecisionTree, trace: pd.DataFrame, table: np.ndarray, dist: Pro
     n = table_variables(table)
     if tree.n != n:
         raise ValueError(f"tree must be on n = {n} variables to match the table, got {tree.n}")
-    if not isinstance(trace, pd.DataFrame) or "feature" not in trace.columns:
-        raise ValueError("trace must be a growth trace (a DataFrame with node and feature columns)")
-    splits = trace[trace["feature"] >= 0]
-    if len(splits) and "node" not in splits.columns:  # a run without splits has no node column
-        raise ValueError("trace must be a growth trace (a DataFrame with node and feature columns)")
-    order = [(int(v), int(f)) for v, f in zip(splits["node"], splits["feature"])] if len(splits) else []
-    rebuilt = DecisionTree(n)
-    for node, feature in order:
-        if node >= rebuilt.node_count or rebuilt.feature[node] != LEAF:
-            raise ValueError(f"trace must list splits of leaves in growth order: node {node} is not a leaf")
-        rebuilt.split(node, feature)
-    if (rebuilt.feature, rebuilt.child0, rebuilt.child1) != (tree.feature, tree.child0, tree.child1):
-        raise ValueError("trace does not rebuild tree: the trace and the tree come from different runs")
+    steps = split_steps(tree, trace)
     uniform = dist is None
     count = tree.node_count
     weight, mass_one, total = np.empty(count), np.empty(count), np.empty(count)
@@ -90,9 +109,8 @@ def replay(tree: DecisionTree, trace: pd.DataFrame, table: np.ndarray, dist: Pro
             per_point = np.where(weight[:, None] > 0, influence / weight[:, None], 0.0)
         gap = per_point.max(axis=1)[:, None] - per_point
         chosen = influence
-    frontier = [0]
     rows = []
-    for node, feature in order + [(-1, -1)]:
+    for frontier, node, feature in steps:
         # sums over the frontier in node-id order (the order of tree.leaves()) under a product
         # measure, in growth order under the uniform one: each path's former summation order
         leaves = frontier if uniform else sorted(frontier)
@@ -101,9 +119,6 @@ def replay(tree: DecisionTree, trace: pd.DataFrame, table: np.ndarray, dist: Pro
                      "best_score": float(best[leaves].max()),
                      "influence_gap": float(gap[node, feature]) if node >= 0 else np.nan,
                      "cost": float(total[leaves].sum()), "error": float(err[leaves].sum())})
-        if node >= 0:
-            frontier.remove(node)
-            frontier += [tree.child0[node], tree.child1[node]]
     return pd.DataFrame(rows)
 
 

@@ -26,6 +26,7 @@ from scipy import stats
 from ... import bounds
 from ...audit.compare import splits_differing, tree_from_sklearn
 from ...audit.oracles import exact_purity_gains
+from ...audit.replay import split_steps
 from ...cube import ProductDistribution, all_points
 from ...exact_size import monotone_decision_list, reduced_size
 from ...functions import majority, random_monotone_tree, tribes
@@ -365,7 +366,8 @@ def theorem1_glue(thm1: pd.DataFrame, bstar_t: pd.DataFrame, *, sizes: Sequence[
 def replay(res: object, truth_table: np.ndarray, impurity: str) -> pd.DataFrame:
     """One row per step of a growth trace: the exact potential sum_l 2^-|l| G(E[f_l]) of [BGLT20]
     Fact 2.1, the error of the f-completion, the sum of the leaves' best true gains (Fact B.4) and the
-    split's true gain beside the minibatch's gain (Lemma B.3), all computed on the cube from f's table."""
+    split's true gain beside the minibatch's gain (Lemma B.3), all computed on the cube from f's table.
+    The walk over the trace is the book's one replay (:func:`dtcore.audit.replay.split_steps`)."""
     tree, leaf_stats = res.tree, {}
 
     def leaf(node: int) -> tuple[float, float, np.ndarray]:
@@ -373,19 +375,19 @@ def replay(res: object, truth_table: np.ndarray, impurity: str) -> pd.DataFrame:
             leaf_stats[node] = exact_purity_gains(truth_table, tree.restriction(node), impurity)
         return leaf_stats[node]
 
-    leaves, rows = {0}, []
-    for _, step in res.trace.iterrows():
-        row = {"j": int(step["leaves"]), "potential": sum(leaf(v)[0] for v in leaves),
-               "error": sum(leaf(v)[1] for v in leaves),
-               "best_gain_sum": sum(max(float(leaf(v)[2].max()), 0.0) for v in leaves)}
-        if step["feature"] < 0:
-            rows.append(row)
-            break
-        node, i = int(step["node"]), int(step["feature"])
-        row.update(depth=int(step["depth"]), true_gain=float(leaf(node)[2][i]), batch_gain=float(step["score"]))
-        leaves.remove(node)
-        leaves |= {tree.child0[node], tree.child1[node]}
-        rows.append(row)
+    steps = split_steps(tree, res.trace)
+    splits = res.trace[res.trace["feature"] >= 0]
+    rows = []
+    for (leaves, node, i), (_, step) in zip(steps, splits.iterrows()):
+        rows.append({"j": len(leaves), "potential": sum(leaf(v)[0] for v in leaves),
+                     "error": sum(leaf(v)[1] for v in leaves),
+                     "best_gain_sum": sum(max(float(leaf(v)[2].max()), 0.0) for v in leaves),
+                     "depth": int(step["depth"]), "true_gain": float(leaf(node)[2][i]),
+                     "batch_gain": float(step["score"])})
+    leaves = steps[-1][0]
+    rows.append({"j": len(leaves), "potential": sum(leaf(v)[0] for v in leaves),
+                 "error": sum(leaf(v)[1] for v in leaves),
+                 "best_gain_sum": sum(max(float(leaf(v)[2].max()), 0.0) for v in leaves)})
     out = pd.DataFrame(rows)
     return out.assign(potential_after=out["potential"].shift(-1))
 
