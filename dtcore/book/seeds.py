@@ -1,6 +1,6 @@
 """One rule for every random draw of the book: a stream keyed by (seed, name).
 
-Each experiment names its stream (``"ch1/osss"``); its generator is seeded by
+Each experiment names its stream (``"ch01/osss"``: the page, then the experiment); its generator is seeded by
 ``SeedSequence([seed, key_number(name)])``, where the key number is a stable hash of the name. Adding,
 removing or reordering experiments therefore never shifts another experiment's stream, and the
 chapter's ``seed`` parameter moves every stream at once. Sweeps spawn their per-task streams from
