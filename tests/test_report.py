@@ -235,3 +235,12 @@ def test_one_pass_rule_for_tables_and_their_files(tmp_path):
 def test_pass_rule_refuses_holds_that_are_not_booleans(holds):
     with pytest.raises(ValueError, match="holds"):
         failing_rows(pd.DataFrame({"kind": ["theorem"], "holds": holds}))
+
+
+def test_an_observation_may_show_a_reference_value_without_a_relation():
+    t = VerificationTable()
+    t.observation("Lemma 3.2", "fitted exponent", 0.3, 1.0, relation="", why="timings are noisy")
+    row = t.frame().iloc[0]
+    assert row["relation"] == "" and row["bound"] == 1.0 and math.isnan(row["margin"])
+    with pytest.raises(ValueError, match="relation"):
+        t.observation("Lemma 3.2", "fitted exponent", 0.3, 1.0, relation="~", why="timings are noisy")

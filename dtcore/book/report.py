@@ -713,13 +713,15 @@ class VerificationTable:
         """Add a row that is shown but not counted: ``why`` says in one sentence why it is not a check.
 
         Its margin is the same ratio as a theorem row's, measured from 0, for information.
+        ``relation=""`` shows ``bound`` as a reference value with no inequality (an exponent beside
+        the one a lemma's O(·) suggests), and no margin.
         """
         if not why:
             raise ValueError("why must say why this row is an observation, got an empty string")
-        relation = _check_relation(relation)
+        relation = relation if relation == "" else _check_relation(relation)
         m = float(measured)
         b = _finite_or_none(None if bound is None else float(bound))
-        margin = theorem_margin(m, b, relation) if b is not None and math.isfinite(m) else math.nan
+        margin = theorem_margin(m, b, relation) if relation and b is not None and math.isfinite(m) else math.nan
         self._add(dict(kind="observation", result=result, box=box, quantity=quantity, measured=m,
                        relation=relation if bound is not None else "",
                        bound=math.nan if bound is None else float(bound), tolerance=math.nan, reach="",
