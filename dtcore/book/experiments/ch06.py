@@ -238,7 +238,8 @@ def check_find(table: VerificationTable, depth_runs: pd.DataFrame) -> None:
         g = wide.loc[name]
         half = int(depth_runs.loc[depth_runs["data set"] == name, "m_train"].max()) // 2
         table.theorem("[BLT21] Lemma 3.1", f"{name}: max over folds and d of FIND - CART training errors "
-                      f"(same features)", float((g["FIND"] - g["CART, same features"]).max()), 0.0, reach=(-half, half),
+                      f"(same features)", float((g["FIND"] - g["CART, same features"]).max()), 0.0,
+                      reach=(-half, half),
                       measured_by="dtcore.find.find", bound_by="sklearn.tree.DecisionTreeClassifier",
                       box="lem-real-find", worst_case=f"{name}, every fold and depth d",
                       tight_by_construction="the largest difference includes d = 1, where CART's greedy stump "
@@ -502,7 +503,8 @@ def check_est(table: VerificationTable, run: EstRun, *, delta: float, batch_size
     else:
         table.observation("[BGLT20] Lemma D.1", "pool labels Est used over the whole grid", labels, bound_labels,
                           why=f"the bound (summed over the grid) exceeds every count Est can reach ({reach:,} "
-                              f"points: the pool, or one minibatch per node) with {run.n_test} test queries: vacuous",
+                              f"points: the pool, or one minibatch per node) with {run.n_test} test queries: "
+                              "vacuous",
                           box="thm-real-est")
 
 
