@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from dtcore.book.experiments import ch06
-from dtcore.book.report import VerificationTable
+from dtcore.book.report import VerificationTable, lint_table
 from dtcore.learnability import hoeffding_halfwidth
 
 
@@ -152,7 +152,12 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     ch06.check_find(table, depth_runs)
     kinds = [r["kind"] for r in table.rows]
     assert kinds == ["theorem", "identity"] * 2 + ["observation"]
-    assert table.failures().empty
+    assert table.failures().empty and lint_table(table) == []
+    theorem, identity = table.rows[0], table.rows[1]
+    # 0 at d = 1 wherever CART's stump is optimal: never named as the closest call
+    assert theorem["tight"] and theorem["measured_by"] == "dtcore.find.find"
+    assert theorem["reach_low"] == -theorem["reach_high"] > -depth_runs["m_train"].max()
+    assert identity["measured_by"] == "dtcore.find.find" and identity["bound_by"] == "pystreed.STreeDClassifier"
     broken = depth_runs.copy()
     cart = (broken["method"] == "CART, same features") & (broken["data set"] == "flchain")
     broken.loc[cart, "training errors"] = 0  # a CART better than the optimum: Lemma 3.1 violated
@@ -234,13 +239,35 @@ def test_est_radius_is_the_sum_of_two_hoeffding_halfwidths():
 
 def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
     table = VerificationTable()
-    ch06.check_est(table, est_run, delta=0.05)
-    assert [r["kind"] for r in table.rows][:2] == ["identity", "theorem"] and table.failures().empty
+    ch06.check_est(table, est_run, delta=0.05, batch_size=16)
+    # Lemma D.1's bound with 300 test queries exceeds every count Est can reach: an observation
+    assert [r["kind"] for r in table.rows] == ["identity", "theorem", "observation"] and table.failures().empty
+    assert lint_table(table) == [] and table.rows[1]["reach_high"] == 1.0
+    assert table.rows[2]["bound"] == est_run.learn["Lemma D.1 label bound"].sum()
     learn = est_run.learn.copy()
     learn["estimated_error"] += 0.01
     table = VerificationTable()
-    ch06.check_est(table, ch06.EstRun(learn, est_run.pool_size, est_run.n_test, est_run.n_heldout, 0.5), delta=0.05)
+    ch06.check_est(table, ch06.EstRun(learn, est_run.pool_size, est_run.n_test, est_run.n_heldout, 0.5), delta=0.05,
+                   batch_size=16)
     assert not table.rows[0]["holds"]
+
+
+def test_est_label_reach_and_lemma_d1_as_a_theorem_check_when_it_can_fail():
+    learn = pd.DataFrame({"t": [2, 4], "estimated_error": [0.3, 0.2], "test error of T_t": [0.3, 0.2],
+                          "held-out error of T_t": [0.31, 0.22], "labels_total": [40, 90],
+                          "Lemma D.1 label bound": [50, 60]})
+    run = ch06.EstRun(learn, pool_size=100_000, n_test=300, n_heldout=400, base_error=0.3)
+    # depth caps D = 1 and 3 at t = 2 and 4: one minibatch of 8 per node
+    assert ch06.est_label_reach(run, batch_size=8) == 8 * 2**2 + 8 * 2**4
+    table = VerificationTable()
+    ch06.check_est(table, run, delta=0.05, batch_size=8)
+    row = table.rows[2]
+    assert row["kind"] == "theorem" and row["bound"] == 110 and row["reach_high"] == 160 and row["holds"]
+    assert row["bound_by"] == "dtcore.bounds.bglt20_lemma_d1_labels" and lint_table(table) == []
+    over = ch06.EstRun(learn.assign(labels_total=[40, 111]), 100_000, 300, 400, 0.3)
+    table = VerificationTable()
+    ch06.check_est(table, over, delta=0.05, batch_size=8)
+    assert not table.rows[2]["holds"]
 
 
 def test_choice_of_t_takes_the_smallest_t_among_ties():

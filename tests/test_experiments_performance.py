@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from dtcore.book.experiments import performance as perf
-from dtcore.book.report import VerificationTable
+from dtcore.book.report import VerificationTable, lint_table
 from dtcore.functions import random_tree
 from dtcore.topdown import top_down
 
@@ -134,12 +134,25 @@ def test_local_benchmark_answers_like_the_full_tree_with_fewer_labels():
     assert labels["labels_local"] <= labels["labels_full_tree"] <= labels["labels_training"] == 1500
     table = VerificationTable()
     perf.check_local_labels(table, pd.DataFrame([labels]))
-    assert len(table.rows) == 1 and table.failures().empty
+    assert len(table.rows) == 1 and table.failures().empty and lint_table(table) == []
+    # at |S°| = 1500 the full tree labels every point: the bound is the whole reach
+    assert table.rows[0]["kind"] == "observation" and labels["labels_full_tree"] == 1500
+    table = VerificationTable()
+    perf.check_local_labels(table, pd.DataFrame([{**labels, "labels_local": 1400, "labels_full_tree": 1400}]))
+    row = table.rows[0]
+    assert row["kind"] == "theorem" and row["holds"] and row["tight"] and lint_table(table) == []
+    assert row["reach_high"] == perf.local_label_reach(1500) == 1500
     broken = {**labels, "labels_local": labels["labels_full_tree"] + 1,
               "labels_full_tree": min(1499, labels["labels_full_tree"])}
     table = VerificationTable()
     perf.check_local_labels(table, pd.DataFrame([broken]))
     assert not table.rows[0]["holds"]
+    # past the reach (one minibatch per node of depth <= D) the full tree's count bounds nothing
+    cap = perf.LOCAL["b"] * 2 ** (perf.depth_cap(perf.LOCAL["t"]) + 1)
+    assert perf.local_label_reach(10 * cap) == cap
+    table = VerificationTable()
+    perf.check_local_labels(table, pd.DataFrame([{**labels, "size": 10 * cap, "labels_full_tree": cap}]))
+    assert table.rows[0]["kind"] == "observation"
     fig = perf.local_figure(pd.DataFrame([labels, {**labels, "size": 3000, "labels_training": 3000}]))
     assert fig.axes[0].get_xscale() == "log"
     plt.close(fig)
@@ -154,7 +167,9 @@ def test_peak_memory_traces_the_same_tree():
     assert "peak_over_input" in perf.memory_style(memory).to_html()
     table = VerificationTable()
     perf.check_memory(table, memory)
-    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and table.failures().empty
+    # the same function with and without tracemalloc: reproducibility, not a check
+    assert [r["kind"] for r in table.rows] == ["observation"] * 3 and lint_table(table) == []
+    assert table.rows[0]["result"] == "TopDown_G peak memory (m=200)"
     fig = perf.memory_figure(memory, n=8, t=8)
     assert "n=8" in fig.axes[0].get_title()
     plt.close(fig)
@@ -178,12 +193,20 @@ def test_check_agreement_fails_on_a_differing_output(log):
     ratios = log.ratios(scale="quick")
     table = VerificationTable()
     perf.check_agreement(table, ratios)
-    assert len(table.rows) == 4 and table.failures().empty
+    assert len(table.rows) == 4 and table.failures().empty and lint_table(table) == []
+    assert [r["kind"] for r in table.rows] == ["identity"] * 4
     assert table.rows[1]["quantity"] == perf.QUANTITY["TopDown_G ("]
+    assert (table.rows[2]["measured_by"], table.rows[2]["bound_by"]) == perf.COMPUTED_BY["FIND"]
     ratios.loc[2, "deviation"] = 3.0
     table = VerificationTable()
     perf.check_agreement(table, ratios)
     assert len(table.failures()) == 1
+    # the scale rows compare runs of one function: observations
+    scale = ratios.iloc[:1].assign(benchmark="TopDown_G (gini), scale")
+    table = VerificationTable()
+    perf.check_agreement(table, scale)
+    assert table.rows[0]["kind"] == "observation" and table.rows[0]["quantity"] == perf.QUANTITY[
+        "TopDown_G (gini), scale"]
 
 
 def test_check_targets_records_observations_only(log):
