@@ -115,7 +115,7 @@ def test_lemma51_pairs_draw_from_the_keyed_stream_of_the_experiment(lemma51):
     streams = task_seeds(0, len(lemma51), "ch01/lemma51")
     first_tree = lemma51.index[lemma51["kind"] == "random tree"][0]
     row = ch01.lemma51_task(np.random.default_rng(streams[first_tree]), "random tree", N)
-    assert row == {c: lemma51.loc[first_tree, c] for c in ("error", "cost", "drop", "score")}
+    assert row == {c: lemma51.loc[first_tree, c] for c in ("error", "cost", "drop", "score", "score_direct")}
 
 
 def test_lemma51_measures_known_answers():
@@ -330,3 +330,90 @@ def test_selector_measures_table_glue_and_figure(constant):
     assert values["ch1_ce_n_max"] == 8 and values["ch1_ce_kt_010"].startswith("k = ")
     assert values["ch1_ce_last_growth_010"] > 0  # k = 1 has t = 1, 2 on 8 variables
     assert axes_of(ch01.fig_constant_eps(constant)) == 2
+
+
+# --- the stop rule and the labels, recomputed -----------------------------------------------------
+
+def test_lemma51_task_recounts_the_score_on_the_cut_out_subfunction():
+    rng = np.random.default_rng(4)
+    for kind in ch01.LEMMA51_KINDS:
+        row = ch01.lemma51_task(rng, kind, N)
+        assert abs(row["drop"] - row["score_direct"]) <= 1e-12 and abs(row["score"] - row["score_direct"]) <= 1e-12
+
+
+def test_lemma51_measures_drop_gap_direct_known_answer():
+    frame = pd.DataFrame({"kind": ["a", "b"], "error": [0.1, 0.2], "cost": [0.5, 0.5], "drop": [0.1, 0.3],
+                          "score": [0.1, 0.3], "score_direct": [0.1, 0.2]})
+    assert ch01.lemma51_measures(frame)["drop_gap_direct"] == pytest.approx(0.1)
+    assert math.isnan(ch01.lemma51_measures(frame.drop(columns="score_direct"))["drop_gap_direct"])
+
+
+def test_lemma_run_task_stops_at_the_first_eps_close_frontier_with_majority_labels():
+    frame = pd.DataFrame(ch01.lemma_run_task(np.random.default_rng(2), "random tree", 8, N, 0.05))
+    assert (frame["stop_gap"] == 0).all() and (frame["label_gap"] <= 1e-12).all()
+
+
+def test_lemma_run_measures_stop_and_label_gaps_once_per_run():
+    frame = pd.DataFrame({"family": ["a", "a", "b"], "s": [4, 4, 4], "k": [np.nan] * 3, "t": [np.nan] * 3,
+                          "rep": [0, 0, 0], "greedy_gap": [0.0] * 3, "trace_gap": [0.0] * 3,
+                          "lemma52_ratio": [3.0, 2.0, 5.0], "lemma54_ratio": [np.nan, 4.0, np.nan],
+                          "final_error": [0.01] * 3, "error_before_last_split": [0.2] * 3,
+                          "stop_gap": [0, 7, 2], "label_gap": [0.0, 1.0, 0.25]})
+    m = ch01.lemma_run_measures(frame)
+    assert m["stop_gap"] == 2 and m["label_gap"] == 0.25 and m["runs"] == 2
+
+
+def test_theorem3_measures_name_the_worst_biting_run():
+    frame = pd.DataFrame({"family": ["random tree", "parity", "parity"], "s": [2, 4, 8], "eps": [0.45, 0.3, 0.1],
+                          "log2_size": [1.0, 2.0, 3.0], "log2_bound": [2.0, 2.5, 40.0], "bites": [True, True, False],
+                          "error": [0.1, 0.1, 0.05]})
+    m = ch01.theorem3_measures(frame, n=6)
+    assert m["size_over_bound"] == pytest.approx(2 ** -0.5)
+    assert m["size_over_bound_at"].startswith("parity, s = 4, eps = 0.3")
+
+
+# --- every function on n <= 3 variables (the chapter runs n = 4) ---------------------------------
+
+@pytest.fixture(scope="module")
+def suprema() -> pd.DataFrame:
+    return ch01.exhaustive_suprema(n=3)
+
+
+def test_exhaustive_suprema_known_answers_on_three_variables(suprema):
+    assert list(suprema["key"]) == list(ch01.EXHAUSTIVE_RESULTS)
+    by_key = suprema.set_index("key")
+    # the dictator: error 1/2 against cost 1, and OSSS with equality (Var = 1, log2 2 = 1, Inf = 1)
+    assert by_key.loc["Lemma 5.1(1)", "sup_ratio"] == 0.5 and by_key.loc["Lemma 5.1(1)", "s"] == 2
+    assert by_key.loc["OSSS inequality", "sup_ratio"] == pytest.approx(1.0)
+    assert (suprema["sup_ratio"] <= 1 + 1e-9).all() and (suprema["cpu_seconds"] > 0).all()
+    with pytest.raises(ValueError, match="n"):
+        ch01.exhaustive_suprema(n=5)
+
+
+def test_exhaustive_check_rows_pass_the_table_and_its_lint(suprema):
+    from dtcore.book.report import VerificationTable, lint_table
+    table = VerificationTable()
+    for key in ch01.EXHAUSTIVE_RESULTS:
+        check = ch01.exhaustive_check(suprema, key)
+        assert check["bound"] == 1.0 and check["reach"][0] == 0.0
+        assert check["worst_case"].startswith("f = ") and "256 functions" in check["worst_case"]
+        if key == "Lemma 5.3":  # on n = 3 its ratio cannot exceed n/3 = 1: the table refuses a vacuous check
+            with pytest.raises(ValueError, match="outside the reach"):
+                table.theorem(**check)
+            continue
+        assert table.theorem(**check)
+    frame = table.frame().set_index("result")
+    # lower bounds are shown as min measured/bound: the reciprocal of the supremum
+    assert frame.loc["Lemma 5.2", "measured"] == pytest.approx(1 / suprema.set_index("key").loc["Lemma 5.2", "sup_ratio"])
+    assert frame.loc["OSSS inequality", "reach_high"] == 3.0 and frame.loc["Lemma 5.1(1)", "reach_high"] == 2.0
+    assert lint_table(table) == []
+    with pytest.raises(ValueError, match="key"):
+        ch01.exhaustive_check(suprema, "Lemma 5.5")
+
+
+def test_exhaustive_glue_one_sentence_per_result(suprema):
+    values = ch01.exhaustive_glue(suprema)
+    assert set(values) == {"ch1_ex_lemma_511", "ch1_ex_osss_inequality", "ch1_ex_lemma_53", "ch1_ex_lemma_52",
+                           "ch1_ex_lemma_54", "ch1_ex_seconds"}
+    assert "256 functions on 3 variables" in values["ch1_ex_lemma_511"] and "slack by 2" in values["ch1_ex_lemma_511"]
+    assert values["ch1_ex_osss_inequality"].endswith("tight")

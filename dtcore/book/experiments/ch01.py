@@ -12,6 +12,7 @@ families that draw nothing), theorem3 and theorem3_corner.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,8 +21,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ... import analysis, bounds
-from ...audit import replay
+from ... import analysis, bounds, exhaustive
+from ...audit import replay, worst_case
 from ...buildtopdown import build_top_down_dt
 from ...cube import truth_table
 from ...functions import (address, decoy_selector_parity, decoy_selector_parity_size, decoy_selector_parity_tree,
@@ -112,9 +113,16 @@ def lemma51_task(rng: np.random.Generator, kind: str, n: int) -> dict[str, float
     before = analysis.leaf_statistics(bare, f)
     leaf_pos = int(rng.integers(bare.size))
     free = np.flatnonzero(bare.leaf_restrictions()[leaf_pos] < 0)
-    drop, score = analysis.split_cost_drop(bare, f, leaf_pos, int(rng.choice(free)))
+    feature = int(rng.choice(free))
+    drop, score = analysis.split_cost_drop(bare, f, leaf_pos, feature)
+    # the same score a second way: cut f_l out of the table and count its flip influences edge by edge
+    # (analysis.influences), not through the ExactMeasure that computed the costs
+    restriction = bare.leaf_restrictions()[leaf_pos]
+    fixed = {int(i): int(b) for i, b in enumerate(restriction) if b >= 0}
+    sub, sub_free = analysis.restrict(f, fixed)
+    score_direct = 2.0 ** -len(fixed) * float(analysis.influences(sub)[sub_free.index(feature)])
     error = float(np.mean(analysis.complete(bare, f).truth_table() != f))  # measured on the completed tree
-    return {"error": error, "cost": before["cost"].sum(), "drop": drop, "score": score}
+    return {"error": error, "cost": before["cost"].sum(), "drop": drop, "score": score, "score_direct": score_direct}
 
 
 def lemma51_pairs(*, n: int, n_functions: int, seed: int, n_jobs: int | None = None) -> pd.DataFrame:
@@ -129,12 +137,19 @@ def lemma51_pairs(*, n: int, n_functions: int, seed: int, n_jobs: int | None = N
 
 
 def lemma51_measures(lemma51: pd.DataFrame) -> dict[str, float]:
-    """The worst cases of [BLT20] Lemma 5.1: max error/cost (cost > 0), max error at cost 0, max |drop − score|."""
+    """The worst cases of [BLT20] Lemma 5.1: max error/cost (cost > 0), max error at cost 0, max |drop − score|.
+
+    ``drop_gap`` compares the drop with the score read from the same leaf statistics;
+    ``drop_gap_direct`` with the score recomputed from the subfunction cut out of the table
+    (NaN when the frame has no ``score_direct`` column).
+    """
     positive = lemma51[lemma51["cost"] > 0]
     at_zero = lemma51.loc[lemma51["cost"] == 0, "error"]
     return {"error_over_cost": worst(positive["error"] / positive["cost"]),
             "error_at_zero_cost": worst(at_zero) if len(at_zero) else 0.0,
-            "drop_gap": worst((lemma51["drop"] - lemma51["score"]).abs())}
+            "drop_gap": worst((lemma51["drop"] - lemma51["score"]).abs()),
+            "drop_gap_direct": worst((lemma51["drop"] - lemma51["score_direct"]).abs())
+            if "score_direct" in lemma51 else math.nan}
 
 
 def fig_lemma51(lemma51: pd.DataFrame) -> Any:
@@ -162,6 +177,106 @@ def lemma51_glue(lemma51: pd.DataFrame) -> dict[str, Any]:
     with_cost = lemma51[lemma51["cost"] > 0]
     for kind, d in with_cost.groupby("kind"):
         values[f"ch1_l51_ratio_{_glue_key(kind)}"] = float((d["error"] / d["cost"]).max())
+    return values
+
+
+# --- every function on n <= 4 variables: the lemmas at their supremum ----------------------------
+
+#: The chapter's deterministic results and their (result, form) in :func:`dtcore.audit.worst_case.uniform_suprema`.
+EXHAUSTIVE_RESULTS = {"Lemma 5.1(1)": ("Lemma 5.1(1)", "as printed"),
+                      "OSSS inequality": ("OSSS inequality", "size form (BLT20)"),
+                      "Lemma 5.3": ("Lemma 5.3", "as printed"),
+                      "Lemma 5.2": ("Lemma 5.2", "as printed"),
+                      "Lemma 5.4": ("Lemma 5.4", "as printed")}
+_INFLUENCES = "dtcore.exhaustive.SubcubeStatistics.influences"
+_OPTIMAL = "dtcore.exhaustive.optimal_trees"
+#: Per result: the quantity, the side of the bound, and what computed each side (the search itself,
+#: uniform_suprema, walks every function and every step of BuildTopDownDT's run to zero error).
+_EXHAUSTIVE_CHECKS = {
+    "Lemma 5.1(1)": ("max over every f with cost > 0 of error / cost (one-leaf bare tree: a ratio of sums over "
+                     "leaves is at most its largest term)", "<=",
+                     "dtcore.exhaustive.SubcubeStatistics.error", _INFLUENCES),
+    "OSSS inequality": ("min over every non-constant f of max_i Inf_i / (Var / log2 s), s its minimum tree size",
+                        ">=", _INFLUENCES,
+                        ("dtcore.bounds.osss05_max_influence_lower", "dtcore.exhaustive.SubcubeStatistics.variance",
+                         _OPTIMAL)),
+    "Lemma 5.3": ("max over every non-constant f of Inf / (Var log2(4s/Var)), s its minimum tree size", "<=",
+                  _INFLUENCES, ("dtcore.bounds.blt20_lemma53_total_influence_upper",
+                                "dtcore.exhaustive.SubcubeStatistics.variance", _OPTIMAL)),
+    "Lemma 5.2": ("min over every f and every split of BuildTopDownDT's run of score / (ε/(L log2 s)), "
+                  "ε just under the error", ">=", "dtcore.exhaustive.build_top_down_scores",
+                  ("dtcore.bounds.blt20_lemma52_score_lower", "dtcore.exhaustive.SubcubeStatistics.error", _OPTIMAL)),
+    "Lemma 5.4": ("min over every f and every split of BuildTopDownDT's run of score / bound, ε the largest "
+                  "with cost ≥ ε log2(4s/ε)", ">=", "dtcore.exhaustive.build_top_down_scores",
+                  ("dtcore.bounds.blt20_lemma54_score_lower", "dtcore.exhaustive.SubcubeStatistics.cost", _OPTIMAL)),
+}
+
+
+def _leaves_text(leaves: int) -> str:
+    return "one-leaf" if leaves == 1 else f"{leaves}-leaf"
+
+
+def exhaustive_suprema(n: int = 4) -> pd.DataFrame:
+    """[BLT20] Lemmas 5.1(1)–5.4 and OSSS at their supremum over every Boolean function on ``n`` variables.
+
+    Runs :func:`dtcore.audit.worst_case.uniform_suprema` (uniform measure; s and the trees are each
+    function's minimum-size tree; Lemmas 5.2/5.4 at every step of BuildTopDownDT's run to zero error).
+    One row per result of :data:`EXHAUSTIVE_RESULTS`: ``sup_ratio`` in the book's margin convention
+    (1 = the bound, above 1 = violated), the witness (``table`` in hex, ``leaves`` of the witness bare
+    tree), its minimum tree size ``s``, the ``verdict``, and ``cpu_seconds`` of the whole search.
+    Functions on fewer variables are functions on ``n`` that ignore some, so ``n = 4`` covers n ≤ 4.
+    """
+    n = check_int("n", n, 2, exhaustive.MAX_ALL_FUNCTIONS_VARIABLES)
+    start = time.process_time()
+    tracker = worst_case.uniform_suprema(n)
+    seconds = time.process_time() - start
+    frame = pd.DataFrame([{"key": key, **tracker.best[found].row()} for key, found in EXHAUSTIVE_RESULTS.items()])
+    witnesses = exhaustive.all_tables(n)[frame["function"].to_numpy()]
+    frame["s"] = exhaustive.optimal_trees(witnesses).root_size.astype(int)
+    frame["cpu_seconds"] = seconds
+    return frame
+
+
+def exhaustive_check(suprema: pd.DataFrame, key: str) -> dict[str, Any]:
+    """The keyword arguments of ``table.theorem`` for one exhaustive supremum (all but ``box``).
+
+    The measured value is in the orientation of the chapter's other rows (a max of measured/bound
+    for an upper bound, a min of measured/bound for a lower bound); the bound is 1. Reaches, from
+    facts outside the lemmas: error ≤ 1/2 and a positive cost is at least 2^(1−n) (one sensitive edge
+    in a leaf), so error/cost ≤ 2^(n−2); Inf_i ≤ 2 min(Pr[f=0], Pr[f=1]) ≤ Var, so max_i Inf_i ≤ Var,
+    OSSS's ratio is at most log2 s ≤ n and Lemma 5.3's at most n Var / (3 Var) = n/3 (log2(4s/Var) ≥ 3).
+    So Lemma 5.3 can fail only from n = 4 on: at n ≤ 3 the table refuses its row as vacuous.
+    """
+    if key not in _EXHAUSTIVE_CHECKS:
+        raise ValueError(f"key must be one of {list(_EXHAUSTIVE_CHECKS)}, got {key!r}")
+    row = suprema.set_index("key").loc[key]
+    quantity, relation, measured_by, bound_by = _EXHAUSTIVE_CHECKS[key]
+    n = int(row["n"])
+    ratio = float(row["sup_ratio"])
+    measured = ratio if relation == "<=" else (1.0 / ratio if ratio > 0 else math.inf)
+    reach = {"Lemma 5.1(1)": (0.0, 2.0 ** (n - 2)), "OSSS inequality": (0.0, float(n)),
+             "Lemma 5.3": (0.0, n / 3)}.get(key, (0.0, math.inf))
+    step = "" if pd.isna(row["leaves"]) else f", at the {_leaves_text(int(row['leaves']))} bare tree of BuildTopDownDT's run"
+    worst_where = (f"f = {row['table']} (hex truth table, s = {int(row['s'])}), uniform measure{step}; exhaustive: "
+                   f"all {2 ** 2 ** n:,} functions on n = {n} ({int(row['cases']):,} cases); verdict {row['verdict']}")
+    return {"result": key, "quantity": f"{quantity}, n ≤ {n}", "measured": measured, "bound": 1.0,
+            "relation": relation, "reach": reach, "measured_by": measured_by, "bound_by": bound_by,
+            "worst_case": worst_where, "tolerance": 1e-12}
+
+
+def exhaustive_glue(suprema: pd.DataFrame) -> dict[str, Any]:
+    """One sentence per result (supremum, witness, verdict) and the search's CPU time, for the text."""
+    values: dict[str, Any] = {}
+    for key in EXHAUSTIVE_RESULTS:
+        check = exhaustive_check(suprema, key)
+        row = suprema.set_index("key").loc[key]
+        word = "largest" if check["relation"] == "<=" else "smallest"
+        step = "" if pd.isna(row["leaves"]) else f" (the {_leaves_text(int(row['leaves']))} bare tree)"
+        values[f"ch1_ex_{_glue_key(key).replace('.', '').replace('(', '').replace(')', '').lower()}"] = (
+            f"the {word} value over all {2 ** 2 ** int(row['n']):,} functions on {int(row['n'])} variables is "
+            f"{check['measured']:.4g}, at f = {row['table']}{step}, whose smallest tree has {int(row['s'])} leaves: "
+            f"{row['verdict']}")
+    values["ch1_ex_seconds"] = float(suprema["cpu_seconds"].iloc[0])
     return values
 
 
@@ -293,7 +408,7 @@ def decoy_instances(family: str, n: int) -> list[dict[str, Any]]:
 # --- Lemmas 5.2 and 5.4 along real runs ----------------------------------------------------------
 
 RUN_COLUMNS = ["leaves", "node", "feature", "cost", "error", "score", "best_score", "greedy_gap", "lemma52_bound",
-               "lemma54_bound", "final_size", "final_error", "error_before_last_split", "trace_gap"]
+               "lemma54_bound", "final_size", "final_error", "error_before_last_split", "trace_gap", "stop_gap", "label_gap"]
 
 
 def lemma_run_task(rng: np.random.Generator, family: str, s: int, n: int, eps: float, k: int = 0,
@@ -303,8 +418,11 @@ def lemma_run_task(rng: np.random.Generator, family: str, s: int, n: int, eps: f
     One row per split with the recomputed selected score, the Lemma 5.2 and 5.4 lower bounds (NaN
     where Lemma 5.4 does not apply), the greedy gap (best frontier score − selected, and the best
     influence of the split leaf − the queried one's), and, per run, the returned tree's size and
-    exact error, the error before the last split and the gap between the scorer's running cost and
-    error and the recomputed ones. No row when the constant tree is already ε-close.
+    exact error, the error before the last split, the gap between the scorer's running cost and
+    error and the recomputed ones, ``stop_gap`` (splits between the first frontier whose recomputed
+    error is ≤ ε and the one the run stopped at: 0 when the stop rule is obeyed) and ``label_gap``
+    (|error of the returned tree on every point − recomputed error of its frontier|: 0 when every
+    leaf carries the majority label). No row when the constant tree is already ε-close.
     """
     f = family_target(rng, family, s, n, k, t)
     run = build_top_down_dt(f, eps=eps)
@@ -325,6 +443,11 @@ def lemma_run_task(rng: np.random.Generator, family: str, s: int, n: int, eps: f
     splits["final_error"] = float(np.mean(run.tree.truth_table() != f))  # the returned tree on every point
     splits["error_before_last_split"] = float(splits["error"].iloc[-1])
     splits["trace_gap"] = trace_gap
+    recomputed_error = steps["error"].to_numpy()  # one entry per frontier, the last the returned tree's
+    within = recomputed_error <= eps + 1e-12
+    first_within = int(np.argmax(within)) if within.any() else len(recomputed_error)
+    splits["stop_gap"] = abs(len(recomputed_error) - 1 - first_within)
+    splits["label_gap"] = abs(splits["final_error"].iloc[0] - float(recomputed_error[-1]))
     return splits.rename(columns={"selected_score": "score"})[RUN_COLUMNS].to_dict("records")
 
 
@@ -356,11 +479,15 @@ def lemma_runs(*, sizes: Sequence[int], n: int, eps: float, n_functions: int, se
 def lemma_run_measures(runs: pd.DataFrame) -> dict[str, float]:
     """The worst cases along the runs: greedy and trace gaps ([BLT20] Sec. 3), Lemmas 5.2 and 5.4, the stop rule.
 
-    ``final_error``, ``error_before_last_split`` and ``trace_gap`` are taken once per run.
+    ``final_error``, ``error_before_last_split``, ``trace_gap``, ``stop_gap`` and ``label_gap`` are
+    taken once per run (the last two are NaN for a frame without those columns).
     """
     per_run = runs.groupby(["family", "s", "k", "t", "rep"], dropna=False).first()
     return {"greedy_gap": worst(runs["greedy_gap"]),
             "trace_gap": worst(per_run["trace_gap"]),
+            "stop_gap": worst(per_run["stop_gap"]) if "stop_gap" in per_run else math.nan,
+            "label_gap": worst(per_run["label_gap"]) if "label_gap" in per_run else math.nan,
+            "runs": len(per_run),
             "lemma52_ratio": worst(runs["lemma52_ratio"], "min"),
             "lemma54_splits": int(runs["lemma54_ratio"].notna().sum()),
             "lemma54_ratio": worst(runs["lemma54_ratio"].dropna(), "min"),
@@ -463,8 +590,13 @@ def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
            "error_over_eps": worst(thm3["error"] / thm3["eps"]),
            "error_over_eps_high": float(0.5 / thm3["eps"].min())}
     if len(biting):
-        out["size_over_bound"] = worst(2.0 ** (biting["log2_size"] - biting["log2_bound"]))
+        ratio = 2.0 ** (biting["log2_size"] - biting["log2_bound"])
+        out["size_over_bound"] = worst(ratio)
         out["size_over_bound_high"] = float(2.0 ** (n - biting["log2_bound"].min()))
+        at = biting.loc[ratio.idxmax()]
+        where = ", ".join(f"{c} = {at[c]:g}" if isinstance(at[c], (int, float, np.number)) else f"{at[c]}"
+                          for c in ("family", "s", "eps") if c in at.index)
+        out["size_over_bound_at"] = f"{where} (the run with the largest size / bound among {len(biting)} random runs)"
     return out
 
 
