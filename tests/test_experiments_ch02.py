@@ -194,7 +194,7 @@ def test_theorem1_figures_have_the_book_width(thm1):
 
 def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
-    kw = dict(sizes=SIZES, batch_sizes=BATCHES, repetitions=2, s_mono=3, n=N)
+    kw = dict(sizes=SIZES, batch_sizes=BATCHES, repetitions=2, s_mono=3)
     table = VerificationTable()
     ch02.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
     kinds = _kinds(table)

@@ -425,7 +425,7 @@ def bstar_figure(bstar_t: pd.DataFrame, bstar_d: pd.DataFrame, *, sizes: Sequenc
 
 
 def check_theorem1(table: VerificationTable, thm1: pd.DataFrame, bstar_t: pd.DataFrame, *, sizes: Sequence[int],
-                   batch_sizes: Sequence[int], repetitions: int, s_mono: int, n: int, eps_match: float = EPS_MATCH,
+                   batch_sizes: Sequence[int], repetitions: int, s_mono: int, eps_match: float = EPS_MATCH,
                    eps_mono: float = EPS_MONO, confidence: float = CONFIDENCE) -> None:
     """Rows of [BGLT20] Theorem 1 (the minibatch matches the full batch within eps at the largest b; the
     monotone lists' error is at most opt_s + eps), of the lists' minimum size, and of Figure 1's depth cap."""
