@@ -12,7 +12,8 @@ import pytest
 
 from dtcore.book import figures
 from dtcore.book.experiments import ch02
-from dtcore.book.report import VerificationTable
+from dtcore import bounds
+from dtcore.book.report import VerificationTable, lint_table
 from dtcore.book.sweep import grid, sweep
 from dtcore.cube import all_points
 from dtcore.functions import majority, tribes
@@ -79,10 +80,45 @@ def test_grid_constants_bracket_the_best_constants():
         assert 0.8 * c <= c_grid <= c + 1e-9
 
 
-def test_check_impurity_constants_adds_two_holding_rows_per_impurity():
+@pytest.fixture(scope="module")
+def impurity_worst() -> pd.DataFrame:
+    return ch02.impurity_worst_cases(grid_points=201)
+
+
+def test_impurity_worst_cases_find_the_known_witnesses(impurity_worst):
+    by = impurity_worst.set_index(["definition", "impurity"])
+    assert len(impurity_worst) == 6 and (impurity_worst["pairs"] == 201 * 200).all()
+    assert (impurity_worst["sup_ratio"] <= 1 + 1e-6).all()
+    for name in ("entropy", "kearns_mansour"):  # kappa is attained about 1/2
+        assert abs(by.loc[("Definition 4", name), "a"] - 0.5) < 0.01
+        assert by.loc[("Definition 4", name), "at_witness"] == pytest.approx(kappa(name), rel=1e-4)
+    assert by.loc[("Definition 3", "gini"), "a"] == 0.0 and by.loc[("Definition 3", "gini"), "b"] == pytest.approx(0.005)
+    assert by.loc[("Definition 3", "entropy"), "at_witness"] == pytest.approx(holder_constants("entropy")[0], rel=1e-4)
+    assert ch02.concavity_modulus("gini", 0.1, 0.7) == pytest.approx(2.0)
+    assert ch02.holder_quotient("kearns_mansour", 0.0, 0.25, 0.5) == pytest.approx(2 * math.sqrt(0.1875) / 0.5)
+    with pytest.raises(ValueError, match="must differ"):
+        ch02.concavity_modulus("gini", 0.3, 0.3)
+    assert "Definition 4 for entropy" in ch02.impurity_glue(impurity_worst)["ch2_impurity_sup_sentence"]
+
+
+def test_check_impurity_constants_rows_are_clean_and_a_wrong_constant_fails(impurity_worst):
     table = VerificationTable()
-    ch02.check_impurity_constants(table, grid_points=101)
-    assert _kinds(table) == ["theorem"] * 6 and _all_hold(table)
+    ch02.check_impurity_constants(table, impurity_worst, grid_points=101)
+    # per G, Definition 4 then 3: Gini's kappa and entropy's C are identities (see the docstring)
+    assert _kinds(table) == ["identity", "theorem", "theorem", "identity", "theorem", "theorem"] + ["observation"] * 6
+    assert _all_hold(table) and lint_table(table) == []
+    assert all(table.frame()["tight"].iloc[[1, 2, 4, 5]] != "")  # best constants: never the closest call
+    # a kappa twice too large (the catalogue's fault), or a C too small, fails its row
+    doubled = impurity_worst.assign(constant=np.where(impurity_worst["definition"] == "Definition 4",
+                                                      2 * impurity_worst["constant"], impurity_worst["constant"]))
+    bad = VerificationTable()
+    ch02.check_impurity_constants(bad, doubled, grid_points=101)
+    assert list(bad.failures()["result"]) == ["Definition 4"] * 3
+    small = impurity_worst.assign(constant=np.where(impurity_worst["definition"] == "Definition 3",
+                                                    0.99 * impurity_worst["constant"], impurity_worst["constant"]))
+    bad = VerificationTable()
+    ch02.check_impurity_constants(bad, small, grid_points=101)
+    assert list(bad.failures()["result"]) == ["Definition 3"] * 3
 
 
 def test_impurities_figure_has_the_book_width():
@@ -158,15 +194,17 @@ def test_theorem1_figures_have_the_book_width(thm1):
 
 def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
-    kw = dict(sizes=SIZES, batch_sizes=BATCHES, repetitions=2, s_mono=3, n=N)
+    kw = dict(sizes=SIZES, batch_sizes=BATCHES, repetitions=2, s_mono=3)
     table = VerificationTable()
     ch02.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
     kinds = _kinds(table)
-    # 3 excess rows at t = 8, the lists' size, the lists' error (t >= 2 s), one depth row per t
-    assert kinds == ["theorem"] * 3 + ["identity", "theorem"] + ["theorem"] * len(SIZES)
+    # 3 excess rows at t = 8, the lists' size, the lists' error (t >= 2 s), the two cap formulas, one depth row per t
+    assert kinds == ["theorem"] * 3 + ["identity", "theorem", "identity"] + ["identity"] * len(SIZES)
+    assert lint_table(table) == []
     deep = VerificationTable()
     ch02.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
     assert "Figure 1 (depth cap)" in set(deep.failures()["result"])
+    assert set(deep.frame().loc[deep.frame()["result"] == "Figure 1 (depth cap)", "reads_rule"]) >= {"depth cap"}
     single = VerificationTable()
     ch02.check_theorem1(single, thm1, bstar, **{**kw, "repetitions": 1, "s_mono": 9})
     assert _kinds(single)[:3] == ["observation"] * 3
@@ -214,7 +252,7 @@ def test_proof_statistics_and_their_rows(proof):
     assert stats["splits"] == proof["true_gain"].notna().sum() and stats["b3_needed"] > 0
     table = VerificationTable()
     ch02.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
-    assert _kinds(table) == ["identity", "theorem", "theorem", "theorem", "observation"]
+    assert _kinds(table) == ["identity", "theorem", "theorem", "theorem", "observation"] and lint_table(table) == []
     values = ch02.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
     broken = VerificationTable()
@@ -239,7 +277,7 @@ def test_size_estimator_is_exactly_unbiased_and_its_tail_falls(c1):
 def test_check_size_estimator_rows_and_glue(c1):
     table = VerificationTable()
     ch02.check_size_estimator(table, c1, n_draws=400, delta=0.1)
-    assert _kinds(table) == ["identity"] + ["theorem"] * 4 and _all_hold(table)
+    assert _kinds(table) == ["identity"] + ["theorem"] * 4 and _all_hold(table) and lint_table(table) == []
     values = ch02.size_estimator_glue(c1)
     assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
     assert _is_book_figure(ch02.size_estimator_figure(c1, n_draws=400), 1)
@@ -263,9 +301,24 @@ def test_local_learner_answers_like_the_global_tree_within_lemma_d1(sample):
     assert local.mismatches == 0 and local.same_tree == len(SIZES) and len(local.frame) == 8
     assert (local.frame["requests"] <= local.frame["bound"]).all()
     assert (local.frame["labels"] <= local.frame["requests"]).all()
+    # the reach of the count: one minibatch per node of depth <= D and one for the query's leaf
+    reach = local.frame["t"].map(lambda t: ch02.local_learner_request_reach(16, t, n_queries=1))
+    assert (local.frame["requests"] <= reach).all()
     table = VerificationTable()
     ch02.check_local_learner(table, local, sizes=SIZES, b=16)
-    assert _kinds(table) == ["identity"] * 2 + ["theorem"] * len(SIZES) and _all_hold(table)
+    # at t = 4, 8 (b = 16) Lemma D.1's count is above the reach: shown, not counted
+    assert _kinds(table) == ["identity"] * 2 + ["observation"] * len(SIZES) and _all_hold(table)
+    assert lint_table(table) == []
+    # with b = 1 the count b((b+1)(D+1)+1) is below the reach b 2^(D+1) from t = 4: theorem rows, which fail
+    # when a query requests more than the count
+    ones = local.frame.assign(bound=local.frame["t"].map(lambda t: bounds.bglt20_lemma_d1_labels(1, t, 1, 1)))
+    counted = VerificationTable()
+    ch02.check_local_learner(counted, ch02.LocalQueries(ones.assign(requests=1), 0, len(SIZES)), sizes=SIZES, b=1)
+    assert _kinds(counted)[2:] == ["theorem"] * len(SIZES) and _all_hold(counted)
+    over = VerificationTable()
+    ch02.check_local_learner(over, ch02.LocalQueries(ones.assign(requests=ones["bound"] + 1), 0, len(SIZES)),
+                             sizes=SIZES, b=1)
+    assert list(over.failures()["result"]) == ["Lemma D.1"] * len(SIZES)
     wrong = VerificationTable()
     ch02.check_local_learner(wrong, ch02.LocalQueries(local.frame, 1, local.same_tree), sizes=SIZES, b=16)
     assert len(wrong.failures()) == 1
@@ -278,6 +331,25 @@ def tprime(sample) -> tuple[pd.DataFrame, pd.DataFrame]:
     tp = ch02.tprime_runs(X, y, sizes=[8], eta=0.25, delta=0.1, runs=2, rng=rng)
     pure = ch02.pure_leaves_runs(X, sizes=[8], s_mono=5, eta=0.25, delta=0.1, runs=2, rng=rng)
     return tp, pure
+
+
+def test_request_reach_and_the_size_at_which_the_count_bites():
+    assert ch02.local_learner_request_reach(32, 8, n_queries=1) == 32 * 2 ** 5  # D(8) = 4
+    assert ch02.local_learner_request_reach(32, 32, n_queries=400) == 32 * (255 + 256)  # D(32) = 7
+    assert ch02.first_biting_size(32, n_queries=1) == 64 and ch02.first_biting_size(1, n_queries=1) == 4
+    t = ch02.first_biting_size(32, n_queries=400)
+    assert bounds.bglt20_lemma_d1_labels(32, t, 32, 400) < ch02.local_learner_request_reach(32, t, n_queries=400)
+    assert bounds.bglt20_lemma_d1_labels(32, t // 2, 32, 400) >= ch02.local_learner_request_reach(32, t // 2, n_queries=400)
+    with pytest.raises(ValueError, match="n_queries"):
+        ch02.local_learner_request_reach(32, 8, n_queries=0)
+
+
+def test_union_bound_strands_agree_with_the_closed_form():
+    for t in (2, 8, 16, 64, 256):
+        for eta, delta in ((0.25, 0.1), (0.1, 0.01)):
+            assert ch02.union_bound_strands(t, eta, delta) == math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta))
+    with pytest.raises(ValueError, match="t must be"):
+        ch02.union_bound_strands(1, 0.25, 0.1)
 
 
 def test_tprime_runs_cover_every_strand_count(tprime):
@@ -300,7 +372,7 @@ def test_check_tprime_rows_and_an_outside_run_fails(tprime):
     tp, pure = tprime
     table = VerificationTable()
     ch02.check_tprime(table, tp, pure, sizes=[8], eta=0.25, delta=0.1)
-    assert _kinds(table) == ["theorem"] * 3 + ["theorem", "observation"]
+    assert _kinds(table) == ["theorem"] * 2 + ["identity", "theorem", "observation"] and lint_table(table) == []
     bad = VerificationTable()
     ch02.check_tprime(bad, tp.assign(ratio=2.0), pure, sizes=[8], eta=0.25, delta=0.1)
     assert len(bad.failures()) == 2
@@ -340,7 +412,9 @@ def test_est_hoeffding_is_a_union_bound_and_label_growth_a_ratio():
 def test_check_est_rows_glue_and_figure(t3):
     table = VerificationTable()
     ch02.check_est(table, t3, train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
-    assert _kinds(table) == ["identity", "theorem", "theorem", "theorem", "theorem"]
+    # Theorem 6's count (2,720 at t = 8, b = 8, |S_test| = 50) is above the 504 requests an Est run can make
+    assert _kinds(table) == ["identity", "theorem", "observation", "observation", "theorem"] and lint_table(table) == []
+    assert (t3["requests"] <= ch02.local_learner_request_reach(8, 8, n_queries=50)).all()
     grown = VerificationTable()
     ch02.check_est(grown, t3.assign(labels=[10, 100]), train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
     assert list(grown.failures()["result"]) == ["Theorem 3 (headline)"]
@@ -355,7 +429,7 @@ def test_shifted_noisy_est_is_the_test_error_and_checks_hold():
     assert list(res.frame().columns) == ["estimate", "exact_error", "rho", "labels", "requests"]
     table = VerificationTable()
     ch02.check_shifted_est(table, res, n_test=300, delta=0.1)
-    assert _kinds(table) == ["identity", "theorem"]
+    assert _kinds(table) == ["identity", "theorem"] and lint_table(table) == []
     with pytest.raises(ValueError, match="rho"):
         ch02.shifted_noisy_est(N, 1000, n_test=300, t=8, b=8, rho=0.5, rng=_rng(9))
 
