@@ -99,7 +99,7 @@ def blt20_theorem3_exponent(s: float, eps: float) -> float:
 
 # --- Chapter 2: Blanc–Gupta–Lange–Tan, NeurIPS 2020 (BGLT20) -------------------------------------
 
-def _depth_cap(t: int) -> int:
+def bglt20_depth_cap(t: int) -> int:
     """D = floor(log2 t + log2 log2 t) of BGLT20 eq. (5), written out here so that the bounds do not
     read the cap the learner uses (dtcore.topdown.depth_cap): a fault in one shows against the other."""
     t = check_int("t", t, 1)
@@ -152,7 +152,7 @@ def bglt20_theorem5_strands(t: int, eta: float, delta: float, form: str = "paper
     eta = check_real("eta", eta, 0.0, 0.5)
     delta = check_real("delta", delta, 0.0, 1.0)
     check_choice("form", form, STRAND_FORMS)
-    R = t * math.log2(t) if form == "paper" else 2.0 ** (_depth_cap(t) + 1)
+    R = t * math.log2(t) if form == "paper" else 2.0 ** (bglt20_depth_cap(t) + 1)
     return R**2 * math.log(2.0 * t * (1.0 + eta) / delta) / (2.0 * (eta * t) ** 2)
 
 
@@ -166,7 +166,7 @@ def bglt20_lemma_d1_labels(b: int, t: int, n_strands: int, n_queries: int = 1) -
     """
     if int(b) < 1 or int(n_strands) < 1 or int(n_queries) < 0:
         raise ValueError(f"b and n_strands must be >= 1 and n_queries >= 0, got {b}, {n_strands}, {n_queries}")
-    D = _depth_cap(t)
+    D = bglt20_depth_cap(t)
     return int(b) * ((int(n_strands) + int(n_queries)) * (D + 1) + int(n_queries))
 
 

@@ -38,3 +38,11 @@ def test_theorem3_bound_is_below_2_to_the_n_only_for_tiny_s_and_large_eps():
     assert bounds.blt20_theorem3_log2_size_bound(3, 0.4) < 12
     assert bounds.blt20_theorem3_log2_size_bound(4, 0.2) > 12
     assert bounds.blt20_theorem3_exponent(8, 0.25) == pytest.approx(5 * 2)
+
+
+def test_the_bounds_compute_the_depth_cap_themselves():
+    from dtcore.topdown import depth_cap
+    for t in (1, 2, 3, 4, 16, 100, 256, 4096):
+        assert bounds.bglt20_depth_cap(t) == depth_cap(t)
+    with pytest.raises(ValueError, match="t must be"):
+        bounds.bglt20_depth_cap(0)

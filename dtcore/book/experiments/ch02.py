@@ -40,7 +40,7 @@ from .. import figures
 
 #: eq. (5)'s depth cap D as :mod:`dtcore.bounds` writes it, independently of the learner's
 #: :func:`dtcore.topdown.depth_cap`: the bounds and the depth-cap rows read this one.
-paper_depth_cap = bounds._depth_cap
+paper_depth_cap = bounds.bglt20_depth_cap
 from ..report import VerificationTable, worst
 
 #: Display names of the impurity functions.
