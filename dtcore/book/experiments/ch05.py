@@ -24,6 +24,7 @@ from pandas.io.formats.style import Styler
 from scipy import stats
 
 from ... import bounds
+from ...audit import worst_case
 from ...cube import ProductDistribution
 from ...functions import (junta, junta_tree, parity_table, random_junta, random_tree_of_depth,
                           selector_of_lists)
@@ -46,6 +47,8 @@ __all__ = [
     "population_gains", "check_population_gains",
     "kearns_task", "run_kearns", "kearns_summary", "kearns_figure", "kearns_glue",
     "lemma9_covariances", "check_lemma9", "lemma9_figure", "lemma9_glue",
+    "exhaustive_lemma9", "check_exhaustive_lemma9", "EXHAUSTIVE_MEASURES", "exhaustive_gain_lemmas",
+    "check_exhaustive_gains", "exhaustive_lemma9_glue", "exhaustive_gains_glue", "gain_identity_deviation", "M90_REACH_WHY",
     "split_features", "zero_error_rates", "m_at", "not_applicable", "check_lemma4", "lemma4_glue",
     "theorem1_task", "theorem1_points", "run_theorem1", "theorem1_figure", "theorem10_samples",
     "check_theorem1", "theorem1_glue", "style_numbers",
@@ -97,17 +100,27 @@ def check_samplers(table: VerificationTable, margins: dict[str, np.ndarray], off
     ks_level = check_real("ks_level", ks_level, 0.0, 1.0)
     all_margins = np.concatenate(list(margins.values()))
     outside = int(((all_margins <= c) | (all_margins >= 0.5 - alpha)).sum())
-    table.bound("(alpha, c) class (Sec. 1.2)",
-                "drawn p_i outside the class: |p_i - 1/2| <= c or p_i not in (alpha, 1 - alpha)",
-                outside, 0.0, value_range=(0.0, float(all_margins.size)),
-                note=f"{all_margins.size} draws of random, inner and outer members")
+    # the sampler draws inside the class by construction: the count re-reads its contract, so it
+    # guards the code (an identity against 0), it tests no claim of the paper
+    table.identity("(alpha, c) class (Sec. 1.2)",
+                   "drawn p_i outside the class: |p_i - 1/2| <= c or p_i not in (alpha, 1 - alpha)",
+                   float(outside), 0.0, computed_by=(alpha_c_distribution, "Sec. 1.2 class inequalities"),
+                   note=f"{all_margins.size} draws of random, inner and outer members; 0 by the sampler's "
+                        "construction, counted by the class's inequalities")
     ks_margin = stats.kstest((margins["random"] - c) / (0.5 - alpha - c), "uniform")
     ks_smooth = stats.kstest((offsets + c) / (2 * c), "uniform")
-    for what, res, N in (("random-member margins ~ U(c, 1/2 - alpha)", ks_margin, margins["random"].size),
-                         ("smoothing offsets p_i - p_hat_i ~ U[-c, c]", ks_smooth, offsets.size)):
-        table.bound("(alpha, c) and smoothed classes (Sec. 1.2)", f"Kolmogorov-Smirnov distance, {what}",
-                    float(res.statistic), float(stats.kstwo.ppf(1 - ks_level, N)), value_range=(0.0, 1.0),
-                    note=f"bound: the KS critical value at level {ks_level:g} for {N} draws")
+    for what, res, N, law, sampler in (("random-member margins ~ U(c, 1/2 - alpha)", ks_margin,
+                                        margins["random"].size, "the law of our random members", alpha_c_distribution),
+                                       ("smoothing offsets p_i - p_hat_i ~ U[-c, c]", ks_smooth, offsets.size,
+                                        "Sec. 1.2's smoothing law", smoothed_distribution)):
+        critical = float(stats.kstwo.ppf(1 - ks_level, N))
+        table.theorem("(alpha, c) and smoothed classes (Sec. 1.2)", f"Kolmogorov-Smirnov distance, {what}",
+                      float(res.statistic), critical, reach=(0.0, 1.0),
+                      measured_by=(sampler, stats.kstest),
+                      bound_by=stats.kstwo.ppf,
+                      worst_case=f"{N} draws at alpha = {alpha:g}, c = {c:g}",
+                      note=f"the sampler against {law}; bound: the KS critical value at level {ks_level:g} "
+                           f"for {N} draws (a correct sampler fails with probability {ks_level:g})")
 
 
 # --- the impurities -----------------------------------------------------------------------------
@@ -166,12 +179,15 @@ def check_population_gains(table: VerificationTable, pop: pd.DataFrame, *, alpha
     parities = pop["k"] >= 2
     kearns_max_gain = worst(pop["max |Gain| uniform"][parities], "max") if parities.any() else 0.0
     table.identity("Kearns (uniform, parity)", "max population |Gain| over k>=2, all i (exactly 0)",
-                   kearns_max_gain, 1e-12)
+                   kearns_max_gain, 1e-12, computed_by=(population_gain, "Kearns' balance argument (0 exactly)"),
+                   note="every half-cube of a parity of >= 2 bits is balanced under the uniform distribution")
     for _, r in pop.iterrows():  # Lemma 6 at the population level with Lemma 9's epsilon
         eps = bounds.bdm20_lemma9_covariance_lower(alpha, c, int(r.k))
-        table.bound("Lemmas 6 + 9 ((alpha,c), parity)", f"min population Gain of a relevant i, k={int(r.k)}",
-                    r["min Gain (alpha,c)"], float(bounds.bdm20_lemma6_gain_lower(beta, eps)),
-                    relation=">=", value_range=(0.0, math.inf), box="Lemmas 5.4 + 5.2")
+        table.observation("Lemmas 6 + 9 ((alpha,c), parity)", f"min population Gain of a relevant i, k={int(r.k)}",
+                          r["min Gain (alpha,c)"], float(bounds.bdm20_lemma6_gain_lower(beta, eps)), relation=">=",
+                          box="lem-id3-6; lem-id3-9",
+                          why="random instances; the exhaustive suprema of Lemmas 6 and 9 are the check (once "
+                              "Lemma 9 holds this follows by algebra: Gain >= 2 beta I^2 for every input)")
 
 
 def kearns_task(rng: np.random.Generator, dist: str, m: int, *, n: int, k: int, alpha: float, c: float,
@@ -267,11 +283,13 @@ def check_lemma9(table: VerificationTable, lem9: pd.DataFrame, identity_dev: flo
                  c: float) -> None:
     """Sec. 2.1's two forms of I agree; [BDM20] Lemma 9's bound holds for every member and k."""
     table.identity("Sec. 2.1 (definition of I)",
-                   "max |I(D_w,i)|: multilinear form - direct sum over 2^k points, all w, i", identity_dev, 1e-12)
+                   "max |I(D_w,i)|: multilinear form - direct sum over 2^k points, all w, i", identity_dev, 1e-12,
+                   computed_by=(covariance_measure, covariance_by_enumeration))
     for (member, k), g in lem9.groupby(["member", "k"]):
-        table.bound("Lemma 9", f"min over w, free j in J of |I(D_w,j)|, k={k}, {member} members",
-                    worst(g.min_abs_I, "min"), bounds.bdm20_lemma9_covariance_lower(alpha, c, k), relation=">=",
-                    value_range=(0.0, math.inf), box="Lemma 5.2")
+        table.observation("Lemma 9", f"min over w, free j in J of |I(D_w,j)|, k={k}, {member} members",
+                          worst(g.min_abs_I, "min"), bounds.bdm20_lemma9_covariance_lower(alpha, c, k), relation=">=",
+                          box="lem-id3-9",
+                          why="random instances; the exhaustive supremum (every parity on n <= 4 variables) is the check")
 
 
 def lemma9_figure(lem9: pd.DataFrame, *, alpha: float) -> Figure:
@@ -291,6 +309,45 @@ def lemma9_glue(lem9: pd.DataFrame, identity_dev: float, *, alpha: float) -> dic
     return {"ch5_lemma9_ratio": float(lem9[lem9.member == "random"].ratio.min()),
             "ch5_lemma9_ratio_corner": float(lem9[lem9.member == "corner"].ratio.min()),
             "ch5_lemma9_corner": (1 - alpha) / alpha, "ch5_identity_dev": identity_dev}
+
+
+# --- every parity on n <= 4 variables: Lemma 9 at its worst case ----------------------------------
+def exhaustive_lemma9(*, alpha_c: Sequence[tuple[float, float]], n: int = 4) -> pd.DataFrame:
+    """[BDM20] Lemma 9 at its supremum over every parity on ``n`` ≤ 4 variables, every restriction w,
+    every free j in J and the 4^n corner measures of each (α, c) (:func:`dtcore.audit.worst_case.parity_suprema`).
+
+    One row per (α, c): ``sup_ratio`` (bound / |I(D_w, j)|, 1 = the bound), the verdict, the witness
+    parity (``table`` in hex, its size ``k``) and measure, the covariance at the witness and the bound
+    α²(2c)^(k−1) there, and the number of cases.
+    """
+    pairs = [(check_real("alpha", a, 0.0, 0.5), check_real("c", cc, 0.0, 0.5)) for a, cc in alpha_c]
+    tracker = worst_case.parity_suprema(pairs, n)
+    points = np.arange(2**n)
+    rows = []
+    for alpha, c in pairs:
+        sup = tracker.best[("Lemma 9", f"alpha = {alpha:g}, c = {c:g}")]
+        values = (sup.function >> points) & 1
+        k = int(sum(np.any(values != values[points ^ (1 << i)]) for i in range(n)))  # the parity's relevant bits
+        bound = bounds.bdm20_lemma9_covariance_lower(alpha, c, k)
+        record = sup.row()
+        rows.append({"alpha": alpha, "c": c, "sup_ratio": sup.ratio, "verdict": sup.verdict, "table": record["table"],
+                     "k": k, "measure": record["measure"], "covariance": bound / sup.ratio, "bound": bound,
+                     "cases": sup.cases})
+    return pd.DataFrame(rows)
+
+
+def check_exhaustive_lemma9(table: VerificationTable, sup9: pd.DataFrame) -> None:
+    """[BDM20] Lemma 9 at its exhaustive supremum, one theorem row per (α, c): the covariance at the
+    witness (the case of least room) against α²(2c)^(k−1)."""
+    for r in sup9.itertuples():
+        table.theorem("Lemma 9", f"|I(D_w,j)| at the worst parity, path w, free j and corner measure over every parity "
+                      f"on n <= 4 variables, alpha={r.alpha:g}, c={r.c:g}", r.covariance, r.bound, relation=">=",
+                      reach=(0.0, 0.25), measured_by=(worst_case.parity_suprema, "dtcore.exhaustive.subcube_statistics"),
+                      bound_by=bounds.bdm20_lemma9_covariance_lower, box="lem-id3-9",
+                      worst_case=f"parity 0x{r.table} (k = {r.k}), p = {r.measure}; exhaustive over {r.cases:,} "
+                                 "(parity, w, j, corner measure) cases",
+                      note=f"exhaustive supremum of bound/|I| = {r.sup_ratio:.4g} ({r.verdict}); the full grid is on "
+                           "the page Every function on four variables")
 
 
 # --- Theorem 1 ------------------------------------------------------------------------------------
@@ -392,32 +449,42 @@ def theorem10_samples(thm1: pd.DataFrame, rate1: pd.DataFrame, *, beta: float, g
     return pd.DataFrame(rows)
 
 
+#: Why the m90 rows of Theorems 1 and 2 have no finite reach: ``m_at`` returns inf when no grid m gets there.
+M90_REACH_WHY = "m_at gives inf when no m of the grid reaches 90% zero-error runs"
+#: The runs' side of the m90 rows: ID3's trees, their exact errors, and the grid search for 90%.
+_M90_MEASURED_BY = (id3, tree_disagreement, m_at)
+
+
 def check_theorem1(table: VerificationTable, thm10: pd.DataFrame, *, gamma: float, impurity: str,
-                   m_max: int) -> None:
+                   m_max: int, m_min: float = 1.0) -> None:
     """[BDM20] Theorem 1 (paper Thm 10): random members reach 90% exact runs within the grid; extreme
     members and the theorems' sample sizes are shown as observations."""
     for _, row in thm10.iterrows():
         label = f"k={row.k}, {row.member} members"
         if row.member == "random":
-            table.bound("Theorem 1 (paper Thm 10)", f"m at which 90% of runs reach zero error, found within the grid, "
-                        f"{label}", row["m90 (in the grid)"], float(m_max), value_range=(0.0, math.inf),
-                        box="Theorem 5.1", note="inf when no grid m reaches 90%")
+            table.theorem("Theorem 1 (paper Thm 10)", f"m at which 90% of runs reach zero error, found within the grid, "
+                          f"{label}", row["m90 (in the grid)"], float(m_max), reach=(float(m_min), math.inf),
+                          reach_why=M90_REACH_WHY, measured_by=_M90_MEASURED_BY,
+                          bound_by="the largest m of the grid (dtcore.book.specs.CH5_ID3)", box="thm-id3-1",
+                          worst_case=f"random members, k = {row.k} (the class's hardest member is not searched yet)",
+                          note="the theorem's conclusion (zero error with probability 0.9) within the grid; its own "
+                               "sample size is far above the grid (observation below); inf when no grid m reaches 90%")
         else:
             table.observation("Theorem 1 (paper Thm 10)", f"m at which 90% of runs reach zero error, {label}",
-                              row["m90 (in the grid)"], float(m_max), box="Theorem 5.1",
+                              row["m90 (in the grid)"], float(m_max), box="thm-id3-1",
                               why="extreme members need more samples than the quick grid holds (inf: not reached)")
         if math.isfinite(gamma):
             table.observation("Theorem 1 (paper Thm 10)",
                               f"m90 against Theorem 7 + Lemma 9's sample size (const 1), {label}",
-                              row["m90 (in the grid)"], row["Theorem 7 + Lemma 9"], box="Theorem 5.1",
+                              row["m90 (in the grid)"], row["Theorem 7 + Lemma 9"], box="thm-id3-1",
                               why="the bound exceeds every sample size we can draw; the margin column is the ratio")
             table.observation("Theorem 7", f"m90 against Theorem 7's m at the runs' own eps (median, const 1), {label}",
-                              row["m90 (in the grid)"], row["Theorem 7 at the runs' eps (median)"], box="Theorem 5.2",
+                              row["m90 (in the grid)"], row["Theorem 7 at the runs' eps (median)"], box="thm-id3-7",
                               why="the bound exceeds every sample size we can draw; the margin column is the ratio")
         else:
             not_applicable(table, "Theorem 1 (paper Thm 10)",
-                           f"m90 against Theorem 7 + Lemma 9's sample size, {label}", "Theorem 5.1", impurity=impurity)
-            not_applicable(table, "Theorem 7", f"m90 against Theorem 7's m at the runs' eps, {label}", "Theorem 5.2",
+                           f"m90 against Theorem 7 + Lemma 9's sample size, {label}", "thm-id3-1", impurity=impurity)
+            not_applicable(table, "Theorem 7", f"m90 against Theorem 7's m at the runs' eps, {label}", "thm-id3-7",
                            impurity=impurity)
 
 
@@ -450,9 +517,12 @@ def theorem1_glue(thm1: pd.DataFrame, rate1: pd.DataFrame, thm10: pd.DataFrame, 
 def check_lemma4(table: VerificationTable, runs: pd.DataFrame, where: str) -> None:
     """[BDM20] Lemma 4 on finished runs: both hypotheses hold => the returned tree has zero exact error."""
     hyp = runs[runs.only_relevant & runs.cells_covered]
-    table.bound("Lemma 4", f"max exact error of runs that split only on J and cover every cell of J ({len(hyp)} of "
-                f"{len(runs)} runs, {where})", float(hyp.error.max()) if len(hyp) else 0.0, 0.0,
-                value_range=(0.0, 1.0), tolerance=1e-12, box="Lemma 5.1")
+    table.theorem("Lemma 4", f"max exact error of runs that split only on J and cover every cell of J ({len(hyp)} of "
+                  f"{len(runs)} runs, {where})", float(hyp.error.max()) if len(hyp) else 0.0, 0.0,
+                  reach=(0.0, 1.0), tolerance=1e-12, box="lem-id3-4", measured_by=(id3, tree_disagreement),
+                  bound_by=lemma4_hypotheses, worst_case=f"every run of the {where} that meets both hypotheses",
+                  note="a deterministic lemma on ID3's own trees: zero error is its conclusion, so the row sits at its "
+                       "bound whenever it holds")
 
 
 def lemma4_glue(runs: pd.DataFrame) -> dict[str, object]:
@@ -528,19 +598,26 @@ def trace_id3(*, n: int, k: int, alpha: float, c: float, impurity: str, sizes: S
 def check_gain_cores(table: VerificationTable, feats: pd.DataFrame, *, beta: float, gamma: float,
                      impurity: str) -> None:
     """The deterministic cores of [BDM20] Lemmas 5 and 6 at every traced node and feature:
-    Gain(S_w, j) ≤ 2γ|I(S_w, j)| for irrelevant j (needs γ < ∞) and Gain(S_w, i) ≥ (β/2) I(S_w, i)²."""
+    Gain(S_w, j) ≤ 2γ|I(S_w, j)| for irrelevant j (needs γ < ∞) and Gain(S_w, i) ≥ (β/2) I(S_w, i)².
+
+    Observations: both hold by algebra for every sample (for Gini the first ratio is
+    |F_w(x_j=1) − F_w(x_j=0)|/2 ≤ 1/2 and the second 1/(p̄(1 − p̄)) ≥ 4); the exhaustive suprema and the
+    gain identity of :func:`check_path_audit` are the checks.
+    """
     # pairs with I(S_w, i) = 0 have zero gain on both sides and are left out of the ratios
     nz = feats[feats.abs_I_S > 1e-12]
     lemma5 = "max over nodes, irrelevant j of Gain(S_w,j) / (2 gamma |I(S_w,j)|)"
     if math.isfinite(gamma):
         ratio = (nz.gain / (2 * gamma * nz.abs_I_S))[~nz.relevant]
-        table.bound("Lemma 5 (deterministic core)", lemma5, float(ratio.max()), 1.0, value_range=(0.0, math.inf),
-                    tolerance=1e-9, box="Lemma 5.3")
+        table.observation("Lemma 5 (deterministic core)", lemma5, float(ratio.max()), 1.0, box="lem-id3-5",
+                          why="holds by algebra for every sample (Gini: the ratio is |F_w(x_j=1) - F_w(x_j=0)|/2 "
+                              "<= 1/2); the exhaustive supremum and the gain identity are the checks")
     else:
-        not_applicable(table, "Lemma 5 (deterministic core)", lemma5, "Lemma 5.3", impurity=impurity)
-    table.bound("Lemma 6 (deterministic core)", "min over nodes, all i of Gain(S_w,i) / ((beta/2) I(S_w,i)^2)",
-                float((nz.gain / (beta / 2 * nz.abs_I_S**2)).min()), 1.0, relation=">=",
-                value_range=(0.0, math.inf), tolerance=1e-9, box="Lemma 5.4")
+        not_applicable(table, "Lemma 5 (deterministic core)", lemma5, "lem-id3-5", impurity=impurity)
+    table.observation("Lemma 6 (deterministic core)", "min over nodes, all i of Gain(S_w,i) / ((beta/2) I(S_w,i)^2)",
+                      float((nz.gain / (beta / 2 * nz.abs_I_S**2)).min()), 1.0, relation=">=", box="lem-id3-6",
+                      why="holds by algebra for every sample (strong concavity gives a ratio >= 1/(p(1-p)) >= 4; "
+                          "Gini attains 4 at p = 1/2); the exhaustive supremum and the gain identity are the checks")
 
 
 def lemma6_nodes(nodes: pd.DataFrame, *, beta: float) -> pd.DataFrame:
@@ -556,11 +633,13 @@ def check_lemma6_nodes(table: VerificationTable, inJ: pd.DataFrame) -> tuple[int
     eligible = inJ[inJ.deviation_of_argmax <= inJ.eps_w / 2]
     lem6_ratio = float((eligible.gain_of_argmax / eligible.lemma6).min()) if len(eligible) else math.nan
     if len(eligible):
-        table.bound("Lemma 6", f"min Gain(S_w, i*) / (beta eps_w^2/8), i* attaining eps_w, {len(eligible)} nodes "
-                    "inside J where Lemma 8's event |I(S_w,i*) - I(D_w,i*)| <= eps_w/2 holds", lem6_ratio, 1.0,
-                    relation=">=", value_range=(0.0, math.inf), box="Lemma 5.4")
+        table.observation("Lemma 6", f"min Gain(S_w, i*) / (beta eps_w^2/8), i* attaining eps_w, {len(eligible)} "
+                          "nodes inside J where Lemma 8's event |I(S_w,i*) - I(D_w,i*)| <= eps_w/2 holds", lem6_ratio,
+                          1.0, relation=">=", box="lem-id3-6",
+                          why="on Lemma 8's event it follows by algebra (|I(S_w,i*)| >= eps_w/2 and Gain >= 2 beta "
+                              "I(S_w,i*)^2 give a ratio >= 4); the exhaustive supremum is the check")
     else:
-        table.observation("Lemma 6", "min Gain(S_w, i*) / (beta eps_w^2/8)", math.nan, box="Lemma 5.4",
+        table.observation("Lemma 6", "min Gain(S_w, i*) / (beta eps_w^2/8)", math.nan, box="lem-id3-6",
                           why="Lemma 8's event holds at no traced node")
     return len(eligible), lem6_ratio
 
@@ -608,12 +687,102 @@ def trace_glue(nodes: pd.DataFrame, inJ: pd.DataFrame, *, eligible: int, lem6_ra
             "ch5_sep_paper": float((sep.max_irrelevant_gain < sep.lemma6).mean())}
 
 
+# --- every function on n <= 4 variables: Lemmas 5 and 6 at their worst case ------------------------
+#: The product measures of the exhaustive Lemma 5/6 suprema: two asymmetric vectors of page 7's grid (the
+#: whole grid is page 7's), one with a coordinate at 1/2, where Gini's printed Lemma 6 ratio p(1 − p)/4 peaks.
+#: Two, not three: each costs ~3 s of CPU (product_suprema evaluates [MGBH26]'s lemmas on the way).
+EXHAUSTIVE_MEASURES: tuple[tuple[float, ...], ...] = ((0.1, 0.3, 0.7, 0.9), (0.05, 0.25, 0.5, 0.75))
+#: The forms of :func:`dtcore.audit.worst_case.product_suprema`'s [BDM20] rows, by (result, form).
+GINI_LEMMA5 = ("Lemma 5", "gini, the proof's bound (Gain <= 2 gamma |I|)")
+GINI_LEMMA6_PRINTED = ("Lemma 6", "gini, printed (beta eps^2/8, eps = |I|)")
+GINI_LEMMA6_STEP = ("Lemma 6", "gini, proof's step (beta I^2 / (2 p(1-p)))")
+ENTROPY_LEMMA6_PRINTED = ("Lemma 6", "entropy, printed (beta eps^2/8, eps = |I|)")
+ENTROPY_LEMMA6_STEP = ("Lemma 6", "entropy, proof's step (beta I^2 / (2 p(1-p)))")
+
+
+def exhaustive_gain_lemmas(*, measures: Sequence[Sequence[float]] = EXHAUSTIVE_MEASURES, n: int = 4) -> pd.DataFrame:
+    """[BDM20] Lemmas 5 and 6 with the population D_w in place of S_w at their suprema over every function
+    on ``n`` ≤ 4 variables, every subcube w, every free i and each of ``measures``
+    (:func:`dtcore.audit.worst_case.product_suprema`): one row per (result, form) with ``sup_ratio``
+    (measured/bound, 1 = the bound), the verdict and the witness (``table`` in hex, ``measure``)."""
+    if not 1 <= len(measures) <= 3:
+        raise ValueError(f"measures must hold 1 to 3 measures (the full grid is page 7's), got {len(measures)}")
+    tracker = worst_case.product_suprema([ProductDistribution(np.asarray(p, dtype=np.float64)) for p in measures], n)
+    return pd.DataFrame([s.row() for s in tracker.best.values() if s.paper == "BDM20"])
+
+
+def _supremum(sup56: pd.DataFrame, key: tuple[str, str]) -> pd.Series:
+    return sup56[(sup56.result == key[0]) & (sup56.form == key[1])].iloc[0]
+
+
+def _witness(r: pd.Series) -> str:
+    return f"f = 0x{r.table}, p = {r.measure}; every subcube w and free i ({int(r.cases):,} cases)"
+
+
+def check_exhaustive_gains(table: VerificationTable, sup56: pd.DataFrame, *,
+                           measures: Sequence[Sequence[float]] = EXHAUSTIVE_MEASURES) -> None:
+    """[BDM20] Lemmas 5 and 6 at their exhaustive suprema (:func:`exhaustive_gain_lemmas`).
+
+    For Gini the gain is exactly 4 I²/(p(1 − p)), so the three Gini suprema are known in closed form
+    and are identities (Lemma 5: |F_w(x_i=1) − F_w(x_i=0)|/2, at most 1/2, reached by a dictator;
+    Lemma 6 printed: p(1 − p)/4, at most 1/16 at p = 1/2; Lemma 6's proof step: 1 everywhere). For
+    entropy the proof's step, Gain ≥ (β/2) I²/(p(1 − p)), tests the strong-concavity constant β: a
+    theorem row; the printed form follows from it by p(1 − p) ≤ 1/4 (an observation).
+    """
+    p = np.concatenate([np.asarray(m, dtype=np.float64) for m in measures])
+    exact = {GINI_LEMMA5: (0.5, "Gini algebra: Gain/(2 gamma |I|) = |F1 - F0|/2 (1/2 at a dictator)"),
+             GINI_LEMMA6_PRINTED: (float((p * (1 - p)).max()) / 4,
+                                   "Gini algebra: (beta I^2/8)/Gain = p(1-p)/4 at its largest p(1-p)"),
+             GINI_LEMMA6_STEP: (1.0, "Gini algebra: Gain = 4 I^2/(p(1-p)) = (beta/2) I^2/(p(1-p)) with beta = 8")}
+    for key, (value, algebra) in exact.items():
+        r = _supremum(sup56, key)
+        table.identity(f"{key[0]} (exhaustive, Gini)", f"sup over every f on n <= 4, w, i of {r.statement} as "
+                       f"measured/bound ({key[1]}) against its closed form {value:.4g}", abs(r.sup_ratio - value),
+                       worst_case.TIGHT_TOLERANCE, computed_by=(worst_case.product_suprema, algebra),
+                       box="lem-id3-5" if key[0] == "Lemma 5" else "lem-id3-6", worst_case=_witness(r),
+                       note=f"holds by algebra for every input, so it guards the code: {r.verdict}")
+    step = _supremum(sup56, ENTROPY_LEMMA6_STEP)
+    table.theorem("Lemma 6 (exhaustive, entropy)", "min over every f on n <= 4, w, i and measure of "
+                  "Gain(D_w,i) / ((beta/2) I(D_w,i)^2 / (p_i(1-p_i))), the proof's step", 1 / step.sup_ratio, 1.0,
+                  relation=">=", reach=(0.0, math.inf), tolerance=worst_case.TIGHT_TOLERANCE,
+                  measured_by=(worst_case.product_suprema, get_impurity), bound_by=strong_concavity, box="lem-id3-6",
+                  worst_case=_witness(step),
+                  note=f"tests entropy's strong-concavity constant beta = {strong_concavity('entropy'):.4g} "
+                       f"({step.verdict}; approached where the label frequency is near 1/2)")
+    printed = _supremum(sup56, ENTROPY_LEMMA6_PRINTED)
+    table.observation("Lemma 6 (exhaustive, entropy)", "min over every f on n <= 4, w, i and measure of "
+                      "Gain(D_w,i) / (beta I(D_w,i)^2 / 8), the printed form", 1 / printed.sup_ratio, 1.0,
+                      relation=">=", box="lem-id3-6", worst_case=_witness(printed),
+                      why="follows from the proof-step row by p(1-p) <= 1/4, with room 16 at least "
+                          f"({printed.verdict})")
+
+
+def exhaustive_lemma9_glue(sup9: pd.DataFrame, *, alpha: float, c: float) -> dict[str, object]:
+    """Lemma 9's exhaustive supremum at the chapter's (α, c), its witness, and the largest over all pairs."""
+    own = sup9[(sup9.alpha == alpha) & (sup9.c == c)].iloc[0]
+    return {"ch5_ex9_ratio": float(own.sup_ratio), "ch5_ex9_witness": f"0x{own.table}", "ch5_ex9_k": int(own.k),
+            "ch5_ex9_measure": own.measure, "ch5_ex9_pairs": len(sup9), "ch5_ex9_worst": float(sup9.sup_ratio.max()),
+            "ch5_ex9_cases": f"{int(own.cases):,}"}
+
+
+def exhaustive_gains_glue(sup56: pd.DataFrame) -> dict[str, object]:
+    """Lemmas 5 and 6's exhaustive suprema and the entropy witness, by glue name."""
+    step = _supremum(sup56, ENTROPY_LEMMA6_STEP)
+    return {"ch5_ex5_gini": float(_supremum(sup56, GINI_LEMMA5).sup_ratio),
+            "ch5_ex6_gini_printed": float(_supremum(sup56, GINI_LEMMA6_PRINTED).sup_ratio),
+            "ch5_ex6_entropy_step": float(step.sup_ratio), "ch5_ex6_entropy_room": float(1 / step.sup_ratio - 1),
+            "ch5_ex6_entropy_witness": f"0x{step.table}", "ch5_ex6_entropy_measure": step.measure,
+            "ch5_ex6_entropy_printed": float(_supremum(sup56, ENTROPY_LEMMA6_PRINTED).sup_ratio),
+            "ch5_ex56_cases": f"{int(step.cases):,}"}
+
+
 # --- every path inside J: Lemmas 5, 6 and 8 on fresh samples ---------------------------------------
 def audit_paths(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: int, k: int, alpha: float, c: float,
                 impurity: str) -> pd.DataFrame:
     """Every path w inside J of ``runs`` fresh problems (:func:`draw_problem`, m examples): |S_w|, and
-    for each free coordinate i, I(S_w, i), I(D_w, i) and Gain(S_w, i) ([BDM20] Lemmas 5, 6 and 8).
-    An empty S_w gives one row with size 0."""
+    for each free coordinate i, I(S_w, i), I(D_w, i) and Gain(S_w, i) ([BDM20] Lemmas 5, 6 and 8),
+    with the sample frequencies ``p_bar`` = Pr_S_w[x_i = 1] and ``y_bar`` = Pr_S_w[y = 1] (for
+    :func:`gain_identity_deviation`). An empty S_w gives one row with size 0."""
     rng = check_rng(rng)
     rows = []
     W = all_restrictions(k)
@@ -634,12 +803,13 @@ def audit_paths(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: in
             Xw, yw = X[rows_w], y[rows_w]
             I_S = empirical_covariance(Xw, yw)
             g = gains(Xw, yw, impurity)
+            p_bar, y_bar = Xw.mean(axis=0), float(yw.mean())
             free = np.ones(n, dtype=bool)
             free[J[fixed]] = False
             for i in np.flatnonzero(free):
                 rows.append({"kind": kind, "run": r, "path": p_idx, "size": N, "feature": int(i),
                              "relevant": bool(relevant[i]), "I_S": float(I_S[i]), "I_D": float(exact[p_idx, i]),
-                             "gain": float(g[i])})
+                             "gain": float(g[i]), "p_bar": float(p_bar[i]), "y_bar": y_bar})
     return pd.DataFrame(rows)
 
 
@@ -661,6 +831,24 @@ def audit_deviations(audit: pd.DataFrame, *, delta: float) -> tuple[pd.DataFrame
     return filled, triples
 
 
+def gain_identity_deviation(filled: pd.DataFrame, *, impurity: str) -> tuple[float, int]:
+    """Largest |Gain(S_w, i) − G_I| over the audited (path, coordinate) pairs whose x_i is not constant on S_w.
+
+    ``Gain`` is ID3's (:func:`dtcore.id3.gains`, from its label and feature counts); ``G_I`` rebuilds it from
+    the empirical covariance (:func:`dtcore.smoothed.empirical_covariance`) alone: the conditional label
+    frequencies are ȳ + I/p̄ and ȳ − I/(1 − p̄), so G_I = C(ȳ) − p̄ C(ȳ + I/p̄) − (1 − p̄) C(ȳ − I/(1 − p̄))
+    (for Gini, 4 I²/(p̄(1 − p̄))). Returns ``(deviation, pairs compared)``.
+    """
+    both = filled[(filled.p_bar > 0) & (filled.p_bar < 1)]
+    if not len(both):
+        return 0.0, 0
+    C = get_impurity(impurity)
+    p, y, cov = both.p_bar.to_numpy(), both.y_bar.to_numpy(), both.I_S.to_numpy()
+    # clip the rebuilt frequencies into [0, 1]: float rounding can step a pure child's 0 or 1 over the edge
+    rebuilt = C(y) - p * C(np.clip(y + cov / p, 0.0, 1.0)) - (1 - p) * C(np.clip(y - cov / (1 - p), 0.0, 1.0))
+    return float(np.abs(both.gain.to_numpy() - rebuilt).max()), len(both)
+
+
 def _lemma8_event(filled: pd.DataFrame) -> pd.DataFrame:
     # relevant (w, i) with I(D_w, i) != 0 where |I(S_w, i) - I(D_w, i)| <= |I(D_w, i)| / 2
     return filled[filled.relevant & (np.abs(filled.I_S - filled.I_D) <= np.abs(filled.I_D) / 2) & (filled.I_D != 0)]
@@ -672,26 +860,46 @@ def _deviation_ratio(filled: pd.DataFrame) -> float:
 
 def check_path_audit(table: VerificationTable, filled: pd.DataFrame, triples: int, *, beta: float, gamma: float,
                      impurity: str, delta: float, m: int) -> None:
-    """[BDM20] Lemma 8 (|I(S_w, i) − I(D_w, i)| ≤ 3t everywhere), Lemma 5 (irrelevant gains ≤ 2γ·3t) and
-    Lemma 6 (relevant gains ≥ β I(D_w, i)²/8 where Lemma 8's event holds) on every path inside J."""
-    table.bound("Lemma 8", f"max over runs, paths w inside J, i of |I(S_w,i) - I(D_w,i)| / (3t), m={m}",
-                _deviation_ratio(filled), 1.0, value_range=(0.0, math.inf), box="Lemma 5.5",
-                note=f"t = sqrt(ln(6/delta)/(2|S_w|)), delta = {delta:g} / {triples} triples")
+    """[BDM20] Lemma 8 (|I(S_w, i) − I(D_w, i)| ≤ 3t everywhere, a theorem check at confidence 1 − δ),
+    ID3's gains against their rebuild from the covariance (an identity), and, as observations since they
+    follow from those two by algebra, Lemma 5 (irrelevant gains ≤ 2γ·3t) and Lemma 6 (relevant gains
+    ≥ β I(D_w, i)²/8 where Lemma 8's event holds) on every path inside J."""
+    # |I(S_w,i) - I(D_w,i)| <= 1/2 (both covariances lie in [-1/4, 1/4]): the ratio's reach at the smallest 3t
+    reach_high = 0.5 / float(filled.hoeffding.min())
+    quantity = f"max over runs, paths w inside J, i of |I(S_w,i) - I(D_w,i)| / (3t), m={m}"
+    note = f"t = sqrt(ln(6/delta)/(2|S_w|)), delta = {delta:g} / {triples} triples (a union bound)"
+    if reach_high > 1.0:
+        table.theorem("Lemma 8", quantity, _deviation_ratio(filled), 1.0, reach=(0.0, reach_high), box="lem-id3-8",
+                      measured_by=(empirical_covariance, covariance_measure), bound_by=hoeffding_covariance_deviation,
+                      worst_case=f"every path inside J of {filled.run.nunique()} runs per problem kind, fresh samples",
+                      note=note + "; fails with probability <= delta on correct code")
+    else:
+        table.observation("Lemma 8", quantity, _deviation_ratio(filled), 1.0, box="lem-id3-8",
+                          why=f"vacuous at this m: every |I(S_w,i) - I(D_w,i)| <= 1/2 is within 3t ({note})")
+    dev, pairs = gain_identity_deviation(filled, impurity=impurity)
+    table.identity("ID3's gain (Sec. 1.1)", f"max |Gain(S_w,i) - its rebuild from I(S_w,i)| over {pairs} audited (w, i) "
+                   f"pairs, {impurity}", dev, 1e-9, computed_by=(gains, empirical_covariance), box="alg-id3-1",
+                   note="the rebuild: C(y) - p C(y + I/p) - (1-p) C(y - I/(1-p)) with p, y the sample frequencies "
+                        "of x_i = 1 and y = 1 on S_w (for Gini 4 I^2/(p(1-p)))")
     irr = filled[~filled.relevant]
     if math.isfinite(gamma):
-        table.bound("Lemma 5", f"max over irrelevant j of Gain(S_w,j) / (2 gamma 3t), all paths inside J, m={m}",
-                    float((irr.gain / bounds.bdm20_lemma5_gain_upper(gamma, irr.hoeffding)).max()), 1.0,
-                    value_range=(0.0, math.inf), box="Lemma 5.3")
+        table.observation("Lemma 5", f"max over irrelevant j of Gain(S_w,j) / (2 gamma 3t), all paths inside J, m={m}",
+                          float((irr.gain / bounds.bdm20_lemma5_gain_upper(gamma, irr.hoeffding)).max()), 1.0,
+                          box="lem-id3-5",
+                          why="follows by algebra from Lemma 8's row: Gain <= 2 gamma |I(S_w,j)| for every sample and "
+                              "I(D_w,j) = 0 for irrelevant j (the gain identity guards the gains)")
     else:
-        not_applicable(table, "Lemma 5", "max over irrelevant j of Gain(S_w,j) / (2 gamma 3t)", "Lemma 5.3",
+        not_applicable(table, "Lemma 5", "max over irrelevant j of Gain(S_w,j) / (2 gamma 3t)", "lem-id3-5",
                        impurity=impurity)
     strong = _lemma8_event(filled)
     if len(strong):
-        table.bound("Lemma 6", f"min Gain(S_w,i) / (beta I(D_w,i)^2/8) over relevant (w, i) where Lemma 8's event "
-                    f"|I(S_w,i) - I(D_w,i)| <= |I(D_w,i)|/2 holds ({len(strong)} of {int(filled.relevant.sum())}), "
-                    f"m={m}",
-                    float((strong.gain / bounds.bdm20_lemma6_gain_lower(beta, np.abs(strong.I_D))).min()), 1.0,
-                    relation=">=", value_range=(0.0, math.inf), box="Lemma 5.4")
+        table.observation("Lemma 6", f"min Gain(S_w,i) / (beta I(D_w,i)^2/8) over relevant (w, i) where Lemma 8's "
+                          f"event |I(S_w,i) - I(D_w,i)| <= |I(D_w,i)|/2 holds ({len(strong)} of "
+                          f"{int(filled.relevant.sum())}), m={m}",
+                          float((strong.gain / bounds.bdm20_lemma6_gain_lower(beta, np.abs(strong.I_D))).min()), 1.0,
+                          relation=">=", box="lem-id3-6",
+                          why="on Lemma 8's event it follows by algebra (|I(S_w,i)| >= |I(D_w,i)|/2 and Gain >= 2 beta "
+                              "I(S_w,i)^2 give a ratio >= 4); the exhaustive supremum is the check")
 
 
 def path_audit_glue(audit: pd.DataFrame, filled: pd.DataFrame, *, delta: float) -> dict[str, object]:
@@ -742,12 +950,20 @@ def lemma11_quantiles(*, ks: Sequence[int], alpha: float, c: float, n_functions:
 
 
 def check_lemma11(table: VerificationTable, lem11: pd.DataFrame) -> None:
-    """[BDM20] Lemma 11: every measured δ-quantile is at least the threshold (ratio ≥ 1), per k."""
+    """[BDM20] Lemma 11: every measured δ-quantile is at least the threshold (ratio ≥ 1), per k.
+
+    Observations: on random juntas the ratio is many orders of magnitude above 1, so these rows could
+    catch neither a false lemma nor a fault short of that factor; a search of the class for its worst
+    member is the check.
+    """
     for k, g in lem11.groupby("k"):
-        table.bound("Lemma 11",
-                    f"min over f, paths w, delta of max_i (delta-quantile of |I(D_w,i)|) / threshold, k={k}",
-                    float(g.ratio.min()), 1.0, relation=">=", value_range=(0.0, math.inf), box="Lemma 5.6",
-                    note="fixed-i form; threshold 2 alpha^2 delta^2 (c/2)^(2k)")
+        ratio = float(g.ratio.min())
+        table.observation("Lemma 11",
+                          f"min over f, paths w, delta of max_i (delta-quantile of |I(D_w,i)|) / threshold, k={k}",
+                          ratio, 1.0, relation=">=", box="lem-id3-11",
+                          why=f"random juntas clear the threshold 2 alpha^2 delta^2 (c/2)^(2k) by a factor {ratio:.1e}, "
+                              "so neither these members nor a fault short of that factor can fail it; a worst-case "
+                              "search over the class is the check (fixed-i form)")
 
 
 def lemma11_figure(lem11: pd.DataFrame) -> Figure:
@@ -864,22 +1080,26 @@ def theorem12_samples(rate2: pd.DataFrame, *, ks: Sequence[int], beta: float, ga
 
 
 def check_theorem2(table: VerificationTable, thm12: pd.DataFrame, *, gamma: float, impurity: str,
-                   m_max: int) -> None:
+                   m_max: int, m_min: float = 1.0) -> None:
     """[BDM20] Theorem 2 (paper Thm 12): 90% exact runs within the grid per k; Theorem 12's sample size
     as an observation."""
     for _, row in thm12.iterrows():
         k, m90 = int(row.k), row["m90 (in the grid)"]
-        table.bound("Theorem 2 (paper Thm 12)",
-                    f"m at which 90% of runs reach zero error, found within the grid, k={k}",
-                    m90, float(m_max), value_range=(0.0, math.inf), box="Theorem 5.3",
-                    note="inf when no grid m reaches 90%")
+        table.theorem("Theorem 2 (paper Thm 12)",
+                      f"m at which 90% of runs reach zero error, found within the grid, k={k}",
+                      m90, float(m_max), reach=(float(m_min), math.inf), reach_why=M90_REACH_WHY,
+                      measured_by=_M90_MEASURED_BY, bound_by="the largest m of the grid (dtcore.book.specs.CH5_ID3)",
+                      box="thm-id3-2",
+                      worst_case=f"random {k}-juntas, centre 1/2 (the class's hardest member is not searched yet)",
+                      note="the theorem's conclusion (zero error with probability 0.9) within the grid; its own "
+                           "sample size is far above the grid (observation below); inf when no grid m reaches 90%")
         if math.isfinite(gamma):
             table.observation("Theorem 2 (paper Thm 12)", f"m90 against Theorem 12's sample size (B=1), k={k}", m90,
-                              row["Theorem 12 (B=1, delta1=delta2=0.05)"], box="Theorem 5.3",
+                              row["Theorem 12 (B=1, delta1=delta2=0.05)"], box="thm-id3-2",
                               why="the bound exceeds every sample size we can draw; the margin column is the ratio")
         else:
             not_applicable(table, "Theorem 2 (paper Thm 12)", f"m90 against Theorem 12's sample size (B=1), k={k}",
-                           "Theorem 5.3", impurity=impurity)
+                           "thm-id3-2", impurity=impurity)
 
 
 def theorem2_glue(rate2: pd.DataFrame, *, ks: Sequence[int], cs: Sequence[float], m_top: int) -> dict[str, object]:
@@ -965,5 +1185,5 @@ def check_conjecture3(table: VerificationTable, conj: pd.DataFrame, *, m_top: in
     top = conj[(conj.family == CONJECTURE_FAMILIES[0]) & (conj.m == m_top)]
     table.observation("Conjecture 3",
                       f"fraction of zero-error runs at m={m_top}, selector of lists (ours), depth {depth}",
-                      float(top.zero_loss.mean()), box="Conjecture 5.1",
+                      float(top.zero_loss.mean()), box="conj-id3-3",
                       why="no theorem to check: a conjecture, and our target is a junta that Theorem 2 already covers")
