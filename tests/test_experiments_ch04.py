@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from dtcore import bounds
 from dtcore.book.experiments import ch04
-from dtcore.book.report import VerificationTable
+from dtcore.book.report import VerificationTable, lint_table
 from dtcore.book.sweep import grid, sweep
 
 BIASES = [0.5, 0.2]
@@ -76,12 +76,20 @@ def test_check_influence_example_holds_and_can_fail():
     example, _ = ch04.influence_example()
     table = VerificationTable()
     ch04.check_influence_example(table, example)
-    assert len(table.rows) == 1 and counted_rows_hold(table)
-    same_rank = example.copy()
-    same_rank.iloc[:, 3] = same_rank.iloc[:, 2]
+    assert [r["kind"] for r in table.rows] == ["identity", "observation"] and counted_rows_hold(table)
+    assert not lint_table(table)
+    flip_as_rerandomised = example.copy()  # Inf^mu read as the flip influence: the definition disagrees
+    flip_as_rerandomised.iloc[:, 3] = flip_as_rerandomised.iloc[:, 2]
     bad = VerificationTable()
-    ch04.check_influence_example(bad, same_rank)
+    ch04.check_influence_example(bad, flip_as_rerandomised)
     assert len(bad.failures()) == 1
+
+
+def test_rerandomised_influences_by_definition_match_the_closed_form():
+    dist = ch04.ProductDistribution([0.05, 0.3, 0.8])
+    f = np.random.default_rng(5).integers(0, 2, size=8).astype(np.uint8)
+    flip = np.array([(f != f[np.arange(8) ^ (1 << i)]) @ dist.point_weights() for i in range(3)])
+    np.testing.assert_allclose(ch04.rerandomised_influences_by_definition(f, dist), 2 * dist.p * (1 - dist.p) * flip)
 
 
 # --- exact lemmas -------------------------------------------------------------------------------
@@ -132,12 +140,56 @@ def test_exact_lemma_values(exact):
 def test_check_exact_lemmas_holds_and_can_fail(exact):
     table = VerificationTable()
     ch04.check_exact_lemmas(table, exact)
-    assert len(table.rows) == 11 and counted_rows_hold(table)
+    kinds = [r["kind"] for r in table.rows]
+    assert len(kinds) == 11 and counted_rows_hold(table) and not lint_table(table)
+    # random-instance rows of lemmas the exhaustive layer covers are illustrations now
+    assert kinds.count("observation") == 7 and kinds.count("theorem") == 1
     broken = exact.copy()
-    broken["bare_error"] = broken["bare_cost"] * 1.5  # error above cost: Lemma 4.1 must fail
+    broken["osss_rhs"] = broken["var"] / 1.5  # OSSS's right-hand side below the variance: OSSS must fail
     bad = VerificationTable()
     ch04.check_exact_lemmas(bad, broken)
+    assert list(bad.failures()["result"]) == ["OSSS (product form)"]
+    wrong_error = exact.assign(err=exact["err"] * 0.9)  # a constant's error off: Var = 4 err (1 - err) breaks
+    bad = VerificationTable()
+    ch04.check_exact_lemmas(bad, wrong_error)
+    assert list(bad.failures()["result"]) == ["Lemma C.2"]
+
+
+# --- the exact lemmas on every function ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def suprema() -> tuple[pd.DataFrame, dict[str, float]]:
+    return ch04.exhaustive_suprema(measures=((0.5, 0.5, 0.5), (0.1, 0.3, 0.9)), n=3)
+
+
+def test_exhaustive_suprema_find_the_printed_errors(suprema):
+    frame, info = suprema
+    c1 = frame[(frame["result"] == "Lemma C.1") & (frame["form"] == "as printed")].iloc[0]
+    l44 = frame[(frame["result"] == "Lemma 4.4") & (frame["form"] == "as printed")].iloc[0]
+    assert c1["verdict"] == "violated" and c1["exact"] == 2  # the factor 2, in exact arithmetic
+    assert l44["verdict"] == "violated" and l44["exact"] > 1
+    fixed = frame[(frame["result"] == "Lemma C.1") & (frame["form"] != "as printed")].iloc[0]
+    assert fixed["exact"] == 1  # the corrected form is attained
+    assert info["functions"] == 256 and info["measures"] == 2 and info["lemma43_deviation"] <= 1e-12
+    assert info["max_total_weight"] == pytest.approx(1.5)
+
+
+def test_check_exhaustive_kinds_and_can_fail(suprema):
+    frame, info = suprema
+    table = VerificationTable()
+    ch04.check_exhaustive(table, frame, info)
+    kinds = [r["kind"] for r in table.rows]
+    assert kinds.count("counterexample") == 2 and kinds.count("observation") == 1 and kinds.count("identity") == 2
+    assert kinds.count("theorem") == 11 and counted_rows_hold(table) and not lint_table(table)
+    assert all(r["worst_case"].startswith("f = 0x") for r in table.rows if r["kind"] == "theorem")
+    # a form whose supremum exceeded 1 without an exact violation would fail its theorem row
+    looser = frame.copy()
+    looser.loc[(looser["result"] == "Lemma 4.1"), "sup_ratio"] = 1.01
+    bad = VerificationTable()
+    ch04.check_exhaustive(bad, looser, info)
     assert list(bad.failures()["result"]) == ["Lemma 4.1"]
+    values = ch04.exhaustive_values(frame, info)
+    assert "0x" in values["ch4_ex_c1"] and "0x" in values["ch4_ex_l44"] and values["ch4_ex_measures"] == 2
 
 
 # --- Lemmas 4.4-4.7 along exact runs --------------------------------------------------------------
@@ -184,13 +236,13 @@ def test_lemma44_values(runs):
 
 def test_check_lemma44_holds_and_can_fail(runs):
     table = VerificationTable()
-    ch04.check_lemma44(table, runs, ch04.dictator_lemma44(BIASES), 0.15)
-    assert len(table.rows) == 6 and counted_rows_hold(table)
-    broken = runs.copy()
-    broken["l44_Dform"] = 0.5
-    bad = VerificationTable()
-    ch04.check_lemma44(bad, broken, ch04.dictator_lemma44(BIASES), 0.15)
-    assert list(bad.failures()["result"]) == ["Lemma 4.4 (D-form, provable)"]
+    dictator = ch04.dictator_lemma44(BIASES)
+    ch04.check_lemma44(table, runs, dictator, 0.15)
+    assert [r["kind"] for r in table.rows] == ["observation"] * 4 + ["counterexample", "observation"]
+    assert counted_rows_hold(table) and not lint_table(table)
+    bad = VerificationTable()  # a dictator whose score met the printed bound would not refute it
+    ch04.check_lemma44(bad, runs, dictator.assign(score=dictator["printed_bound"]), 0.15)
+    assert list(bad.failures()["result"]) == ["Lemma 4.4 (printed)"]
 
 
 # --- the gated majority ------------------------------------------------------------------------
@@ -216,6 +268,10 @@ def test_check_gated_majority(gated):
     table = VerificationTable()
     ch04.check_gated_majority(table, gated)
     assert [r["kind"] for r in table.rows] == ["counterexample", "theorem", "theorem"] and counted_rows_hold(table)
+    assert not lint_table(table)
+    bad = VerificationTable()
+    ch04.check_gated_majority(bad, gated.assign(**{"D-form": 0.5}))
+    assert list(bad.failures()["result"]) == ["Lemma 4.4 (D-form, provable)"]
 
 
 # --- size and phases -----------------------------------------------------------------------------
@@ -227,7 +283,15 @@ def test_size_figure(runs):
 def test_check_size_and_values(runs):
     table = VerificationTable()
     ch04.check_size(table, runs, 0.15, 5)
-    assert len(table.rows) == 5 and counted_rows_hold(table)
+    assert len(table.rows) == 5 and counted_rows_hold(table) and not lint_table(table)
+    # the stop and selection rules are re-read: identities that guard the code, not theorem checks
+    assert [r["kind"] for r in table.rows][:3] == ["identity"] * 3
+    assert [r["reads_rule"] for r in table.rows][:3] == ["stop rule", "selection rule", "selection rule"]
+    below_quarter = runs.copy()
+    below_quarter.loc[below_quarter["rule"] != "greedy", "min_share"] = 0.125  # a 1/8 rule
+    bad = VerificationTable()
+    ch04.check_size(bad, below_quarter, 0.15, 5)
+    assert list(bad.failures()["result"]) == ["Theorem 5.1 (1/4 selection rule)"]
     values = ch04.size_values(runs, 5)
     assert values["ch4_size_runs"] == (runs["rule"] == "greedy").sum()
     assert 0 <= values["ch4_t11_bites"] <= values["ch4_size_runs"]
@@ -246,6 +310,7 @@ def test_check_phases_and_values(runs):
     table = VerificationTable()
     ch04.check_phases(table, runs, 5)
     assert [r["result"] for r in table.rows] == ["Lemma 4.6", "Lemma 4.7"] and counted_rows_hold(table)
+    assert not lint_table(table)
     values = ch04.phases_values(runs, 5)
     greedy = runs[runs["rule"] == "greedy"]
     assert values["ch4_l46_bites"] == int((greedy["lemma46_bound"] < 31).sum())
@@ -291,7 +356,8 @@ def test_appendix_e_values(paths):
 def test_check_appendix_e_holds_and_can_fail(paths):
     table = VerificationTable()
     ch04.check_appendix_e(table, paths, 0.0)
-    assert len(table.rows) == 4 and counted_rows_hold(table)
+    assert [r["kind"] for r in table.rows] == ["identity", "observation", "observation", "identity"]
+    assert counted_rows_hold(table) and not lint_table(table)
     bad = VerificationTable()
     ch04.check_appendix_e(bad, paths, 1e-6)
     assert list(bad.failures()["result"]) == ["App. E.1"]
@@ -317,7 +383,7 @@ def test_check_lemma52_holds_and_can_fail(lemma52):
     convergence, _ = lemma52
     table = VerificationTable()
     ch04.check_lemma52(table, convergence)
-    assert len(table.rows) == 4
+    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and not lint_table(table)
     broken = convergence.assign(zero_where_exact_zero=False)
     bad = VerificationTable()
     ch04.check_lemma52(bad, broken)
@@ -371,7 +437,11 @@ def test_figure2_values(fig2):
 def test_check_figure2_holds_and_can_fail(fig2):
     table = VerificationTable()
     ch04.check_figure2(table, fig2, 0.1)
-    assert [r["kind"] for r in table.rows] == ["theorem"] * 5 + ["observation"] * 2 and counted_rows_hold(table)
+    assert [r["kind"] for r in table.rows] == ["theorem"] * 4 + ["identity"] + ["observation"] * 2
+    assert counted_rows_hold(table) and not lint_table(table)
+    off_schedule = VerificationTable()
+    ch04.check_figure2(off_schedule, fig2.assign(queries_z=6.0), 0.1)
+    assert list(off_schedule.failures()["result"]) == ["Secs. 5.2–5.3 (M_S, M_LL, M_EE)"]
     broken = fig2.assign(error=fig2["eps"] * 1.2)
     bad = VerificationTable()
     ch04.check_figure2(bad, broken, 0.1)
