@@ -88,7 +88,8 @@ def test_close_chapter_shows_the_summary_and_glues_its_counts(monkeypatch, tmp_p
     shown, glued = [], {}
     monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
     monkeypatch.setattr("myst_nb.glue", lambda name, value, display=True: glued.__setitem__(name, value))
-    monkeypatch.setattr(chapter, "REPO_ROOT", tmp_path)
+    (tmp_path / "_toc.yml").write_text("root: book/intro\n")  # the results go to the clone being run
+    monkeypatch.chdir(tmp_path)
     t = VerificationTable()
     t.theorem("[X] Theorem 1", "error", 0.02, 0.05, reach=(0.0, 1.0), measured_by="a.f", bound_by="b.g",
               box="thm-x-1")
@@ -165,7 +166,7 @@ def _uses_sweep(chapter: str) -> bool:
     cells = json.loads((REPO_ROOT / "book" / f"{chapter}.ipynb").read_text())["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     modules = set()
-    for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|\s+import\s+\(?([\w, \n]+))", code):
+    for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|[ \t]+import[ \t]+\(?([\w ,]+))", code):
         modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
     sources = [code] + [(REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").read_text()
                         for m in modules if (REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").is_file()]

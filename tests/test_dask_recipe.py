@@ -66,6 +66,8 @@ def test_the_readme_commands_listen_on_loopback_only(monkeypatch):
         for role in ("scheduler", "worker"):
             processes.append(subprocess.Popen(
                 ["bash", "-c", as_run_here(commands[role], port, http_port)], cwd=REPO,
+                # the workers unpickle this module's task, so they need the clone on their path
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))},
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
             if role == "scheduler":
                 time.sleep(1.0)  # the workers retry until the scheduler is up; this only spares retries

@@ -30,28 +30,28 @@ def test_toc_chapters_are_the_notebooks_in_book_order(run_full):
 
 def test_count_checks_by_kind_and_failing_rows(run_full):
     rows = [
-        {"kind": "bound", "result": "T1", "quantity": "a", "holds": True},
-        {"kind": "bound", "result": "T2", "quantity": "b", "holds": False},
+        {"kind": "theorem", "result": "T1", "quantity": "a", "holds": True},
+        {"kind": "theorem", "result": "T2", "quantity": "b", "holds": False},
         {"kind": "identity", "result": "L", "quantity": "c", "holds": True},
         {"kind": "counterexample", "result": "C", "quantity": "d", "holds": True},
         {"kind": "observation", "result": "O", "quantity": "e", "holds": True},
     ]
     counts = run_full.count_checks(pd.DataFrame(rows))
-    assert counts["by_kind"] == {"bound": 2, "counterexample": 1, "identity": 1, "observation": 1}
+    assert counts["by_kind"] == {"theorem": 2, "counterexample": 1, "identity": 1, "observation": 1}
     assert counts["failing"] == ["T2: b"]
     with pytest.raises(ValueError, match="holds"):  # the one pass rule: no string "True"
-        run_full.count_checks(pd.DataFrame([{"kind": "bound", "result": "T", "quantity": "a", "holds": "True"}]))
+        run_full.count_checks(pd.DataFrame([{"kind": "theorem", "result": "T", "quantity": "a", "holds": "True"}]))
 
 
 def test_summary_names_commit_times_and_failures(run_full, tmp_path):
     meta = {"scale": "full", "commit": "abc", "started": "s", "finished": "f", "seconds": 3725.0,
             "machine": "m", "dask_scheduler": "", "extra_parameters": []}
     rows = [
-        {"chapter": "01_x", "passed": True, "seconds": 61.0, "checks": {"by_kind": {"bound": 3}, "rows": 3, "failing": []}},
+        {"chapter": "01_x", "passed": True, "seconds": 61.0, "checks": {"by_kind": {"theorem": 3}, "rows": 3, "failing": []}},
         {"chapter": "02_y", "passed": False, "seconds": 5.0, "checks": None,
          "error": "ValueError: folds must be an integer in [2, 20], got 1"},
         {"chapter": "03_z", "passed": False, "seconds": 7.0,
-         "checks": {"by_kind": {"bound": 2}, "rows": 2, "failing": ["Theorem 1: error | bound"]},
+         "checks": {"by_kind": {"theorem": 2}, "rows": 2, "failing": ["Theorem 1: error | bound"]},
          "error": "AssertionError: theorem checks failed:\n..."},
     ]
     text = run_full.write_summary(tmp_path, meta, rows)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from dtcore.book.report import (LINT_PATTERNS, VerificationTable, assert_lint_clean, lint_table,
-                                provenance_names, read_verification_json, shared_functions)
+                                provenance_names, read_verification, shared_functions)
 
 
 def exact_error(tree):  # stand-ins for the functions that compute each side of a row
@@ -94,7 +94,7 @@ def test_a_clean_table_passes_and_survives_its_csv_and_json(tmp_path, monkeypatc
     path = tmp_path / "v.json"
     monkeypatch.setenv("DTCORE_VERIFICATION_JSON", str(path))
     t.assert_all()
-    rows = read_verification_json(path)  # JSON writes inf as null: the lint reads it as unbounded
+    rows = read_verification(path)  # JSON writes inf as null: the lint reads it as unbounded
     assert [r["kind"] for r in rows][:3] == ["theorem"] * 3 and lint_table(rows) == []
     assert patterns(VerificationTable.from_records(rows)) == []
     # and a wide reach still shows after the JSON round trip

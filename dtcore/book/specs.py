@@ -189,7 +189,9 @@ CH7_EVERY_FUNCTION = ParameterSpec("07_every_function", "Every function on four 
     Param("search_budget", "int", 0, 20000, "functions evaluated per local search at n = 5, 6 (0: no search)",
           low=0, high=10**7),
     Param("search_restarts", "int", 4, 16, "random restarts per local search", low=0, high=1000),
-), checks=(_ch7_constraints,))
+), checks=(_ch7_constraints,),
+    runs_locally="every function on n <= 4 is evaluated at once by vectorised NumPy in the notebook's kernel, "
+                 "and the local searches at n = 5, 6 are sequential, so there is no task list to hand to a cluster.")
 
 
 SPECS: dict[str, ParameterSpec] = {s.chapter: s for s in (CH1_TOP_DOWN, CH2_LEARNABILITY, CH3_STOCHASTIC,
