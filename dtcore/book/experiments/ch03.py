@@ -908,7 +908,8 @@ def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) ->
 
     [BLT21] Sec. 1.1: on the samples whose imbalance in R the budget covers (:func:`covered_samples`)
     the corrupted samples have the same law, so the learners' outputs must too; only those enter.
-    ``worse / η'`` is the larger mean excess in units of η'; ``samples of T±`` the samples used. Learner
+    ``worse / η'`` is the larger mean excess in units of η'; ``samples of T±`` the samples used (the
+    p-value is NaN when a target has fewer than two). Learner
     i's permutations come from stream i of key "ch03/lower_bound_tests".
     """
     from scipy.stats import permutation_test
@@ -919,8 +920,8 @@ def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) ->
         mine = pair[pair.algorithm == name]
         a_plus = mine.loc[mine.sign == "+", "a_R"].to_numpy()
         a_minus = mine.loc[mine.sign == "-", "a_R"].to_numpy()
-        if a_plus.size == 0 or a_minus.size == 0:
-            p_value = math.nan  # a target without a covered sample: nothing to compare
+        if min(a_plus.size, a_minus.size) < 2:
+            p_value = math.nan  # a target with fewer than two covered samples: nothing to test
         elif np.ptp(np.r_[a_plus, a_minus]) == 0:
             p_value = 1.0      # every hypothesis has the same a_R: nothing to tell apart
         else:
