@@ -60,15 +60,20 @@ def test_keyed_streams_depend_on_seed_key_and_position_only():
         ch03.keyed_streams(5, "ch03/x", 0)
 
 
-def test_bound_or_observation_counts_a_bound_below_the_range_top_and_shows_one_at_it():
+def test_theorem_or_observation_counts_a_bound_below_the_reach_top_and_shows_one_at_it():
     table = VerificationTable()
-    ch03.bound_or_observation(table, "R", "q", 0.2, 0.5, value_range=(0.0, 1.0), why="vacuous")
-    ch03.bound_or_observation(table, "R", "q", 0.2, 1.0, value_range=(0.0, 1.0), why="vacuous")
-    ch03.bound_or_observation(table, "R", "q", 0.7, 0.5, value_range=(0.0, 1.0), why="vacuous")
+    for measured, bound in ((0.2, 0.5), (0.2, 1.0), (0.7, 0.5)):
+        ch03.theorem_or_observation(table, "R", "q", measured, bound, reach=(0.0, 1.0), measured_by="mod.measure",
+                                    bound_by="mod.bound", why="vacuous", worst_case="here")
     frame = table.frame()
     assert frame["kind"].tolist() == ["theorem", "observation", "theorem"]
     assert frame["holds"].tolist() == [True, True, False]
     assert frame.loc[1, "note"] == "vacuous"
+    assert frame.loc[0, "measured_by"] == "mod.measure" and frame.loc[0, "bound_by"] == "mod.bound"
+    assert frame.loc[0, "worst_case"] == "here" and not frame["legacy"].any()
+    with pytest.raises(ValueError, match="same"):   # a shared function is refused, not counted
+        ch03.theorem_or_observation(table, "R", "q", 0.2, 0.5, reach=(0.0, 1.0), measured_by="mod.f", bound_by="f",
+                                    why="vacuous")
 
 
 def test_time_best_calls_repeat_times_and_returns_a_small_positive_time():
@@ -183,6 +188,7 @@ def test_run_learners_spends_the_budget_and_satisfies_the_sample_chain(setting):
         assert 0 <= r["error"] <= 1
     assert [r["proper"] for r in rows] == [True, False, False]
     assert all(r["optimality_ratio"] <= 1 + 1e-7 for r in rows[1:])
+    assert all(0 <= r["optimality_excess"] <= 1e-7 for r in rows[1:]) and math.isnan(rows[0]["optimality_excess"])
 
 
 def test_run_learners_share_the_clean_sample_of_a_repetition(setting):
@@ -219,11 +225,13 @@ def test_learner_worsts_takes_maxima_and_keeps_nan():
     runs = pd.DataFrame({"algorithm": ["FIND", "FIND", "L2 (low-degree)", "L1 regression", "L1 regression"],
                          "eta": [0.0, 0.1, 0.1, 0.1, 0.2], "sample_lhs": [9.0, 0.2, 0.1, 0.3, 0.1],
                          "sample_rhs": [1.0, 0.4, 0.2, 0.6, 0.5], "optimality_ratio": [np.nan, np.nan, 0.9, 0.8, np.nan],
+                         "optimality_excess": [np.nan, np.nan, 0.0, 1e-3, 0.0],
                          "gap_fit": [0.1, 0.2, 0.3, 0.4, 0.5], "gap_q": [0.0, 0.1, 0.0, 0.2, 0.1]})
     worsts = ch03.learner_worsts(runs)
     assert worsts.loc["FIND", "chain"] == 0.5          # eta = 0 is left out of the chain
     assert worsts.loc["L1 regression", "gap_fit"] == 0.5 and worsts.loc["L1 regression", "chain"] == 0.5
     assert worsts.loc["L2 (low-degree)", "optimality"] == 0.9
+    assert worsts.loc["L1 regression", "optimality_excess"] == 1e-3
     assert math.isnan(worsts.loc["L1 regression", "optimality"])   # a NaN fails its row, never hides
 
 
@@ -231,6 +239,12 @@ def test_uniform_convergence_and_final_error_bounds(runs, setting):
     uc = ch03.uniform_convergence_bounds(setting)
     assert uc.loc["FIND", "eps"] == uc.loc["FIND", "comparator_bound"] == setting.gamma
     assert uc.loc["L1 regression", "eps"] == setting.eps_54 and uc.loc["L2 (low-degree)", "comparator_bound"] == setting.gamma_1
+    table = VerificationTable()   # each side names its own functions: the rows are accepted as theorem checks
+    for name, u in uc.iterrows():
+        table.theorem(u["lemma"], name, 0.0, 0.5, reach=(0.0, 1.0), measured_by=u["fit_by"], bound_by=u["eps_by"])
+        table.theorem(u["comparator_result"], name, 0.0, 0.5, reach=(0.0, 1.0), measured_by=u["comparator_by"],
+                      bound_by="dtcore.bounds.blt21_lemma42_uniform_deviation")
+    assert set(ch03.CHAIN_WHY) == set(ch03.FINAL_WHY) == set(ch03.LEARNERS)
     final = ch03.final_error_bounds(runs, setting)
     assert len(final) == 3 * 3
     first = final.iloc[0]
@@ -270,6 +284,11 @@ def test_depth_sweep_reaches_opt_at_the_target_depth_and_obeys_corollary_4_1():
     assert len(sweep_frame) == 3 * 2
     assert (sweep_frame["best_excess"] <= sweep_frame["truncation_bound"] + 1e-12).all()
     per_d = ch03.depth_sweep_summary(sweep_frame)
+    # no depth-d tree does worse than the best constant: the reach of the best tree's excess
+    assert (per_d["best_excess"] <= per_d["constant_excess"] + 1e-12).all()
+    mu = mean_table(deep)
+    assert per_d.loc[1, "constant_excess"] == pytest.approx(min(mu.mean(), 1 - mu.mean()) - opt(mu))
+    assert per_d.loc[1, "opt"] == pytest.approx(opt(mu))
     assert per_d.loc[3, "best_excess"] == pytest.approx(0.0, abs=1e-12)
     assert per_d.loc[3, "truncation_bound"] == 0.0
     values = ch03.depth_sweep_glue(deep, per_d, deep_depth=3, repetitions=2)
@@ -292,6 +311,7 @@ def test_run_pair_equalizes_the_region_and_spends_the_budget(pair_setting):
     assert [r["algorithm"] for r in rows] == list(ch03.LEARNERS)
     for r in rows:
         assert abs(r["ones_in_R_minus_half"]) <= 0.5 and r["changed"] == r["budget"] == 12
+        assert r["balanced"] and r["budget_covers"] and not r["budget_short"]
         assert 0 <= r["a_R"] <= 1 and r["excess_own"] >= -1e-12
     with pytest.raises(ValueError, match="sign"):
         ch03.run_pair(np.random.default_rng(0), 0, "0", setting=pair_setting)
@@ -301,21 +321,59 @@ def test_lower_bound_runs_and_tests(pair, pair_setting):
     assert len(pair) == 2 * 2 * 3 and set(pair["sign"]) == {"+", "-"}
     tests = ch03.lower_bound_tests(pair, pair_setting, seed=0)
     assert tests["algorithm"].tolist() == list(ch03.LEARNERS)
-    assert ((tests["p-value"] > 0) & (tests["p-value"] <= 1)).all()
-    find = pair[pair.algorithm == "FIND"]
+    enough = (tests["samples of T+"] >= 2) & (tests["samples of T-"] >= 2)
+    assert ((tests["p-value"] > 0) & (tests["p-value"] <= 1))[enough].all() and tests["p-value"][~enough].isna().all()
+    find = ch03.covered_samples(pair)
+    find = find[find.algorithm == "FIND"]
     assert tests.loc[0, "mean excess of T+"] == pytest.approx(find.loc[find.sign == "+", "excess_own"].mean())
     with pytest.raises(ValueError, match="eta"):
         ch03.lower_bound_runs(ch03.pair_setting(n=5, m=100, eta_grid=[0.0], depth=1, degree=1), pair_repetitions=2,
                               seed=0)
     assert _is_book_figure(ch03.lower_bound_figure(pair, tests, eta_pair=pair_setting.eta_pair))
-    values = ch03.lower_bound_glue(tests, setting=pair_setting, pair_repetitions=2, sum_bound=0.05)
+    balance = ch03.pair_balance(pair)
+    assert balance["samples"] == 4 and balance["contradictions"] == 0
+    values = ch03.lower_bound_glue(tests, setting=pair_setting, pair_repetitions=2, sum_bound=0.05, balance=balance)
     assert values["ch3_lb_sum_bound"] == 0.05 / pair_setting.eta_pair
-    assert values["ch3_lb_min_p"] == tests["p-value"].min()
+    assert values["ch3_lb_samples"] == 4 and values["ch3_lb_covered"] == balance["covered"]
+    assert values["ch3_lb_min_p"] == pytest.approx(tests["p-value"].min(), nan_ok=True)
+
+
+def test_run_pair_with_too_small_a_budget_is_not_covered_and_not_balanced():
+    # η' = 0.75 η leaves ⌊ηm⌋ = 4 flips for a region whose imbalance is about 0.75·4 = 3 on average
+    small = ch03.pair_setting(n=5, m=40, eta_grid=[0.1], depth=1, degree=1)
+    rows = pd.DataFrame([r for seed in range(40) for r in ch03.run_pair(np.random.default_rng(seed), 0, "+",
+                                                                         setting=small)])
+    assert (~rows["budget_covers"]).any() and (rows["budget_covers"] <= rows["balanced"]).all()
+    assert (rows["budget_short"] <= ~rows["balanced"]).all()
+    pair = rows.assign(sign=np.where(np.arange(len(rows)) % 6 < 3, "+", "-"))
+    balance = ch03.pair_balance(pair)
+    assert balance["samples"] == 40 and balance["contradictions"] == 0
+    assert balance["covered"] == balance["covered_plus"] + balance["covered_minus"] == int(rows["budget_covers"].sum()) // 3
+    assert len(ch03.covered_samples(pair)) == 3 * balance["covered"]
+
+
+def test_pair_balance_counts_a_covered_sample_left_unbalanced_as_a_contradiction():
+    base = {"algorithm": "FIND", "sign": "+", "budget_short": False}
+    pair = pd.DataFrame([base | {"budget_covers": True, "balanced": False},     # the attack failed where it must not
+                         base | {"budget_covers": False, "budget_short": True, "balanced": True},   # nor here
+                         base | {"budget_covers": False, "balanced": True},    # an odd count: the coin decided
+                         base | {"sign": "-", "budget_covers": True, "balanced": True}])
+    assert ch03.pair_balance(pair) == {"samples": 4, "covered": 2, "balanced": 3, "covered_plus": 1, "covered_minus": 1,
+                                       "contradictions": 2}
+
+
+def test_lower_bound_tests_use_only_covered_samples(pair_setting):
+    pair = pd.DataFrame([{"algorithm": name, "sign": s, "a_R": float(k), "excess_own": 0.1, "budget_covers": k < 2}
+                         for name in ch03.LEARNERS for s in "+-" for k in range(3)])
+    tests = ch03.lower_bound_tests(pair, pair_setting, seed=0)
+    assert (tests["samples of T+"] == 2).all() and (tests["mean a_R on T+ samples"] == 0.5).all()
+    none = ch03.lower_bound_tests(pair.assign(budget_covers=pair["sign"] == "+"), pair_setting, seed=0)
+    assert (none["samples of T-"] == 0).all() and none["p-value"].isna().all()
 
 
 def test_lower_bound_tests_give_p_one_when_every_output_is_the_same(pair_setting):
-    pair = pd.DataFrame([{"algorithm": name, "sign": s, "a_R": 0.5, "excess_own": 0.1 if s == "+" else 0.2}
-                         for name in ch03.LEARNERS for s in "+-" for _ in range(3)])
+    pair = pd.DataFrame([{"algorithm": name, "sign": s, "a_R": 0.5, "excess_own": 0.1 if s == "+" else 0.2,
+                          "budget_covers": True} for name in ch03.LEARNERS for s in "+-" for _ in range(3)])
     tests = ch03.lower_bound_tests(pair, pair_setting, seed=0)
     assert (tests["p-value"] == 1.0).all()
     assert tests["worse / η'"].tolist() == pytest.approx([0.2 / pair_setting.eta_pair] * 3)

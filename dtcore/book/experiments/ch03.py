@@ -43,7 +43,7 @@ from ...stochastic import (bayes_optimal, deterministic_depths, error, mean_tabl
                            random_stochastic_tree, stochastic_leaf_approximation, truncate_deterministic_depth)
 from ...tree import DecisionTree
 from .. import figures
-from ..report import VerificationTable
+from ..report import Provenance, VerificationTable
 from ..seeds import seed_sequence
 from ..sweep import sweep
 
@@ -59,8 +59,24 @@ PAIR_PERMUTATIONS = 4999
 #: What the Fact 4.3 chain compares, per learner.
 CHAIN_RATIO = {"FIND": "err_S°(h) / (err_S°(FIND(S°)) + 2η)", "L2 (low-degree)": "L2_S°(trunc p*) / (L2_S°(q) + 2η)",
                "L1 regression": "L1_S°(trunc p*) / (L1_S°(q) + 2η)"}
-#: The book's box restating each learner's theorem.
-THEOREM_BOX = {"FIND": "Theorem 3.1", "L2 (low-degree)": "Theorem 3.2", "L1 regression": "Theorem 3.2"}
+#: The label of the book's box restating each learner's theorem.
+THEOREM_BOX = {"FIND": "thm-blt21-3", "L2 (low-degree)": "thm-blt21-4", "L1 regression": "thm-blt21-4"}
+#: Why the Fact 4.3 chain of each learner is shown, not counted: it holds by algebra on every sample.
+CHAIN_WHY = {
+    "FIND": "holds by algebra on every sample once FIND is optimal on S (checked against brute force and pystreed) "
+            "and the two samples differ in at most ⌊ηm⌋ rows (the budget identity)",
+    "L2 (low-degree)": "holds by algebra on every sample once the fit beats q on S (the optimality identity) and the two "
+                       "samples differ in at most ⌊ηm⌋ rows: truncation only lowers a loss against labels in {0, 1}",
+    "L1 regression": "holds by algebra on every sample once the fit beats q on S (the optimality identity) and the two "
+                     "samples differ in at most ⌊ηm⌋ rows: truncation only lowers a loss against labels in {0, 1}"}
+#: Why each learner's final error bound is shown, not counted: it follows from the rows that are.
+FINAL_WHY = {
+    "FIND": "follows by algebra from the two Lemma 4.2 rows: error(h) ≤ error(T*) + 2η + gap(h) + gap(T*) by "
+            "FIND's optimality on S° and S and the budget, so it holds whenever they do",
+    "L2 (low-degree)": "follows by algebra from the Lemma 5.2 and Hoeffding rows: with the fit's optimality on S they "
+                       "bound E(trunc p* − μ_T)², and Fact 1.2 with Cauchy–Schwarz turns that into the error bound",
+    "L1 regression": "follows by algebra from the Lemma 5.4 and Hoeffding rows: with the fit's optimality on S they "
+                     "bound E|trunc p* − T| by q's loss + 2η + ε₅.₄, and q's loss is at most 2·opt + ε₁"}
 _GUARANTEE_LABEL = {"FIND": "opt + 2η + ε", "L2 (low-degree)": "opt + 2√(2η + ε₂ + ε₅.₂ + γ₁)",
                     "L1 regression": "2·opt + 2η + ε₁ + ε₅.₄ + γ₁"}
 
@@ -71,17 +87,19 @@ def _positive_int(name: str, value: object) -> int:
     return int(value)
 
 
-def bound_or_observation(table: VerificationTable, result: str, quantity: str, measured: float, bound: float, *,
-                         value_range: tuple[float, float], why: str, box: str = "", tolerance: float = 0.0) -> None:
-    """Add ``measured <= bound`` as a bound row, or as an observation when the bound is vacuous.
+def theorem_or_observation(table: VerificationTable, result: str, quantity: str, measured: float, bound: float, *,
+                           reach: tuple[float, float], measured_by: Provenance, bound_by: Provenance, why: str,
+                           box: str = "", tolerance: float = 0.0, worst_case: str = "") -> None:
+    """Add ``measured <= bound`` as a theorem row, or as an observation when the bound is vacuous.
 
-    A bound at or above the top of ``value_range`` cannot fail, so the row is then shown with ``why``
-    and not counted (the rule of :class:`dtcore.book.report.VerificationTable`).
+    ``reach`` is the quantity's real reach; a bound at or above its top cannot fail, so the row is
+    then shown with ``why`` and not counted (the rule of :class:`dtcore.book.report.VerificationTable`).
     """
-    if bound < value_range[1]:
-        table.bound(result, quantity, measured, bound, value_range=value_range, box=box, tolerance=tolerance)
+    if bound < reach[1]:
+        table.theorem(result, quantity, measured, bound, reach=reach, measured_by=measured_by, bound_by=bound_by,
+                      box=box, tolerance=tolerance, worst_case=worst_case)
     else:
-        table.observation(result, quantity, measured, bound, box=box, why=why)
+        table.observation(result, quantity, measured, bound, box=box, why=why, worst_case=worst_case)
 
 
 def keyed_streams(seed: int, key: str, count: int) -> list[np.random.Generator]:
@@ -440,7 +458,7 @@ def run_learners(rng: np.random.Generator, rep: int, adversary: str, eta: float,
              # Lemma 4.2: clean-sample error vs true error of the returned tree and of the best depth-d tree
              "gap_fit": abs(training_errors(h_tree, X0, y0) / m - err_find),
              "gap_q": abs(training_errors(setting.approx.tree, X0, y0) / m - setting.approx.error),
-             "optimality_ratio": np.nan}]   # FIND's optimality is checked against brute force and pystreed
+             "optimality_ratio": np.nan, "optimality_excess": np.nan}]   # FIND's: against brute force and pystreed
     q_clean = setting.q_tree.predict_proba(X0)
     fitted = {"L2 (low-degree)": low_degree_regression(c.X, c.y, degree=degree),
               "L1 regression": l1_regression(c.X, c.y, degree=degree)}
@@ -448,10 +466,11 @@ def run_learners(rng: np.random.Generator, rep: int, adversary: str, eta: float,
     seen_loss = {"L2 (low-degree)": lambda v: float(np.mean((v - c.y) ** 2)),
                  "L1 regression": lambda v: float(np.mean(np.abs(v - c.y)))}
     # each regression must beat every other degree-k polynomial on the sample it saw: the other fit and q
-    opt_ratio = {}
+    opt_ratio, opt_excess = {}, {}
     for k, own in fitted.items():
         rivals = [seen_loss[k](q_seen), *(seen_loss[k](f.value(c.X)) for other, f in fitted.items() if other != k)]
         opt_ratio[k] = seen_loss[k](own.value(c.X)) / min(rivals)
+        opt_excess[k] = max(0.0, seen_loss[k](own.value(c.X)) - min(rivals))
     population_loss = {"L2 (low-degree)": lambda f: float(np.mean((f - mu) ** 2)) + setting.var_term,
                        "L1 regression": lambda f: float(np.mean(mu * (1 - f) + (1 - mu) * f))}
     for name, loss in (("L2 (low-degree)", lambda v: (v - y0) ** 2), ("L1 regression", lambda v: np.abs(v - y0))):
@@ -463,7 +482,7 @@ def run_learners(rng: np.random.Generator, rep: int, adversary: str, eta: float,
                      # Lemma 5.2 / 5.4 at the fitted polynomial, and Hoeffding at the fixed q
                      "gap_fit": abs(lhs - population_loss[name](tp_cube)),
                      "gap_q": abs(float(loss(q_clean).mean()) - population_loss[name](q_cube)),
-                     "optimality_ratio": opt_ratio[name]})
+                     "optimality_ratio": opt_ratio[name], "optimality_excess": opt_excess[name]})
     for row in rows:
         row.update(changed=changed, budget=allowed)
     return rows
@@ -552,8 +571,10 @@ def learner_worsts(runs: pd.DataFrame) -> pd.DataFrame:
     """Per learner, the worst of each Table 1 check ([BLT21] Fact 4.3 chain, Lemmas 4.2/5.2/5.4, 5.3/5.5).
 
     Columns: ``chain`` (largest sample_lhs / sample_rhs over eta > 0), ``optimality`` (largest
-    optimality ratio; NaN for FIND, which has none), ``gap_fit`` and ``gap_q`` (largest
-    uniform-convergence gaps). A NaN among a learner's values makes its worst NaN, so the row fails.
+    optimality ratio; NaN for FIND, which has none), ``optimality_excess`` (largest amount by which a
+    rival polynomial beat the fit on the sample it saw, 0 for an optimal solver), ``gap_fit`` and
+    ``gap_q`` (largest uniform-convergence gaps). A NaN among a learner's values makes its worst NaN,
+    so the row fails.
     """
     rows = {}
     for name in LEARNERS:
@@ -561,21 +582,33 @@ def learner_worsts(runs: pd.DataFrame) -> pd.DataFrame:
         positive = grp[grp.eta > 0]
         ratio = grp["optimality_ratio"].to_numpy(dtype=np.float64)
         rows[name] = {"chain": float(np.max((positive["sample_lhs"] / positive["sample_rhs"]).to_numpy())),
-                      "optimality": float(ratio.max()), "gap_fit": float(grp["gap_fit"].to_numpy().max()),
+                      "optimality": float(ratio.max()),
+                      "optimality_excess": float(grp["optimality_excess"].to_numpy(dtype=np.float64).max()),
+                      "gap_fit": float(grp["gap_fit"].to_numpy().max()),
                       "gap_q": float(grp["gap_q"].to_numpy().max())}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def uniform_convergence_bounds(setting: NoisySetting) -> pd.DataFrame:
     """Per learner, the lemma whose ε bounds its clean-sample gap ([BLT21] Lemmas 4.2, 5.2, 5.4) and the
-    bound at its fixed comparator (the best depth-d tree for FIND, Hoeffding's γ₁ at q for the regressions)."""
+    bound at its fixed comparator (the best depth-d tree for FIND, Hoeffding's γ₁ at q for the regressions),
+    with the functions that computed each side (``fit_by``, ``comparator_by``, ``eps_by``)."""
     return pd.DataFrame({
         "lemma": ["Lemma 4.2", "Lemma 5.2", "Lemma 5.4"],
         "eps": [setting.gamma, setting.eps_52, setting.eps_54],
         "comparator": ["the best depth-d tree", "q", "q"],
         "comparator_result": ["Lemma 4.2", "Hoeffding (fixed q)", "Hoeffding (fixed q)"],
         "comparator_bound": [setting.gamma, setting.gamma_1, setting.gamma_1],
-        "box": ["Lemma 3.4", "Theorem 3.2", "Theorem 3.2"]}, index=list(LEARNERS))
+        "box": ["lem-blt21-4-1", "thm-blt21-4", "thm-blt21-4"],
+        # the measured gaps come from the learner's fit, the clean sample's loss and the exact loss on the cube
+        "fit_by": ["dtcore.find.find, dtcore.find.training_errors, dtcore.stochastic.error",
+                   "dtcore.polyreg.low_degree_regression, dtcore.stochastic.mean_table",
+                   "dtcore.polyreg.l1_regression, dtcore.stochastic.mean_table"],
+        "comparator_by": ["dtcore.find.population_find, dtcore.find.training_errors",
+                          "dtcore.stochastic.truncate_deterministic_depth, dtcore.stochastic.mean_table",
+                          "dtcore.stochastic.truncate_deterministic_depth, dtcore.stochastic.mean_table"],
+        "eps_by": ["dtcore.bounds.blt21_lemma42_uniform_deviation", "dtcore.bounds.blt21_lemma52_eps",
+                   "dtcore.bounds.blt21_lemma54_eps"]}, index=list(LEARNERS))
 
 
 def final_error_bounds(runs: pd.DataFrame, setting: NoisySetting) -> pd.DataFrame:
@@ -693,7 +726,8 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
     """[BLT21] Corollary 4.1 and Lemma 4.2 over FIND's depth d = 1..D on the deep target.
 
     At each depth: the exact excess of the best depth-d tree, the truncation mass of Corollary 4.1
-    (and the paper's count S 2^-d), 2γ_d of Lemma 4.2, and FIND's exact excess on ``repetitions``
+    (and the paper's count S 2^-d), 2γ_d of Lemma 4.2, the excess of the best constant (no depth-d
+    tree does worse, so it is the reach of the best excess) and opt_T, and FIND's exact excess on ``repetitions``
     clean samples of m examples (the same samples at every depth: sample ``rep`` comes from stream
     ``rep`` of key "ch03/depth_sweep"). One row per (d, rep).
     """
@@ -702,6 +736,7 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
     points = all_points(n)
     mu = mean_table(deep)
     opt_deep = opt(mu)
+    constant_excess = min(float(mu.mean()), 1.0 - float(mu.mean())) - opt_deep   # a depth-0 tree is a depth-d tree
     leaf_depths = deterministic_depths(deep)
     samples = [sample(deep, m, rng) for rng in keyed_streams(seed, "ch03/depth_sweep", repetitions)]
     rows = []
@@ -713,18 +748,21 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
             rows.append({"d": d, "rep": rep, "find_excess": error(mu, h.predict(points).astype(float)) - opt_deep,
                          "best_excess": max(0.0, best.error - opt_deep),
                          "truncation_bound": bounds.blt21_corollary41_truncation(leaf_depths, d),
-                         "paper_count_bound": deep.size * 2.0 ** -d, "two_gamma": 2 * gamma_d})
+                         "paper_count_bound": deep.size * 2.0 ** -d, "two_gamma": 2 * gamma_d,
+                         "constant_excess": constant_excess, "opt": opt_deep})
     sweep_frame = pd.DataFrame(rows)
     sweep_frame["find_bound"] = sweep_frame["best_excess"] + sweep_frame["two_gamma"]
     return sweep_frame
 
 
 def depth_sweep_summary(sweep_frame: pd.DataFrame) -> pd.DataFrame:
-    """Per depth d: FIND's worst excess, the best tree's excess and the bounds of [BLT21] Cor. 4.1 / Lemma 4.2."""
+    """Per depth d: FIND's worst excess, the best tree's excess, the bounds of [BLT21] Cor. 4.1 / Lemma 4.2,
+    the best constant's excess and opt_T."""
     return sweep_frame.groupby("d").agg(find_excess=("find_excess", "max"), best_excess=("best_excess", "first"),
                                         truncation_bound=("truncation_bound", "first"),
                                         paper_count_bound=("paper_count_bound", "first"),
-                                        find_bound=("find_bound", "first"))
+                                        find_bound=("find_bound", "first"),
+                                        constant_excess=("constant_excess", "first"), opt=("opt", "first"))
 
 
 def depth_sweep_figure(sweep_frame: pd.DataFrame, per_d: pd.DataFrame) -> Figure:
@@ -795,8 +833,12 @@ def run_pair(rng: np.random.Generator, rep: int, sign: str, *, setting: PairSett
     """One sample of T_+ or T_- (``sign``), corrupted by the equalizing adversary, with every learner on it.
 
     [BLT21] Sec. 1.1: one row per learner with a_R(h) = E_{x in R} Pr[h(x) = 1], the excess the
-    hypothesis pays on its own target, the labels in R minus half after the attack, the rows
-    changed (counted from the two samples) and the budget.
+    hypothesis pays on its own target, the labels in R minus half after the attack (``balanced``: at
+    most a half), the rows changed (counted from the two samples) and the budget. From the clean
+    sample alone: ``budget_covers`` (the budget covers the flips R needs whatever the fair coin of an
+    odd count decides: the attack must balance R) and ``budget_short`` (it covers them under neither
+    outcome: the attack cannot). The two corrupted laws agree on the samples the budget covers, an event
+    of the same probability for both targets.
     """
     if sign not in ("+", "-"):
         raise ValueError(f"sign must be '+' or '-', got {sign!r}")
@@ -806,13 +848,19 @@ def run_pair(rng: np.random.Generator, rep: int, sign: str, *, setting: PairSett
     mu = mean_table(tree)
     in_R = (points[:, :setting.codim] == 1).all(axis=1)
     X0, y0 = sample(tree, setting.m, rng)
+    budget = math.floor(setting.eta * setting.m + 1e-12)
+    clean_inside = (X0[:, :setting.codim] == 1).all(axis=1)
+    imbalance = abs(float(y0[clean_inside].sum()) - clean_inside.sum() / 2)   # flips needed, up to the coin's half
+    coin_half = 0.5 if clean_inside.sum() % 2 else 0.0
     c = equalizing_adversary(X0, y0, setting.eta, region, rng)
     inside = (c.X[:, :setting.codim] == 1).all(axis=1)
     hyps = {"FIND": find(c.X, c.y, depth=setting.depth).tree.predict(points).astype(float),
             "L2 (low-degree)": low_degree_regression(c.X, c.y, degree=setting.degree).predict_proba(points),
             "L1 regression": l1_regression(c.X, c.y, degree=setting.degree).predict_proba(points)}
-    common = {"ones_in_R_minus_half": float(c.y[inside].sum() - inside.sum() / 2),
-              "changed": _rows_changed(X0, y0, c.X, c.y), "budget": math.floor(setting.eta * setting.m + 1e-12)}
+    ones_minus_half = float(c.y[inside].sum() - inside.sum() / 2)
+    common = {"ones_in_R_minus_half": ones_minus_half, "balanced": abs(ones_minus_half) <= 0.5,
+              "budget_covers": imbalance + coin_half <= budget, "budget_short": imbalance - coin_half > budget,
+              "changed": _rows_changed(X0, y0, c.X, c.y), "budget": budget}
     return [{"algorithm": name, "a_R": float(h[in_R].mean()), "excess_own": error(mu, h) - opt(mu), **common}
             for name, h in hyps.items()]
 
@@ -833,21 +881,48 @@ def lower_bound_runs(setting: PairSetting, *, pair_repetitions: int, seed: int,
                  n_jobs=n_jobs)
 
 
+def pair_balance(pair: pd.DataFrame) -> dict[str, int]:
+    """How the attack fared on the corrupted samples of :func:`lower_bound_runs` ([BLT21] Sec. 1.1).
+
+    ``samples`` in all; ``covered`` those whose clean imbalance in R the budget covers, per target
+    (``covered_plus``, ``covered_minus``); ``balanced`` those balanced after the attack; and
+    ``contradictions``: samples the budget covers that the attack left unbalanced, plus samples it
+    could not cover that came out balanced (0 for a correct attack: the balance after the attack,
+    counted on the corrupted sample, must agree with the clean sample's count against the budget).
+    """
+    per_sample = pair[pair["algorithm"] == pair["algorithm"].iloc[0]]
+    covers, short, balanced = (per_sample[c].to_numpy(dtype=bool) for c in ("budget_covers", "budget_short", "balanced"))
+    sign = per_sample["sign"].to_numpy()
+    return {"samples": len(per_sample), "covered": int(covers.sum()), "balanced": int(balanced.sum()),
+            "covered_plus": int((covers & (sign == "+")).sum()), "covered_minus": int((covers & (sign == "-")).sum()),
+            "contradictions": int((covers & ~balanced).sum() + (short & balanced).sum())}
+
+
+def covered_samples(pair: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`lower_bound_runs` whose clean imbalance in R the budget covers (the experiment's premise)."""
+    return pair[pair["budget_covers"].to_numpy(dtype=bool)]
+
+
 def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) -> pd.DataFrame:
     """Per learner: a permutation test of a_R on T_+ versus T_- samples, and the mean excess of each target.
 
-    [BLT21] Sec. 1.1: the corrupted samples have the same law, so the learners' outputs must too;
-    ``worse / η'`` is the larger mean excess in units of η'. Learner i's permutations come from stream i
-    of key "ch03/lower_bound_tests".
+    [BLT21] Sec. 1.1: on the samples whose imbalance in R the budget covers (:func:`covered_samples`)
+    the corrupted samples have the same law, so the learners' outputs must too; only those enter.
+    ``worse / η'`` is the larger mean excess in units of η'; ``samples of T±`` the samples used (the
+    p-value is NaN when a target has fewer than two). Learner
+    i's permutations come from stream i of key "ch03/lower_bound_tests".
     """
     from scipy.stats import permutation_test
 
+    pair = covered_samples(pair)
     rows = []
     for name, perm_rng in zip(LEARNERS, keyed_streams(seed, "ch03/lower_bound_tests", len(LEARNERS))):
         mine = pair[pair.algorithm == name]
         a_plus = mine.loc[mine.sign == "+", "a_R"].to_numpy()
         a_minus = mine.loc[mine.sign == "-", "a_R"].to_numpy()
-        if np.ptp(np.r_[a_plus, a_minus]) == 0:
+        if min(a_plus.size, a_minus.size) < 2:
+            p_value = math.nan  # a target with fewer than two covered samples: nothing to test
+        elif np.ptp(np.r_[a_plus, a_minus]) == 0:
             p_value = 1.0      # every hypothesis has the same a_R: nothing to tell apart
         else:
             p_value = float(permutation_test((a_plus, a_minus), lambda a, b: np.mean(a) - np.mean(b),
@@ -855,7 +930,9 @@ def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) ->
                                              rng=perm_rng).pvalue)
         ex_plus = float(mine.loc[mine.sign == "+", "excess_own"].mean())
         ex_minus = float(mine.loc[mine.sign == "-", "excess_own"].mean())
-        rows.append({"algorithm": name, "mean a_R on T+ samples": a_plus.mean(), "mean a_R on T- samples": a_minus.mean(),
+        rows.append({"algorithm": name, "samples of T+": a_plus.size, "samples of T-": a_minus.size,
+                     "mean a_R on T+ samples": a_plus.mean() if a_plus.size else math.nan,
+                     "mean a_R on T- samples": a_minus.mean() if a_minus.size else math.nan,
                      "p-value": p_value, "mean excess of T+": ex_plus, "mean excess of T-": ex_minus,
                      "worse / η'": max(ex_plus, ex_minus) / setting.eta_pair})
     return pd.DataFrame(rows)
@@ -900,13 +977,19 @@ def lower_bound_figure(pair: pd.DataFrame, pair_tests: pd.DataFrame, *, eta_pair
 
 
 def lower_bound_glue(pair_tests: pd.DataFrame | None, *, setting: PairSetting, pair_repetitions: int,
-                     sum_bound: float) -> dict[str, Any]:
-    """The pair experiment for the text; the measured values are NaN when there was no corruption to run."""
+                     sum_bound: float, balance: dict[str, int] | None = None) -> dict[str, Any]:
+    """The pair experiment for the text; the measured values are NaN when there was no corruption to run.
+
+    ``balance`` is :func:`pair_balance` of the runs: how many samples there were and how many the budget covered.
+    """
     values: dict[str, Any] = {"ch3_pair_eta": setting.eta, "ch3_pair_reps": pair_repetitions, "ch3_pair_m": setting.m,
                               "ch3_pair_perms": PAIR_PERMUTATIONS, "ch3_pair_alpha": PAIR_ALPHA}
     if pair_tests is None:
         return values | {key: float("nan") for key in ("ch3_lb_find_ratio", "ch3_lb_min_ratio", "ch3_lb_min_p",
-                                                      "ch3_lb_sum_bound", "ch3_lb_eta_pair")}
+                                                      "ch3_lb_sum_bound", "ch3_lb_eta_pair", "ch3_lb_samples",
+                                                      "ch3_lb_covered")}
+    if balance is not None:
+        values |= {"ch3_lb_samples": balance["samples"], "ch3_lb_covered": balance["covered"]}
     return values | {"ch3_lb_find_ratio": float(pair_tests.set_index("algorithm").loc["FIND", "worse / η'"]),
                      "ch3_lb_min_ratio": float(pair_tests["worse / η'"].min()),
                      "ch3_lb_min_p": float(pair_tests["p-value"].min()),
