@@ -89,6 +89,7 @@ def test_close_chapter_shows_the_summary_and_glues_its_counts(monkeypatch, tmp_p
     monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
     monkeypatch.setattr("myst_nb.glue", lambda name, value, display=True: glued.__setitem__(name, value))
     (tmp_path / "_toc.yml").write_text("root: book/intro\n")  # the results go to the clone being run
+    (tmp_path / "book").mkdir()
     monkeypatch.chdir(tmp_path)
     t = VerificationTable()
     t.theorem("[X] Theorem 1", "error", 0.02, 0.05, reach=(0.0, 1.0), measured_by="a.f", bound_by="b.g",

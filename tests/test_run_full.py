@@ -55,10 +55,10 @@ def test_summary_names_commit_times_and_failures(run_full, tmp_path):
          "error": "AssertionError: theorem checks failed:\n..."},
     ]
     text = run_full.write_summary(tmp_path, meta, rows)
-    assert "| 01_x | passed | 1 min 01 s | bound 3 | none | `abc`, s |" in text
+    assert "| 01_x | passed | 1 min 01 s | theorem 3 | none | `abc`, s |" in text
     assert ("| 02_y | FAILED | 0 min 05 s | no verification table | "
             "ValueError: folds must be an integer in [2, 20], got 1 | `abc`, s |") in text
-    assert "| 03_z | FAILED | 0 min 07 s | bound 2 | rows not holding: Theorem 1: error \\| bound | `abc`, s |" in text
+    assert "| 03_z | FAILED | 0 min 07 s | theorem 2 | rows not holding: Theorem 1: error \\| bound | `abc`, s |" in text
     assert "- commit: `abc`" in text
     assert "total wall time: 1 min 13 s" in text
     assert json.loads((tmp_path / "summary.json").read_text())["chapters"][1]["passed"] is False
