@@ -408,3 +408,18 @@ def test_proposition_5_1_truncation_is_low_degree_close_and_bounded():
 
 def test_proposition_5_1_worst_is_the_largest_share_over_eps():
     assert ch03.proposition_5_1_worst(pd.DataFrame({"disagree": [0.1, 0.05], "eps": [0.5, 0.125]})) == 0.4
+
+
+def test_check_pair_counts_the_tests_only_on_enough_covered_samples():
+    from dtcore.book.report import VerificationTable
+    from types import SimpleNamespace
+    tests = pd.DataFrame({"algorithm": ["FIND"], "p-value": [0.4], "samples of T+": [3], "samples of T-": [3],
+                          "mean excess of T+": [0.2], "mean excess of T-": [0.2]})
+    pair = pd.DataFrame({"changed": [30, 30], "budget": [30, 30]})
+    for covered, kinds in ((3, ["identity", "observation", "theorem", "theorem", "identity"]),
+                           (1, ["identity", "observation", "observation", "observation", "identity"])):
+        table = VerificationTable()
+        ch03.check_pair(table, pair=pair, balance={"contradictions": 0, "covered": covered, "samples": 4},
+                        pair_tests=tests, covered_reps=covered, sum_bound=0.1,
+                        pair_setting=SimpleNamespace(eta_pair=0.1))
+        assert [r["kind"] for r in table.rows] == kinds and table.failures().empty

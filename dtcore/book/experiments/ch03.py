@@ -43,7 +43,7 @@ from ...stochastic import (bayes_optimal, deterministic_depths, error, mean_tabl
                            random_stochastic_tree, stochastic_leaf_approximation, truncate_deterministic_depth)
 from ...tree import DecisionTree
 from .. import figures
-from ..report import Provenance, VerificationTable
+from ..report import Provenance, VerificationTable, worst
 from ..seeds import seed_sequence
 from ..sweep import sweep
 
@@ -1086,3 +1086,43 @@ def find_vs_pystreed_glue(bench: pd.DataFrame) -> dict[str, Any]:
     return {"ch3_bench_m": int(bench["m"].iloc[0]), "ch3_ratio_d3": float(bench["ratio FIND / pystreed"].iloc[0]),
             "ch3_ratio_d4": float(bench["ratio FIND / pystreed"].iloc[1]),
             "ch3_find_d3": float(bench["FIND seconds"].iloc[0]), "ch3_streed_d3": float(bench["pystreed seconds"].iloc[0])}
+
+
+def check_pair(table: VerificationTable, *, pair: pd.DataFrame, balance: dict[str, Any], pair_tests: pd.DataFrame,
+               covered_reps: int, sum_bound: float, pair_setting: Any) -> None:
+    """The rows of the indistinguishable pair ([BLT21] Sec. 1.1, the 2η minimum; Definition 2's budget):
+    the attack's balance identity, the samples the budget covers, and per learner the permutation test
+    and the sum of the two targets' mean excesses, counted only on the covered samples."""
+    table.identity("Sec. 1.1 (2η minimum)", "samples whose balance in R after the attack contradicts the clean sample's "
+                   "imbalance against the budget", balance["contradictions"], 0.0, box="prop-blt21-lower",
+                   reads_rule="the attack's stop rule (half of R's labels 1)",
+                   computed_by=("dtcore.noise.equalizing_adversary", "clean sample: |ones in R − half| against ⌊ηm⌋"))
+    table.observation("Sec. 1.1 (2η minimum)", "corrupted samples whose imbalance in R the budget covers "
+                      "(the rows below use only these)", balance["covered"], balance["samples"], box="prop-blt21-lower",
+                      why="the budget ⌊ηm⌋ covers a sample's imbalance in R only with high probability; on the covered "
+                          "samples, an event as likely for either target, the two corrupted laws agree")
+    enough = covered_reps >= 2
+    for _, row in pair_tests.iterrows():
+        quantity = f"{row['algorithm']}: p-value, a_R(h) on T+ vs T− samples"
+        used = f"{row['samples of T+']} + {row['samples of T-']} covered samples"
+        if enough:
+            table.theorem("Sec. 1.1 (2η minimum)", quantity, row["p-value"], PAIR_ALPHA, relation=">=",
+                          reach=(0.0, 1.0), measured_by="scipy.stats.permutation_test",
+                          bound_by="the test's level PAIR_ALPHA", worst_case=used, box="prop-blt21-lower")
+        else:
+            table.observation("Sec. 1.1 (2η minimum)", quantity, row["p-value"], PAIR_ALPHA, relation=">=",
+                              box="prop-blt21-lower", why=f"{used}: too few to test")
+        quantity = f"{row['algorithm']}: mean excess of T+ + mean excess of T−"
+        total = row["mean excess of T+"] + row["mean excess of T-"]
+        if enough and sum_bound > 0:
+            table.theorem("Sec. 1.1 (2η minimum)", quantity, total, sum_bound, relation=">=", reach=(0.0, 2.0),
+                          measured_by="dtcore.stochastic.error",
+                          bound_by="dtcore.book.experiments.ch03.pair_sum_bound, dtcore.learnability.hoeffding_halfwidth",
+                          worst_case=used, box="prop-blt21-lower")
+        else:
+            table.observation("Sec. 1.1 (2η minimum)", quantity, total, 2 * pair_setting.eta_pair, relation=">=",
+                              box="prop-blt21-lower",
+                              why=f"{used}: too few for Hoeffding's slack to leave a positive bound")
+    table.identity("Definition 2 (budget)", "equalizing adversary: max |rows changed − ⌊ηm⌋|",
+                   worst(np.abs(pair["changed"] - pair["budget"])), 0.0, box="def-blt21-nasty", reads_rule="budget rule",
+                   computed_by=("dtcore.book.experiments.ch03._rows_changed", "math.floor (⌊ηm⌋ of Definition 2)"))
