@@ -253,6 +253,55 @@ def minimum_average_depth_by_cap(tables: np.ndarray, dist: ProductDistribution |
     return caps[:, sub.root, :]
 
 
+def minimum_path_average_depth(tables: np.ndarray, dist: ProductDistribution | None = None) -> np.ndarray:
+    """min over *path* trees computing f of the mu-average depth, ``(B,)`` (inf: f is no decision list).
+
+    A path tree (Moakhar et al. 2026, App. E.2) queries one variable per level and has a leaf on one
+    side of every query. P(rho) = 0 where f is constant, else min over free i and sides b with f
+    constant on (rho, x_i = b) of 1 + Pr[x_i = 1 - b] P(rho, x_i = 1 - b); inf when no side is constant.
+    """
+    packed, n = _as_packed(tables)
+    dist = resolve_distribution(dist, n)
+    sub = subcubes(n)
+    const = _constant_by_subcube(packed, n)
+    path = np.where(const, 0.0, np.inf)
+    for level in sub.levels[1:]:  # loop over levels and variables; NumPy body over functions
+        best = np.full((level.size, packed.size), np.inf)
+        for i in range(n):
+            has = sub.free[level, i]
+            c0, c1 = sub.children[level[has], i, 0], sub.children[level[has], i, 1]
+            p = dist.p[i]
+            exit0 = np.where(const[c0], 1.0 + p * path[c1], np.inf)  # leaf on x_i = 0, go on at x_i = 1
+            exit1 = np.where(const[c1], 1.0 + (1.0 - p) * path[c0], np.inf)
+            best[has] = np.minimum(best[has], np.minimum(exit0, exit1))
+        path[level] = np.where(const[level], 0.0, best)
+    return path[sub.root]
+
+
+def stochastic_mean_tables(n: int, depth: int, coins: tuple[float, ...]) -> np.ndarray:
+    """Every distinct mean function mu_T of a stochastic tree on n variables, ``(M, 2^n)``.
+
+    The trees (Blanc–Lange–Tan 2021, Sec. 1) have 0/1 leaves and at most ``depth`` internal nodes on a
+    path, each a query x_i (mu = x_i ? mu_1 : mu_0) or a coin of probability q in ``coins`` (mu = q mu_1 +
+    (1 - q) mu_0). Built level by level from the constant tables, every pair of the previous level's
+    tables combined at once; tables equal to 12 decimals are merged.
+    """
+    n = check_int("n", n, 1, 3)
+    depth = check_int("depth", depth, 0, 3)
+    q = np.asarray(coins, dtype=np.float64)
+    if q.ndim != 1 or not ((q > 0) & (q < 1)).all():
+        raise ValueError(f"coins must be probabilities in (0, 1), got {coins!r}")
+    x = all_points(n).astype(bool)
+    level = np.array([np.zeros(2**n), np.ones(2**n)])
+    for _ in range(depth):  # loop over depth; each level combines every pair of tables at once
+        one, zero = level[:, None, :], level[None, :, :]
+        queries = [np.where(x[:, i], one, zero) for i in range(n)]
+        mixtures = [qq * one + (1.0 - qq) * zero for qq in q]
+        grown = np.concatenate([level] + [m.reshape(-1, 2**n) for m in queries + mixtures])
+        level = np.unique(np.round(grown, 12), axis=0)
+    return level
+
+
 # --- statistics under a product measure ----------------------------------------------------------
 
 def _flip_words(words: np.ndarray, n: int, i: int) -> np.ndarray:

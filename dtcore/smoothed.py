@@ -334,9 +334,80 @@ def population_gain(table: np.ndarray, dist: ProductDistribution, w: np.ndarray 
     return out
 
 
+def smoothed_covariance_failure(tables: np.ndarray, p_hat: np.ndarray, c: float, thresholds: np.ndarray,
+                                rng: np.random.Generator, draws: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """Pr over the smoothing that |I(D, i)| <= t, for every function of a batch, coordinate i and t.
+
+    BDM 2020, Lemma 11 at the root (w all free): p_l = p_hat_l + Delta_l with Delta_l ~ U[-c, c] i.i.d.
+    and I(D, i) = p_i (1 - p_i) D_i(p), where D_i(p) = F(p, x_i = 1) - F(p, x_i = 0) is multilinear in
+    the other coordinates. D_i is linear in each p_j, so the probability over p_j given the others is
+    the length of an interval, exactly; the remaining coordinates are drawn ``draws`` times (common to
+    every function). j is the first coordinate D_i depends on (any j gives an unbiased estimate; one
+    D_i depends on gives a continuous one). Returns (estimate, standard error), each ``(T, B, k)``.
+    The derivative tables D_i take values in {-1, 0, 1}, so the work runs over distinct tables only.
+    """
+    table = np.asarray(tables)
+    if table.ndim != 2:
+        raise ValueError(f"tables must have shape (B, 2^k), got {table.shape}")
+    k = table_variables(table[0], "tables")
+    check_binary_matrix("tables", table)
+    rng = check_rng(rng)
+    draws = check_int("draws", draws, 2, 10**6)
+    c = check_real("c", c, 0.0, 0.5)
+    ph = np.asarray(p_hat, dtype=np.float64)
+    if ph.shape != (k,) or not ((ph - c > 0) & (ph + c < 1)).all():
+        raise ValueError(f"p_hat must have {k} entries in (c, 1 - c) = ({c:g}, {1 - c:g}), got {p_hat!r}")
+    t = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+    if t.size == 0 or (t < 0).any():
+        raise ValueError(f"thresholds must be a non-empty array of values >= 0, got {thresholds!r}")
+    p = ph + rng.uniform(-c, c, size=(draws, k))
+    bits = (np.arange(2**k)[:, None] >> np.arange(k)) & 1
+    f = table.astype(np.int8)
+    estimate = np.zeros((t.size, table.shape[0], k))
+    error = np.zeros_like(estimate)
+    for i in range(k):  # one pass per coordinate; NumPy body over distinct derivative tables and draws
+        others = [l for l in range(k) if l != i]
+        deriv = f[:, bits[:, i] == 1] - f[:, bits[:, i] == 0]  # (B, 2^(k-1)), indexed by the others' bits
+        distinct, inverse = np.unique(deriv, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        scale = p[:, i] * (1.0 - p[:, i])  # (N,)
+        if k == 1:
+            size = np.abs(distinct[:, 0]).astype(np.float64)[:, None] * scale[None, :]
+            cond = [(size[None] <= t[:, None, None]).astype(np.float64)]
+        else:
+            sub_bits = (np.arange(2 ** (k - 1))[:, None] >> np.arange(k - 1)) & 1
+            depends = np.stack([(distinct[:, sub_bits[:, m] == 1] != distinct[:, sub_bits[:, m] == 0]).any(axis=1)
+                                for m in range(k - 1)], axis=1)
+            choice = np.where(depends.any(axis=1), np.argmax(depends, axis=1), 0)
+            cond = np.zeros((t.size, distinct.shape[0], draws))
+            for m, j in enumerate(others):  # the coordinate integrated exactly
+                rows = choice == m
+                if not rows.any():
+                    continue
+                rest = [l for l in others if l != j]
+                rest_bits = sub_bits[sub_bits[:, m] == 0][:, [others.index(l) for l in rest]]
+                weights = np.ones((draws, rest_bits.shape[0]))
+                for r, l in enumerate(rest):
+                    weights *= np.where(rest_bits[:, r] == 1, p[:, l:l + 1], 1.0 - p[:, l:l + 1])
+                a = distinct[rows][:, sub_bits[:, m] == 0].astype(np.float64) @ weights.T  # D_i at p_j = 0
+                b = distinct[rows][:, sub_bits[:, m] == 1].astype(np.float64) @ weights.T - a
+                lo, hi = ph[j] - c, ph[j] + c
+                for ti, tv in enumerate(t):  # few thresholds
+                    s = tv / scale[None, :]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        y1, y2 = (-s - a) / b, (s - a) / b
+                        length = np.clip(np.minimum(np.maximum(y1, y2), hi) - np.maximum(np.minimum(y1, y2), lo), 0.0, None)
+                    cond[ti, rows] = np.where(b != 0, length / (hi - lo), (np.abs(a) <= s).astype(np.float64))
+            cond = [cond]
+        values = cond[0]
+        estimate[:, :, i] = values.mean(axis=2)[:, inverse]
+        error[:, :, i] = (values.std(axis=2, ddof=1) / np.sqrt(draws))[:, inverse]
+    return estimate, error
+
+
 __all__ = [
     "CENTRES", "MAX_TABLE_VARIABLES", "MEMBERS", "alpha_c_distribution", "all_restrictions", "covariance_by_enumeration",
     "covariance_measure", "empirical_covariance", "hoeffding_covariance_deviation",
     "is_alpha_c_distribution", "lemma4_hypotheses", "multilinear", "population_gain", "restriction_is_constant",
-    "smoothed_distribution", "smoothing_centre", "theorem7_epsilon",
+    "smoothed_covariance_failure", "smoothed_distribution", "smoothing_centre", "theorem7_epsilon",
 ]

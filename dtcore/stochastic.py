@@ -9,6 +9,7 @@ except :func:`sample`, which draws labelled examples.
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
@@ -254,6 +255,26 @@ def stochastic_leaf_approximation(tree: DecisionTree, c: int, rng: np.random.Gen
     return stack_trees(copies), copies
 
 
+def copies_mean_deviation(mu: np.ndarray, c: int) -> np.ndarray:
+    """E_r |mean of T(x, r_1), ..., T(x, r_c) - mu_T(x)| for each value mu_T(x), exactly.
+
+    The c copies of Lemma 2.1's proof (Blanc–Lange–Tan 2021) label x independently, each 1 with
+    probability mu = mu_T(x): their mean is Binomial(c, mu) / c, and this is its mean absolute
+    deviation, a sum over the c + 1 outcomes (vectorised over ``mu``).
+    """
+    mu = clip_probabilities(mu, "mu")
+    c = check_int("c", c, 1, 10_000)
+    k = np.arange(c + 1, dtype=np.float64)
+    log_choose = math.lgamma(c + 1) - np.array([math.lgamma(j + 1) + math.lgamma(c - j + 1) for j in range(c + 1)])
+    m = mu.reshape(-1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_pmf = log_choose + k * np.log(m) + (c - k) * np.log1p(-m)
+    pmf = np.where(np.isnan(log_pmf), 0.0, np.exp(log_pmf))  # 0 * log 0 at mu in {0, 1}
+    pmf[(m[:, 0] == 0.0), 0] = 1.0
+    pmf[(m[:, 0] == 1.0), c] = 1.0
+    return (pmf * np.abs(k / c - m)).sum(axis=1).reshape(mu.shape)
+
+
 def deterministic_depths(tree: DecisionTree) -> np.ndarray:
     """Number of variable queries (not coins) on the path to each leaf, in ``leaves()`` order."""
     tree = _check_tree(tree)
@@ -277,4 +298,4 @@ def truncate_deterministic_depth(tree: DecisionTree, k: int) -> DecisionTree:
 
 __all__ = ["random_stochastic_tree", "mean_table", "mean_table_by_coins", "sample", "bayes_optimal", "error", "opt",
            "fix_coins", "stack_trees", "stochastic_leaf_approximation", "clip_probabilities",
-           "deterministic_depths", "truncate_deterministic_depth"]
+           "deterministic_depths", "truncate_deterministic_depth", "copies_mean_deviation"]

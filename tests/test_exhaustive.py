@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pytest
 
-from dtcore import analysis, exhaustive as ex
+from dtcore import analysis, exhaustive as ex, smoothed, stochastic
 from dtcore.buildtopdown import build_top_down_dt
 from dtcore.cube import ProductDistribution, all_points
 from dtcore.id3 import id3
 from dtcore.topdown import top_down
+from dtcore.tree import DecisionTree
 
 MEASURE = ProductDistribution([0.1, 0.5, 0.75])
 
@@ -168,3 +170,65 @@ def test_bad_inputs_raise_value_errors_naming_the_argument():
         ex.subcube_statistics(ex.all_tables(2), kind="bogus")
     with pytest.raises(ValueError, match="objective must be"):
         ex.optimal_tree(np.array([0, 1, 1, 0]), "leaves")
+
+
+def _path_depth_brute(table, p, restriction):
+    """Least average depth of a path tree on one subcube, by plain recursion (no lattice)."""
+    n = len(p)
+    points = [x for x in range(2**n) if all(r < 0 or ((x >> i) & 1) == r for i, r in enumerate(restriction))]
+    values = {int(table[x]) for x in points}
+    if len(values) == 1:
+        return 0.0
+    best = np.inf
+    for i in [i for i, r in enumerate(restriction) if r < 0]:
+        for b in (0, 1):
+            leaf = list(restriction); leaf[i] = b
+            rest = list(restriction); rest[i] = 1 - b
+            leaf_points = [x for x in points if ((x >> i) & 1) == b]
+            if len({int(table[x]) for x in leaf_points}) == 1:
+                go_on = p[i] if b == 0 else 1 - p[i]
+                best = min(best, 1 + go_on * _path_depth_brute(table, p, rest))
+    return best
+
+
+def test_minimum_path_average_depth_matches_plain_recursion_and_the_path_formula():
+    p = [0.2, 0.5, 0.7]
+    tables = ex.all_tables(3)
+    fast = ex.minimum_path_average_depth(tables, ProductDistribution(p))
+    slow = np.array([_path_depth_brute(t, p, [-1, -1, -1]) for t in tables])
+    np.testing.assert_allclose(fast, slow, atol=1e-12)
+    uniform = ex.minimum_path_average_depth(ex.all_tables(4))
+    assert np.isinf(uniform[0x6996]) and uniform[0x0001] == 1.875  # parity is no decision list; NOR is
+
+
+def test_stochastic_mean_tables_hold_every_small_tree_and_nothing_else():
+    tables = ex.stochastic_mean_tables(1, 1, (0.5,))
+    assert sorted(map(tuple, tables)) == [(0.0, 0.0), (0.0, 1.0), (0.5, 0.5), (1.0, 0.0), (1.0, 1.0)]
+    tree = DecisionTree(2)
+    c0, c1 = tree.split_stochastic(0, 0.25)
+    a, b = tree.split(c1, 1)
+    for leaf, value in ((c0, 1.0), (a, 0.0), (b, 1.0)):
+        tree.set_value(leaf, value)
+    found = ex.stochastic_mean_tables(2, 2, (0.25, 0.5))
+    assert np.isclose(found, stochastic.mean_table(tree)).all(axis=1).any()
+
+
+def test_copies_mean_deviation_matches_enumerating_the_copies():
+    mu, c = 0.3, 3
+    outcomes = np.array(list(itertools.product((0, 1), repeat=c)))
+    prob = np.prod(np.where(outcomes == 1, mu, 1 - mu), axis=1)
+    brute = float((prob * np.abs(outcomes.mean(axis=1) - mu)).sum())
+    assert stochastic.copies_mean_deviation(np.array([mu]), c)[0] == pytest.approx(brute, abs=1e-14)
+    np.testing.assert_allclose(stochastic.copies_mean_deviation(np.array([0.0, 0.5, 1.0]), 1), [0.0, 0.5, 0.0])
+
+
+def test_smoothed_covariance_failure_is_exact_for_a_dictator_and_agrees_with_plain_sampling():
+    rng = np.random.default_rng(0)
+    # f = x0 on one variable: I = p (1 - p), p uniform on [0.3, 0.5]; p(1-p) <= 0.24 iff p <= 0.4
+    est, se = smoothed.smoothed_covariance_failure(np.array([[0, 1]]), np.array([0.4]), 0.1, np.array([0.24]), rng, 4000)
+    assert est[0, 0, 0] == pytest.approx(0.5, abs=0.03)
+    xor = np.array([[0, 1, 1, 0]])
+    est, se = smoothed.smoothed_covariance_failure(xor, np.array([0.5, 0.5]), 0.2, np.array([0.01]), rng, 2000)
+    p = 0.5 + rng.uniform(-0.2, 0.2, size=(20000, 2))
+    plain = (np.abs(p[:, 0] * (1 - p[:, 0]) * (1 - 2 * p[:, 1])) <= 0.01).mean()  # I(D, 0) of x0 xor x1
+    assert est[0, 0, 0] == pytest.approx(plain, abs=4 * se[0, 0, 0] + 0.01)

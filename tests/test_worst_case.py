@@ -53,3 +53,27 @@ def test_local_search_never_reports_less_than_its_lifted_start():
     assert res.ratio >= 8.0 and res.evaluations <= 200  # on x3, x4 of five: 32 leaves for 4
     with pytest.raises(ValueError, match="heuristic must be"):
         wc.heuristic_sizes(start, "CART")
+
+
+def test_lemma_e1_least_delta_witness_is_refuted_exactly_at_the_uniform_measure():
+    table = ex.all_tables(4)[0x03DB]
+    opt = ex.optimal_trees(table[None, :])
+    assert opt.root_size[0] == 8 and opt.root_depth[0] == 3  # a complete minimum-size tree exists
+    sup = wc.Supremum("MGBH26", "Lemma E.1", "least Delta", "", 1.1, 0x03DB, 4)
+    assert wc.exact_lemma_ratio(sup) == Fraction(12, 11)  # log2 s = 3 against Delta_opt = 11/4
+
+
+def test_stochastic_suprema_are_tight_where_the_facts_have_equality_cases():
+    tr = wc.stochastic_suprema(n=1, depth=2, coins=(0.25, 0.5), copies=(1, 4))
+    for key in [("Fact 1.1", "every deterministic h"), ("Fact 1.2", "every h on the grid"),
+                ("Lemma 2.1", "the proof's expectation")]:
+        assert tr.best[key].verdict == "tight", tr.best[key].row()
+    assert "c = 1" in tr.best[("Lemma 2.1", "the proof's expectation")].witness
+
+
+def test_smoothed_suprema_on_two_variables_stay_far_below_the_bound():
+    tr = wc.smoothed_suprema([(0.1, 0.15)], rng=np.random.default_rng(1), draws=64, max_k=2)
+    sup = tr.best[("Lemma 11", "alpha = 0.1, c = 0.15")]
+    assert 0 < sup.ratio < 1e-3 and sup.cases > 0
+    with pytest.raises(ValueError, match="deltas"):
+        wc.smoothed_suprema([(0.1, 0.15)], rng=np.random.default_rng(1), deltas=(1.5,))

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import bounds, exhaustive as ex
+from .. import bounds, exhaustive as ex, smoothed, stochastic
 from ..cube import ProductDistribution
 from ..impurity import get_impurity, holder_constants, kappa, lipschitz_constant, strong_concavity
 from ..validate import check_int, check_rng
@@ -44,7 +44,8 @@ class Supremum:
     ``function`` is the witness's index in :func:`dtcore.exhaustive.all_tables` (its packed truth
     table), ``measure`` the p vector (None: uniform), ``step`` the number of leaves of the witness
     bare tree (None: the lemma is about the function alone), ``exact`` the ratio recomputed in
-    rational arithmetic where the float ratio exceeds 1.
+    rational arithmetic where the float ratio exceeds 1, ``witness`` a description that replaces the
+    truth table when the witness is not a function on n variables (a mean function, a coin grid).
     """
 
     paper: str
@@ -59,6 +60,7 @@ class Supremum:
     cases: int = 0
     exact: Fraction | None = None
     note: str = ""
+    witness: str = ""
 
     @property
     def verdict(self) -> str:
@@ -78,7 +80,7 @@ class Supremum:
         """A tidy record for a DataFrame."""
         return {"paper": self.paper, "result": self.result, "form": self.form, "statement": self.statement,
                 "sup_ratio": self.ratio, "verdict": self.verdict, "function": self.function,
-                "table": format(self.function, f"0{2 ** self.n // 4}x"), "n": self.n,
+                "table": self.witness or format(self.function, f"0{2 ** self.n // 4}x"), "n": self.n,
                 "measure": "uniform" if self.measure is None else "(" + ", ".join(f"{p:g}" for p in self.measure) + ")",
                 "leaves": self.step, "cases": self.cases,
                 "exact_ratio": None if self.exact is None else str(self.exact), "note": self.note}
@@ -184,6 +186,10 @@ def uniform_suprema(n: int = 4, tracker: Tracker | None = None) -> Tracker:
         tr.offer("BLT20", "Lemma 5.1(1)", "as printed", "error(T°, f) <= cost_f(T°)",
                  np.where(total > 0, err / total, np.nan), n, None)
     _cost_drop_identity(stats, tr, "BLT20 Lemma 5.1(2)")
+    path = ex.minimum_path_average_depth(tables)
+    tr.offer("MGBH26", "Lemma E.2", "path tree, uniform", "Delta(path tree) <= sum_k k 2^-k + n 2^-(n-1) <= 2",
+             np.where(np.isfinite(path) & live, path / 2.0, np.nan), n, None,
+             note="every decision list; Delta of its least-average-depth path tree")
     score, feature = ex.build_top_down_scores(stats)
     runs = ex.best_first_runs(score, feature, n, totals={"error": stats.error, "cost": stats.cost})
     leaves = runs.leaves[None, :].astype(np.float64)
@@ -245,6 +251,12 @@ def product_suprema(measures: Sequence[ProductDistribution], n: int = 4,
         inf = stats.influences[:, root]
         max_inf, total = inf.max(axis=1), inf.sum(axis=1)
         live = opt.root_size >= 2  # non-constant (a float variance of a constant can be 1e-16, not 0)
+        # a minimum-size tree is complete exactly when s = 2^D (a tree of depth D has <= 2^D leaves)
+        complete = live & (opt.root_size.astype(np.int64) == 2 ** opt.root_depth.astype(np.int64))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tr.offer("MGBH26", "Lemma E.1", "least Delta", "Delta_opt = D_opt = log2 s",
+                     np.where(complete, np.log2(opt.root_size) / avg, np.nan), n, p,
+                     note="every f whose minimum-size tree is complete; Delta least over all trees")
         with np.errstate(divide="ignore", invalid="ignore"):
             tr.offer("MGBH26", "Lemma C.1", "as printed", "max_i Inf_i >= Var / Delta",
                      elementwise(lambda v, a: bounds.mgbh26_lemma_c1_max_influence_lower(v, a, paper_form=True),
@@ -399,6 +411,119 @@ def impurity_suprema(grid_points: int = 2001, tracker: Tracker | None = None) ->
     return tr
 
 
+def stochastic_suprema(n: int = 2, depth: int = 3, coins: Sequence[float] = (0.1, 0.25, 0.5, 0.75, 0.9),
+                       copies: Sequence[int] = (1, 2, 3, 4, 9, 16, 25, 100), h_grid: int = 21,
+                       tracker: Tracker | None = None) -> Tracker:
+    """BLT21 Facts 1.1, 1.2 and Lemma 2.1 over every mean function mu_T of a stochastic tree.
+
+    The trees: depth <= ``depth`` on n variables, coins of probability in ``coins``
+    (:func:`dtcore.exhaustive.stochastic_mean_tables`). Fact 1.1 against every deterministic h;
+    Fact 1.2 against every constant h in {0, 1/(h_grid-1), ..., 1} (both sides are averages over x of
+    a term in (mu(x), h(x)), so the pointwise supremum over the values of mu and h bounds every
+    h-table on that grid; it is recorded as ``deviations`` if above the table supremum); Lemma 2.1's
+    proof, E_r E_x |mean of c copies - mu_T| <= 1/(2 sqrt c), for each c in ``copies``, exactly
+    (the mean of c copies at x is Binomial(c, mu_T(x)) / c).
+    """
+    n = check_int("n", n, 1, 3)
+    tr = tracker or Tracker()
+    mu = ex.stochastic_mean_tables(n, depth, tuple(coins))
+    coin_text = ", ".join(f"{q:g}" for q in coins)
+    where = f"every mu_T of depth <= {depth} on n = {n}, coins in {{{coin_text}}}"
+    opt = np.abs(mu - stochastic.bayes_optimal(mu)).mean(axis=1)  # opt_T = error of round(mu_T)
+
+    def describe(k: int) -> str:
+        return "mu_T = (" + ", ".join(f"{v:.4g}" for v in mu[k]) + ")"
+
+    hs = ex.all_tables(n).astype(np.float64) if n <= 4 else None
+    error = mu @ (1.0 - hs).T / 2**n + (1.0 - mu) @ hs.T / 2**n  # (M, 2^(2^n)): error_T(h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r11 = np.where(error > 0, opt[:, None] / error, np.nan)
+    value, (k, h) = _sup(r11)
+    tr.best[("Fact 1.1", "every deterministic h")] = Supremum(
+        "BLT21", "Fact 1.1", "every deterministic h", "error_T(h) >= opt_T", value, 0, n, None, None,
+        int(np.isfinite(r11).sum()), note=where, witness=f"{describe(k)}, h = {hs[h].astype(int).tolist()}")
+    grid = np.linspace(0.0, 1.0, h_grid)
+    rounded = (grid >= 0.5).astype(np.float64)
+    err_h = (mu[:, :, None] * (1.0 - rounded) + (1.0 - mu[:, :, None]) * rounded).mean(axis=1)  # (M, H)
+    bound_h = opt[:, None] + 2.0 * np.abs(mu[:, :, None] - grid).mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r12 = np.where(bound_h > 0, err_h / bound_h, np.nan)
+    value, (k, h) = _sup(r12)
+    values = np.unique(mu)
+    v, g = values[:, None], grid[None, :]
+    point_err = v * (1.0 - (g >= 0.5)) + (1.0 - v) * (g >= 0.5)
+    point_bound = np.minimum(v, 1.0 - v) + 2.0 * np.abs(v - g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pointwise = float(np.nanmax(np.where(point_bound > 0, point_err / point_bound, np.nan)))
+    tr.best[("Fact 1.2", "every h on the grid")] = Supremum(
+        "BLT21", "Fact 1.2", "every h on the grid", "Pr[round(h) != T] <= opt_T + 2 E|mu_T - h|",
+        max(value, pointwise), 0, n, None, None, int(np.isfinite(r12).sum()),
+        note=where + f", h(x) in {h_grid} grid values (constant h: {value:.6g}; pointwise over every h-table: "
+                     f"{pointwise:.6g})", witness=f"{describe(k)}, h = {grid[h]:g}")
+    best = None
+    for c in copies:  # a handful of copy counts; every mean function at once
+        deviation = stochastic.copies_mean_deviation(values, int(c))
+        measured = deviation[np.searchsorted(values, mu)].mean(axis=1)
+        ratio = measured / bounds.blt21_lemma21_expected_l1(int(c))
+        value, (k,) = _sup(ratio)
+        if best is None or value > best[0]:
+            best = (value, k, int(c))
+    tr.best[("Lemma 2.1", "the proof's expectation")] = Supremum(
+        "BLT21", "Lemma 2.1", "the proof's expectation", "E_r E_x |mean of c copies - mu_T| <= 1 / (2 sqrt c)",
+        best[0], 0, n, None, None, int(mu.shape[0] * len(copies)),
+        note=where + ", c in {" + ", ".join(str(c) for c in copies) + "}",
+        witness=f"{describe(best[1])}, c = {best[2]}")
+    return tr
+
+
+def smoothed_suprema(alpha_c: Sequence[tuple[float, float]], *, rng: np.random.Generator, draws: int = 256,
+                     deltas: Sequence[float] = (0.9, 0.5, 0.1), max_k: int = 4,
+                     tracker: Tracker | None = None) -> Tracker:
+    """BDM20 Lemma 11 over every junta on k <= ``max_k`` relevant variables, centres and (alpha, c).
+
+    For a restriction w with k' free coordinates, I(D_w, i) depends only on f_w, a function on those k'
+    coordinates; the threshold 2 alpha^2 delta^2 (c/2)^(2k) is largest for the fewest junta variables
+    k = k', so every non-constant function on k' <= ``max_k`` variables at the root is the worst case
+    of every junta and w. Centres p_hat: all 1/2, all at the lower edge alpha + c, and half of each
+    (the class is closed under permuting and negating variables, which maps p_hat_i to 1 - p_hat_i).
+    The failure probability min_i Pr[|I(D_w, i)| <= threshold] comes from
+    :func:`dtcore.smoothed.smoothed_covariance_failure` (exact in one coordinate, ``draws`` Monte Carlo
+    draws of the others); the ratio is (estimate + 3 standard errors) / delta, a one-sided upper bound.
+    """
+    tr = tracker or Tracker()
+    rng = check_rng(rng)
+    max_k = check_int("max_k", max_k, 1, ex.MAX_ALL_FUNCTIONS_VARIABLES)
+    delta = np.asarray(deltas, dtype=np.float64)
+    if delta.ndim != 1 or delta.size == 0 or not ((delta > 0) & (delta < 1)).all():
+        raise ValueError(f"deltas must be values in (0, 1), got {deltas!r}")
+    for alpha, c in alpha_c:
+        if not (0 < alpha < 0.5 and 0 < c < 0.5 - alpha):
+            raise ValueError(f"alpha_c must hold pairs with 0 < alpha < 1/2 and 0 < c < 1/2 - alpha, got {(alpha, c)}")
+        edge = (alpha + c) * (1 + 1e-9)
+        best, cases = None, 0
+        for k in range(1, max_k + 1):  # junta sizes; every function on k variables at once
+            tables = ex.all_tables(k)[1:-1]  # the two constants excluded: f_w is not constant
+            thresholds = np.array([bounds.bdm20_lemma11_threshold(alpha, d, c, k) for d in delta])
+            centres = {tuple(np.full(k, 0.5)), tuple(np.full(k, edge)),
+                       tuple(np.where(np.arange(k) < k // 2, edge, 0.5))}
+            for centre in sorted(centres):  # at most three centres
+                estimate, error = smoothed.smoothed_covariance_failure(tables, np.array(centre), c, thresholds,
+                                                                       rng, draws)
+                upper = np.min(estimate + 3.0 * error, axis=2)  # the best coordinate i, (T, B)
+                ratio = upper / delta[:, None]
+                cases += ratio.size
+                value, (ti, b) = _sup(ratio)
+                if best is None or value > best[0]:
+                    best = (value, k, b + 1, centre, float(delta[ti]), float(np.min(estimate[ti, b])))
+        value, k, f, centre, d, point = best
+        tr.best[("Lemma 11", f"alpha = {alpha:g}, c = {c:g}")] = Supremum(
+            "BDM20", "Lemma 11", f"alpha = {alpha:g}, c = {c:g}",
+            "Pr_Delta[|I(D_w, i)| <= 2 alpha^2 delta^2 (c/2)^(2k)] <= delta for some free i", value, f, k,
+            tuple(float(v) for v in centre), None, cases,
+            note=f"k = {k}, delta = {d:g}, estimate {point:.3g}; {draws} Monte Carlo draws, ratio (estimate + 3 se) / delta")
+    return tr
+
+
 # --- exact confirmation of a violation -----------------------------------------------------------
 
 def _exact_weights(n: int, p: Sequence[Fraction]) -> np.ndarray:
@@ -445,7 +570,7 @@ def exact_minimum_average_depth(table: np.ndarray, p: Sequence[Fraction]) -> Fra
 
 
 def exact_lemma_ratio(sup: Supremum) -> Fraction:
-    """Recompute a MGBH26 supremum (Lemma C.1 or 4.4, any form) in rational arithmetic.
+    """Recompute a MGBH26 supremum (Lemma C.1, 4.4 or E.1, any form) in rational arithmetic.
 
     The measure's p_i are read as the decimals they were written as. For Lemma 4.4 the bare tree is
     the witness run's frontier at ``sup.step`` leaves; the ratio is (bound at eps = error) / max score.
@@ -461,6 +586,9 @@ def exact_lemma_ratio(sup: Supremum) -> Fraction:
         var = 4 * mu * (1 - mu)
         factor = 1 if sup.form == "as printed" else 2
         return var / (factor * avg) / max(infs)
+    if sup.result == "Lemma E.1":
+        depth = int(ex.optimal_trees(table[None, :]).root_depth[0])  # log2 s: s = 2^D on this class
+        return Fraction(depth) / avg
     if sup.result == "Lemma 4.4":
         dist = ProductDistribution([float(v) for v in p])
         stats = ex.subcube_statistics(table[None, :], dist, "rerandomised")
@@ -474,7 +602,7 @@ def exact_lemma_ratio(sup: Supremum) -> Fraction:
         depth = Fraction(int(ex.optimal_trees(table[None, :]).root_depth[0]))
         scale = {"as printed": 2 / avg, "Delta-form (factor 2 fixed)": 1 / avg}.get(sup.form, 1 / depth)
         return scale * error / (len(leaves) * best)
-    raise ValueError(f"sup.result must be 'Lemma C.1' or 'Lemma 4.4' for an exact check, got {sup.result!r}")
+    raise ValueError(f"sup.result must be 'Lemma C.1', 'Lemma 4.4' or 'Lemma E.1' for an exact check, got {sup.result!r}")
 
 
 # --- the heuristics against the optimum, and a local search past n = 4 --------------------------
@@ -583,7 +711,7 @@ def first_violations(tr: Tracker, confirm: Callable[[Supremum], Fraction] = exac
     """Confirm in exact arithmetic every supremum above 1 that :func:`exact_lemma_ratio` can recompute."""
     out = []
     for sup in tr.best.values():
-        if sup.ratio > 1 + TIGHT_TOLERANCE and sup.result in ("Lemma C.1", "Lemma 4.4"):
+        if sup.ratio > 1 + TIGHT_TOLERANCE and sup.result in ("Lemma C.1", "Lemma 4.4", "Lemma E.1"):
             sup.exact = confirm(sup)
             out.append(sup)
     return out

@@ -186,6 +186,8 @@ CH7_EVERY_FUNCTION = ParameterSpec("07_every_function", "Every function on four 
           "(alpha, c) pairs of BDM20 Lemma 9, flattened: alpha_1, c_1, alpha_2, c_2, ...", low=0.0, high=0.5),
     Param("impurity_grid", "int", 1001, 4001, "grid points per axis of the impurity constants", low=11,
           high=20001),
+    Param("lemma11_draws", "int", 256, 4096, "Monte Carlo draws of the smoothing per centre (BDM20 Lemma 11)",
+          low=2, high=10**6),
     Param("search_budget", "int", 0, 20000, "functions evaluated per local search at n = 5, 6 (0: no search)",
           low=0, high=10**7),
     Param("search_restarts", "int", 4, 16, "random restarts per local search", low=0, high=1000),
