@@ -242,3 +242,12 @@ def test_workload_streams_are_keyed_by_name():
     assert np.array_equal(a, perf.workload_rng(0, "topdown").random(3))
     assert not np.array_equal(a, perf.workload_rng(0, "find-d3-n12").random(3))
     assert not np.array_equal(a, perf.workload_rng(1, "topdown").random(3))
+
+
+def test_exhaustive_throughput_times_every_pass_over_every_function():
+    out = perf.exhaustive_throughput(n=3, repetitions=1)
+    assert list(out["pass"]) == list(perf.EXHAUSTIVE_PASSES)
+    assert (out["functions"] == 256).all() and (out["median"] > 0).all()
+    assert np.allclose(out["functions per second"] * out["median"], 256)
+    with pytest.raises(ValueError, match="n must be"):
+        perf.exhaustive_throughput(n=5, repetitions=1)

@@ -32,7 +32,10 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ... import exhaustive
+from ...audit import worst_case
 from ...audit.compare import agreement_up_to_ties, tree_from_sklearn
+from ...cube import ProductDistribution
 from ...buildtopdown import build_top_down_dt
 from ...cube import all_points, truth_table
 from ...find import find, training_errors
@@ -658,3 +661,40 @@ def assert_outputs_agree(ratios: pd.DataFrame, *, n_rows: int) -> str:
     compared = int((ratios["same_result"] == "yes").sum())
     return (f"all {n_rows} rows hold; the outputs agree in all {compared} compared benchmark rows "
             f"and {len(ratios) - compared} rows are self-consistent")
+
+
+#: The passes of the exhaustive layer timed by :func:`exhaustive_throughput`, each over every function.
+EXHAUSTIVE_PASSES = ("minimum size and depth (DP over subcubes)", "influences on every subcube, uniform",
+                     "influences on every subcube, a product measure", "Fourier spectra, uniform",
+                     "BuildTopDownDT on every function", "TopDown_G (Gini) on every function")
+
+
+def exhaustive_throughput(*, n: int = 4, repetitions: int) -> pd.DataFrame:
+    """Functions per second of each pass of the exhaustive layer over every Boolean function on ``n``
+    variables (issue 22's budget; the page "Every function on four variables"): pinned to one thread,
+    interleaved rounds, the median and the spread of each pass. No peer computes these quantities for
+    every function at once, so there is no ratio: the row reports the throughput and the time of one
+    whole pass."""
+    n = check_int("n", n, 1, exhaustive.MAX_ALL_FUNCTIONS_VARIABLES)
+    tables = exhaustive.all_tables(n)
+    skewed = ProductDistribution(np.linspace(0.1, 0.9, n))
+    passes: dict[str, Callable[[], object]] = dict(zip(EXHAUSTIVE_PASSES, (
+        lambda: exhaustive.optimal_trees(tables),
+        lambda: exhaustive.subcube_statistics(tables),
+        lambda: exhaustive.subcube_statistics(tables, skewed, "rerandomised"),
+        lambda: exhaustive.fourier_spectra(tables),
+        lambda: worst_case.heuristic_sizes(tables, "BuildTopDownDT"),
+        lambda: worst_case.heuristic_sizes(tables, "TopDown_G gini"),
+    )))
+    times, _ = interleaved_times(passes, repetitions=check_int("repetitions", repetitions, 1), threads=1)
+    out = summarise(times).rename(columns={"name": "pass"})
+    out["functions"] = len(tables)
+    out["functions per second"] = len(tables) / out["median"]
+    return out[["pass", "functions", "median", "min", "max", "functions per second"]]
+
+
+def exhaustive_style(throughput: pd.DataFrame):
+    """The throughput table with readable headers and rounded numbers."""
+    shown = throughput.rename(columns={"median": "median s", "min": "fastest s", "max": "slowest s"})
+    return shown.style.format({"median s": "{:.3f}", "fastest s": "{:.3f}", "slowest s": "{:.3f}",
+                               "functions per second": "{:,.0f}", "functions": "{:,}"}).hide(axis="index")
