@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from dtcore import bounds
 from dtcore.book import figures
 from dtcore.book.experiments import ch03
-from dtcore.book.report import VerificationTable
+from dtcore.book.report import VerificationTable, lint_table
 from dtcore.noise import ADVERSARIES
 from dtcore.stochastic import deterministic_depths, mean_table, opt, random_stochastic_tree
 
@@ -109,6 +109,42 @@ def test_fact_1_2_holds_on_every_tree_and_both_computations_agree():
 
 def test_fact_1_2_ratio_is_the_largest_excess_over_bound():
     assert ch03.fact_1_2_ratio(pd.DataFrame({"excess": [0.125, 0.375], "bound": [0.25, 0.5]})) == 0.75
+
+
+# --- Facts 1.1, 1.2 and Lemma 2.1 over every small stochastic tree -------------------------------
+
+@pytest.fixture(scope="module")
+def suprema():
+    frame, seconds = ch03.exhaustive_suprema(depth=2, coins=(0.25, 0.5), copies=(1, 4))
+    assert seconds >= 0
+    return frame
+
+
+def test_exhaustive_suprema_are_attained_and_counted(suprema):
+    assert sorted(suprema.index) == sorted(ch03.EXHAUSTIVE_FORMS)
+    assert (suprema["sup_ratio"] <= 1 + 1e-6).all() and (suprema["sup_ratio"] >= 1 - 1e-6).all()
+    table = VerificationTable()
+    assert all(ch03.check_exhaustive(table, suprema, r, copies=(1, 4)) for r in ch03.EXHAUSTIVE_FORMS)
+    frame = table.frame()
+    assert frame["kind"].tolist() == ["theorem"] * 3 and table.failures().empty and not lint_table(table)
+    assert all("μ_T" in w or "mu_T" in w for w in frame["worst_case"])
+    with pytest.raises(ValueError, match="result"):
+        ch03.check_exhaustive(table, suprema, "Fact 9")
+
+
+def test_exhaustive_rows_fail_above_the_bound(suprema):
+    broken = suprema.copy()
+    broken["sup_ratio"] = 1.01
+    table = VerificationTable()
+    assert not any([ch03.check_exhaustive(table, broken, r, copies=(1, 4)) for r in ch03.EXHAUSTIVE_FORMS])
+    assert len(table.failures()) == 3
+
+
+def test_exhaustive_glue_has_each_supremum_and_witness(suprema):
+    glued = ch03.exhaustive_glue(suprema)
+    for key in ("fact11", "fact12", "lemma21"):
+        assert glued[f"ch3_exh_{key}_sup"] == pytest.approx(1.0, abs=1e-6)
+        assert glued[f"ch3_exh_{key}_witness"].startswith("μ_T = (")
 
 
 # --- Lemma 2.1 ----------------------------------------------------------------------------------

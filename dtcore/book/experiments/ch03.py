@@ -5,7 +5,8 @@ returns the values the page glues into its text. They take every parameter as an
 is read from the notebook) and draw only from the generators they are given. The notebook
 ``book/03_stochastic_trees.ipynb`` calls them in order and adds the verification rows itself.
 
-Experiments, in the page's order: the mean function and Fact 1.2 (:func:`fact_1_2_trees`), Lemma 2.1's
+Experiments, in the page's order: the mean function and Fact 1.2 (:func:`fact_1_2_trees`), Facts 1.1, 1.2
+and Lemma 2.1 at their suprema over every small stochastic tree (:func:`exhaustive_suprema`), Lemma 2.1's
 stochastic-leaf stacks (:func:`lemma_2_1_stacks`), FIND against exhaustive search and pystreed
 (:func:`find_crosscheck`) and its running time (:func:`find_timing`), Table 1 under nasty noise
 (:func:`noisy_setting`, :func:`table1_runs`, :func:`table1_frame`), FIND's depth (:func:`depth_sweep`),
@@ -33,13 +34,15 @@ from matplotlib.figure import Figure
 
 from ... import bounds
 from ...analysis import walsh_hadamard
+from ...audit import worst_case
 from ...audit.oracles import brute_force_min_errors, count_trees
 from ...cube import all_points
 from ...find import FindResult, find, population_find, training_errors
 from ...learnability import hoeffding_halfwidth
 from ...noise import ADVERSARIES, corrupt, equalizing_adversary, indistinguishable_pair
 from ...polyreg import l1_regression, low_degree_regression, n_monomials, trunc
-from ...stochastic import (bayes_optimal, deterministic_depths, error, mean_table, mean_table_by_coins, opt, sample,
+from ...stochastic import (bayes_optimal, copies_mean_deviation, deterministic_depths, error, mean_table,
+                           mean_table_by_coins, opt, sample,
                            random_stochastic_tree, stochastic_leaf_approximation, truncate_deterministic_depth)
 from ...tree import DecisionTree
 from .. import figures
@@ -193,6 +196,72 @@ def fact_1_2_figure(fact: pd.DataFrame) -> Figure:
     ax.set_ylabel(r"error(round$\circ h$) $-$ opt")
     ax.legend(title="noise scale", loc="upper left")
     return fig
+
+
+# --- Facts 1.1, 1.2 and Lemma 2.1 over every small stochastic tree ---------------------------------
+
+#: The rows of :func:`dtcore.audit.worst_case.stochastic_suprema`, keyed by the statement they check.
+EXHAUSTIVE_FORMS = {"Fact 1.1": "every deterministic h", "Fact 1.2": "every h on the grid",
+                    "Lemma 2.1": "the proof's expectation"}
+#: Each statement's quantity (measured / bound, at most 1 where the statement holds) as the table names it.
+EXHAUSTIVE_QUANTITY = {
+    "Fact 1.1": "sup of opt_T / error_T(h) over every μ_T and every deterministic h",
+    "Fact 1.2": "sup of Pr[round(h) ≠ T] / (opt_T + 2E|μ_T − h|) over every μ_T and every h on the grid",
+    "Lemma 2.1": "sup of E_r E_x|mean of c copies − μ_T| · 2√c over every μ_T and c"}
+#: Coin probabilities and copy counts of the search (those of the page "Every function on four variables").
+EXHAUSTIVE_COINS = (0.1, 0.25, 0.5, 0.75, 0.9)
+EXHAUSTIVE_COPIES = (1, 2, 3, 4, 9, 16, 25, 100)
+#: The box of the page that states each one.
+EXHAUSTIVE_BOX = {"Fact 1.1": "", "Fact 1.2": "lem-blt21-fact12", "Lemma 2.1": "lem-blt21-2-1"}
+
+
+def exhaustive_suprema(*, depth: int = 3, coins: Sequence[float] = EXHAUSTIVE_COINS,
+                       copies: Sequence[int] = EXHAUSTIVE_COPIES) -> tuple[pd.DataFrame, float]:
+    """[BLT21] Facts 1.1, 1.2 and Lemma 2.1 at their suprema over every mean function, and the CPU seconds.
+
+    The class: every mean function mu_T of a stochastic tree of depth <= ``depth`` on two variables
+    whose coins take probabilities in ``coins`` (:func:`dtcore.audit.worst_case.stochastic_suprema`;
+    the page "Every function on four variables" shows the same search). One row per statement,
+    indexed by the result: ``sup_ratio`` (measured / bound; 1 is the bound), ``verdict``, ``table``
+    (the witness) and ``cases``.
+    """
+    start = time.process_time()
+    tracker = worst_case.stochastic_suprema(2, depth, tuple(coins), tuple(int(c) for c in copies))
+    seconds = time.process_time() - start
+    frame = pd.DataFrame([s.row() for s in tracker.best.values()]).set_index("result")
+    return frame, seconds
+
+
+def check_exhaustive(table: VerificationTable, suprema: pd.DataFrame, result: str, *,
+                     copies: Sequence[int] = EXHAUSTIVE_COPIES) -> bool:
+    """Add the counted row of ``result`` (a key of :data:`EXHAUSTIVE_FORMS`) at its exhaustive supremum.
+
+    ``copies`` are the copy counts the search used (they fix the reach of Lemma 2.1's ratio).
+    """
+    if result not in EXHAUSTIVE_FORMS:
+        raise ValueError(f"result must be one of {list(EXHAUSTIVE_FORMS)}, got {result!r}")
+    row = suprema.loc[result]
+    witness = f"{row['table']} ({row['note']}; {int(row['cases']):,} cases)"
+    common = dict(box=EXHAUSTIVE_BOX[result], worst_case=witness, tolerance=worst_case.TIGHT_TOLERANCE)
+    if result == "Lemma 2.1":
+        # E_r|Binomial(c, μ)/c − μ| ≤ 2μ(1 − μ) ≤ 1/2 (Jensen over the copies), so the ratio is at most √c
+        top = math.sqrt(max(int(c) for c in copies))
+        return table.theorem(result, EXHAUSTIVE_QUANTITY[result], float(row["sup_ratio"]), 1.0, reach=(0.0, top),
+                             measured_by=copies_mean_deviation, bound_by=bounds.blt21_lemma21_expected_l1, **common)
+    return table.theorem(result, EXHAUSTIVE_QUANTITY[result], float(row["sup_ratio"]), 1.0, reach=(0.0, math.inf),
+                         reach_why="a ratio of two probabilities: the bound side can be as close to 0 as one likes",
+                         measured_by=worst_case.stochastic_suprema, bound_by=bayes_optimal, **common)
+
+
+def exhaustive_glue(suprema: pd.DataFrame) -> dict[str, Any]:
+    """Each statement's supremum and witness for the text (keys ``ch3_exh_<fact11|fact12|lemma21>_sup|_witness``)."""
+    out: dict[str, Any] = {}
+    for result in EXHAUSTIVE_FORMS:
+        key = "ch3_exh_" + {"Fact 1.1": "fact11", "Fact 1.2": "fact12", "Lemma 2.1": "lemma21"}[result]
+        out[key + "_sup"] = float(suprema.loc[result, "sup_ratio"])
+        out[key + "_witness"] = str(suprema.loc[result, "table"]).replace("mu_T", "μ_T")
+        out[key + "_cases"] = f"{int(suprema.loc[result, 'cases']):,}"
+    return out
 
 
 # --- Lemma 2.1 ------------------------------------------------------------------------------------
