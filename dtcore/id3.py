@@ -78,43 +78,53 @@ def _majority(ny: int, N: int) -> float:
     return 1.0 if 2 * ny >= N else 0.0
 
 
-_LANE_LIMIT = 65535                       # rows a 16-bit lane can count without overflow
-_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
+_GAIN_BLOCK = 1 << 14                     # nodes x features whose gains are computed at once
+_PIECE = 255                              # rows an 8-bit lane can count without overflow
+_LOW_BITS = np.uint64(0x0101010101010101)  # bit 0 of each of the 8 bytes of a word
 
 
-def _segment_column_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Column sums of the row segments ``[starts[s], starts[s] + lengths[s])`` of a 0/1 matrix.
+def _pack_rows(X: np.ndarray) -> np.ndarray:
+    """The rows of a 0/1 matrix as uint64 words, 64 features per word (feature f is bit f % 64 of
+    word f // 64): reordering rows then moves 8 bytes per 64 features."""
+    m, n = X.shape
+    words = -(-n // 64)
+    packed = np.zeros((m, 8 * words), dtype=np.uint8)
+    packed[:, : -(-n // 8)] = np.packbits(X, axis=1, bitorder="little")
+    return packed.view(np.uint64)
 
-    ``Xw`` is the uint8 matrix (columns padded to a multiple of 8) viewed as uint64 words, one word
-    holding 8 columns. The even and odd bytes of every word are masked into 16-bit lanes and summed
-    per segment with one ``np.add.reduceat`` each (no widening copy of the data); segments longer
-    than 65535 rows are summed in pieces so no lane overflows. Returns int64 ``(S, 8 * words)``.
+
+def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Column sums of the row segments ``[starts[s], starts[s] + lengths[s])`` of a packed matrix.
+
+    ``Xw`` is ``(rows, words)`` uint64 (:func:`_pack_rows`). For each shift t, ``(w >> t) & 0x01..01``
+    holds feature 8k + t of the word in byte k, so one ``np.add.reduceat`` over pieces of at most
+    255 rows sums 8 features at once without overflow; the pieces of a segment are then added.
+    Returns int64 ``(S, 64 * words)``.
     """
     S, W = starts.size, Xw.shape[1]
-    out = np.zeros((S, 8 * W), dtype=np.int64)
+    out = np.zeros((S, W, 8, 8), dtype=np.int64)       # [segment, word, byte k, shift t]
     nonempty = np.flatnonzero(lengths > 0)
     if nonempty.size == 0:
-        return out
-    pieces = -(-lengths[nonempty] // _LANE_LIMIT)                 # ceil: pieces per segment
+        return out.reshape(S, 64 * W)
+    pieces = -(-lengths[nonempty] // _PIECE)
     first_piece = np.concatenate([[0], np.cumsum(pieces)[:-1]])
-    piece_starts = (np.repeat(starts[nonempty], pieces)
-                    + _LANE_LIMIT * (np.arange(pieces.sum()) - np.repeat(first_piece, pieces)))
+    piece_starts = starts[nonempty]
+    if piece_starts.size < pieces.sum():
+        piece_starts = (np.repeat(piece_starts, pieces)
+                        + _PIECE * (np.arange(pieces.sum()) - np.repeat(first_piece, pieces)))
     stop = int(starts[nonempty[-1]] + lengths[nonempty[-1]])
-    words = Xw[:stop]
-    lanes = np.empty((piece_starts.size, W, 4, 2), dtype=np.int64)
-    masked = np.empty_like(words)
-    for parity in (0, 1):  # even bytes, then odd bytes; NumPy body
-        if parity:
-            np.right_shift(words, np.uint64(8), out=masked)
-            np.bitwise_and(masked, _EVEN_BYTES, out=masked)
-        else:
-            np.bitwise_and(words, _EVEN_BYTES, out=masked)
-        sums = np.add.reduceat(masked, piece_starts, axis=0)      # (pieces, W) uint64, 4 lanes each
-        lanes[..., parity] = sums.view(np.uint16).reshape(piece_starts.size, W, 4)
-    per_piece = lanes.reshape(piece_starts.size, 8 * W)
-    out[nonempty] = (np.add.reduceat(per_piece, first_piece, axis=0)
-                     if piece_starts.size > nonempty.size else per_piece)
-    return out
+    masked = np.empty(stop, dtype=np.uint64)
+    lanes = np.empty((8, piece_starts.size, 8), dtype=np.uint8)       # [shift t, piece, byte k]
+    for w in range(W):  # loop over words; NumPy body
+        column = np.ascontiguousarray(Xw[:stop, w])
+        for t in range(8):  # the 8 bits of every byte; NumPy body
+            np.right_shift(column, np.uint64(t), out=masked)
+            np.bitwise_and(masked, _LOW_BITS, out=masked)
+            lanes[t] = np.add.reduceat(masked, piece_starts).view(np.uint8).reshape(-1, 8)
+        sums = (np.add.reduceat(lanes, first_piece, axis=1, dtype=np.int64)
+                if piece_starts.size > nonempty.size else lanes)
+        out[nonempty, w] = sums.transpose(1, 2, 0)
+    return out.reshape(S, 64 * W)
 
 
 def _batched_gains(N: np.ndarray, ny: np.ndarray, n1: np.ndarray, n11: np.ndarray,
@@ -172,9 +182,11 @@ def id3(X: np.ndarray, y: np.ndarray, *, impurity: Impurity = "gini",
     therefore labels every training example correctly.
 
     The tree is grown **level by level**: the rows of every open node of a level sit in one
-    contiguous block of a reordered copy of X (sorted by node, then label), so the counts of all
-    nodes and features of the level come from one segmented sum, the gains from one vectorised
-    expression and the children's blocks from one stable partition. Every node's choice depends
+    contiguous block of a reordered, bit-packed copy of X (sorted by node, then label; 64
+    features per uint64 word), so the counts of all nodes and features of the level come from
+    one segmented sum over the packed words, the gains from one vectorised expression (evaluated a
+    block of nodes at a time, in cache) and the children's blocks from one stable partition that
+    moves 8 bytes per 64 features of a row. Every node's choice depends
     only on its own counts, so the tree is the one the depth-first recursion of Algorithm 1 builds;
     it is numbered as that recursion numbers it.
 
@@ -223,10 +235,9 @@ class _Grown:
 def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
                     C: Callable[[np.ndarray], np.ndarray], max_depth: int | None, trace: bool) -> _Grown:
     m, n = X.shape
-    width = -(-n // 8) * 8
     by_label = np.concatenate([np.flatnonzero(y == 0), np.flatnonzero(y == 1)])
-    Xo = np.zeros((m, width), dtype=np.uint8)     # rows of open nodes: by node, then label
-    Xo[:, :n] = X[by_label]
+    Xo = _pack_rows(X[by_label])                  # rows of open nodes: by node, then label
+    words = Xo.shape[1]
     leaf_value: list[np.ndarray] = []          # per node, in breadth-first id order
     splits: list[tuple[np.ndarray, ...]] = []  # per level: (nodes, features, child ids, child value)
     traced: dict[int, tuple] = {}
@@ -258,23 +269,29 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         # the first `counted` nodes are summed over their rows; each later one is its parent's
         # sums minus its (counted, smaller) sibling's: the sibling subtraction halves the work
         sums = np.empty((2 * K, n), dtype=np.int64)
-        sums[:2 * counted] = _segment_column_sums(Xo.view(np.uint64), seg_start[:2 * counted],
-                                                  seg_len[:2 * counted])[:, :n]
+        sums[:2 * counted] = _segment_bit_sums(Xo, seg_start[:2 * counted], seg_len[:2 * counted])[:, :n]
         if counted < K:
             parent_of, sibling_of, parent_sums = derived
             sums[2 * counted:] = (parent_sums.reshape(-1, 2, n)[parent_of]
                                   - sums[:2 * counted].reshape(-1, 2, n)[sibling_of]).reshape(-1, n)
-        n11 = sums[1::2]
-        n1 = sums[0::2] + n11
-        allowed = available[None, :] & ~used
-        g = _batched_gains(N, ny, n1, n11, C)
-        np.copyto(g, -np.inf, where=~allowed)   # every open node has an allowed feature
-        j = np.argmax(g, axis=1)
+        # the gains of a block of nodes at a time, so that the float temporaries stay in cache
+        j = np.empty(K, dtype=np.int64)
+        block = K if trace else max(1, _GAIN_BLOCK // n)
+        for start in range(0, K, block):  # loop over blocks of nodes; NumPy body
+            nodes = slice(start, start + block)
+            n11 = sums[2 * start + 1: 2 * (start + block): 2]
+            n1 = sums[2 * start: 2 * (start + block): 2] + n11
+            allowed = available[None, :] & ~used[nodes]
+            g = _batched_gains(N[nodes], ny[nodes], n1, n11, C)
+            np.copyto(g, -np.inf, where=~allowed)   # every open node has an allowed feature
+            j[nodes] = np.argmax(g, axis=1)
         kk = np.arange(K)
         majority = (2 * ny >= N).astype(np.float64)
         # children (node k, branch b) in the order k, then b
-        cN = np.stack([N - n1[kk, j], n1[kk, j]], axis=1)
-        cny = np.stack([ny - n11[kk, j], n11[kk, j]], axis=1)
+        n11_j = sums[2 * kk + 1, j]
+        n1_j = sums[2 * kk, j] + n11_j
+        cN = np.stack([N - n1_j, n1_j], axis=1)
+        cny = np.stack([ny - n11_j, n11_j], axis=1)
         ids = next_id + np.arange(2 * K).reshape(K, 2)
         next_id += 2 * K
         if trace:
@@ -311,29 +328,40 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         slot[next_order] = np.arange(next_order.size)
         derived_children = next_order[counted_next:]
         derived = (derived_children // 2, slot[derived_children ^ 1], sums)
-        child_start = np.zeros(2 * K, dtype=np.int64)
-        lens = cN.reshape(2 * K)[next_order]
-        child_start[next_order] = np.concatenate([[0], np.cumsum(lens)[:-1]])
         label0_len = (cN - cny).reshape(2 * K)
-        # new block start of (segment s = 2k + label, bit b), or -1 when the child closes
-        new_start = np.full((2 * K, 2), -1, dtype=np.int64)
-        for b in (0, 1):
-            c = 2 * kk + b
-            ok = keep_child[c]
-            new_start[2 * kk[ok], b] = child_start[c[ok]]
-            new_start[2 * kk[ok] + 1, b] = child_start[c[ok]] + label0_len[c[ok]]
+        # the new block of (segment s = 2k + label, bit b): kept children first, in next_order,
+        # then the closed ones (their rows are dropped); within a block the rows keep their order
+        child_len = cN.reshape(2 * K)
+        closed = np.flatnonzero(~keep_child)
+        layout = np.concatenate([next_order, closed])
+        child_start = np.zeros(2 * K, dtype=np.int64)
+        child_start[layout] = np.concatenate([[0], np.cumsum(child_len[layout])[:-1]])
+        kept_rows = int(child_len[next_order].sum())
+        seg_child = 2 * np.repeat(kk, 2)[:, None] + np.arange(2)[None, :]        # [s, b] -> child
+        new_start = child_start[seg_child] + np.where((np.arange(2 * K) % 2 == 1)[:, None],
+                                                      label0_len[seg_child], 0)
+        # the row at index r of segment s, with bit b of its split feature and c ones among rows
+        # 0..r of the level, goes to new_start[s, 1] + (c - c0(s) - 1) when b = 1 and to
+        # new_start[s, 0] + (r - start(s)) - (c - c0(s)) when b = 0, c0(s) = ones before segment s
         rows = int(seg_len.sum())
-        seg_of_row = np.repeat(np.arange(2 * K), seg_len)
-        bit = Xo.reshape(-1)[np.arange(rows) * width + j[seg_of_row // 2]].astype(np.int64)
-        ones_before = np.cumsum(bit) - bit
-        rank1 = ones_before - ones_before[seg_start][seg_of_row]
-        rank0 = np.arange(rows) - seg_start[seg_of_row] - rank1
-        target = new_start[seg_of_row, bit]
-        kept = target >= 0
-        position = target[kept] + np.where(bit[kept] == 1, rank1[kept], rank0[kept])
-        order = np.empty(position.size, dtype=np.int64)
-        order[position] = np.flatnonzero(kept)
-        Xo = np.take(Xo, order, axis=0)
+        feature_of_row = np.repeat(np.repeat(j, 2), seg_len)
+        if words == 1:
+            bit = (Xo[:, 0] >> feature_of_row.astype(np.uint64)) & np.uint64(1)
+        else:
+            at = np.arange(rows, dtype=np.int64) * words + (feature_of_row >> 6)
+            bit = (Xo.reshape(-1)[at] >> (feature_of_row & 63).astype(np.uint64)) & np.uint64(1)
+        bit = bit.view(np.int64)
+        ones = np.cumsum(bit)
+        ones_at_start = np.concatenate([[0], ones])[seg_start]
+        position = np.repeat(new_start[:, 0] - seg_start + ones_at_start, seg_len)
+        position += np.arange(rows)
+        position -= ones
+        to_one = np.repeat(new_start[:, 1] - ones_at_start - 1, seg_len)
+        to_one += ones
+        np.copyto(position, to_one, where=bit == 1)
+        order = np.empty(rows, dtype=np.int64)
+        order[position] = np.arange(rows)
+        Xo = np.take(Xo, order[:kept_rows], axis=0)
         open_ids = ids.reshape(2 * K)[next_order]
         N, ny = cN.reshape(2 * K)[next_order], cny.reshape(2 * K)[next_order]
         used = c_used.reshape(2 * K, n)[next_order]

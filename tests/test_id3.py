@@ -301,6 +301,31 @@ def test_levelwise_id3_builds_the_depth_first_tree(seed, name):
     _assert_same_run(id3(X, y, impurity=name, features=features, trace=True), _reference_id3(X, y, name, features))
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["gini", "entropy"]), st.integers(1, 50))
+def test_levelwise_id3_many_words_and_gain_blocks(seed, name, gain_block):
+    """More than 64 features (several packed words per row) and gains computed a few nodes at a
+    time (untraced runs): still the depth-first tree, node for node."""
+    import importlib
+
+    id3_module = importlib.import_module("dtcore.id3")
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 300)), int(rng.integers(60, 140))
+    X = (rng.random((m, n)) < rng.random()).astype(np.uint8)
+    X[:, int(rng.integers(0, n))] = X[:, n - 1]                 # exact gain ties across words
+    y = (X[:, 0] ^ X[:, n - 1] ^ (rng.random(m) < 0.2)).astype(np.uint8)
+    saved = id3_module._GAIN_BLOCK
+    try:
+        id3_module._GAIN_BLOCK = gain_block * n
+        res = id3(X, y, impurity=name)
+    finally:
+        id3_module._GAIN_BLOCK = saved
+    ref = _reference_id3(X, y, name)
+    ta, tb = res.tree, ref.tree
+    assert (ta.feature, ta.child0, ta.child1, ta.value) == (tb.feature, tb.child0, tb.child1, tb.value)
+    assert (res.empty_leaves, res.exhausted_leaves) == (ref.empty_leaves, ref.exhausted_leaves)
+
+
 def test_levelwise_id3_long_blocks_and_unpadded_width():
     # blocks longer than a 16-bit lane (65535 rows) and a width that is not a multiple of 8
     rng = np.random.default_rng(3)
