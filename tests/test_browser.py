@@ -188,7 +188,8 @@ def launch_chromium(binary: str, profile: Path) -> tuple[subprocess.Popen[bytes]
         "--remote-debugging-port=0",
         "about:blank",
     ]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # its own process group, so that stop_chromium ends the renderer and helper processes too
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     port_file = profile / "DevToolsActivePort"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -199,8 +200,47 @@ def launch_chromium(binary: str, profile: Path) -> tuple[subprocess.Popen[bytes]
         if process.poll() is not None:
             raise RuntimeError(f"chromium exited with {process.returncode} before opening DevTools")
         time.sleep(0.1)
-    process.kill()
+    stop_chromium(process)
     raise TimeoutError("chromium did not open its DevTools port within 60 s")
+
+
+def stop_chromium(process: subprocess.Popen[bytes]) -> None:
+    """End Chromium's whole process group and wait for it, so nothing writes to its profile after."""
+    import os
+    import signal
+
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 20)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        deadline = time.monotonic() + wait  # the group's other members exit after the leader
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
+
+
+def remove_profile(profile: Path) -> None:
+    """Remove Chromium's profile folder; a helper process that outlived the group may still be
+    writing into it, so retry a few times before giving up (the folder is in the temp directory)."""
+    import shutil
+
+    for _ in range(20):
+        try:
+            shutil.rmtree(profile)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.25)
+    shutil.rmtree(profile, ignore_errors=True)
 
 
 # What the page reports once MathJax has finished and every image has settled.
@@ -290,7 +330,8 @@ async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[Page
     for old in SCREENSHOTS.glob("*.png"):
         old.unlink()
     reports = []
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    try:
         process, url = launch_chromium(binary, Path(profile))
         devtools = await DevTools.connect(url)
         try:
@@ -340,11 +381,9 @@ async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[Page
                 reports.append(report)
         finally:
             devtools.close()
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_chromium(process)
+    finally:
+        remove_profile(Path(profile))
     return reports
 
 

@@ -95,10 +95,10 @@ def test_a_clean_table_passes_and_survives_its_csv_and_json(tmp_path, monkeypatc
     monkeypatch.setenv("DTCORE_VERIFICATION_JSON", str(path))
     t.assert_all()
     rows = read_verification(path)  # JSON writes inf as null: the lint reads it as unbounded
-    assert [r["kind"] for r in rows][:3] == ["theorem"] * 3 and lint_table(rows) == []
+    assert list(rows["kind"])[:3] == ["theorem"] * 3 and lint_table(rows) == []
     assert patterns(VerificationTable.from_records(rows)) == []
     # and a wide reach still shows after the JSON round trip
-    wide = [{**rows[0], "reach_high": None}]
+    wide = [{**rows.iloc[0].to_dict(), "reach_high": None}]
     assert patterns(wide) == ["wide-reach"]
 
 

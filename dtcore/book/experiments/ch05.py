@@ -488,9 +488,17 @@ def check_theorem1(table: VerificationTable, thm10: pd.DataFrame, *, gamma: floa
                            impurity=impurity)
 
 
+def _three_digits(value: float) -> str:
+    """Three significant digits; an m90 never reached in the grid reads as such, not as 'inf'."""
+    if value == math.inf:
+        return "not reached"
+    return "—" if value != value else f"{value:.3g}"
+
+
 def style_numbers(frame: pd.DataFrame, keep: Sequence[str] = ()) -> Styler:
-    """``frame`` with every column but ``keep`` to three significant digits."""
-    return frame.style.format({col: "{:.3g}" for col in frame.columns if col not in keep})
+    """``frame`` with every column but ``keep`` to three significant digits ("not reached" for an
+    infinite m90, "—" for a missing value)."""
+    return frame.style.format({col: _three_digits for col in frame.columns if col not in keep})
 
 
 def theorem1_glue(thm1: pd.DataFrame, rate1: pd.DataFrame, thm10: pd.DataFrame, *, k_max: int,
