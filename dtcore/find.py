@@ -55,7 +55,8 @@ from .validate import check_binary_matrix, check_int, check_labels
 _Node = tuple
 _BIG = np.iinfo(np.int64).max
 # element budgets that bound the temporary arrays (peak memory) of the counting steps
-_PAIR_PRODUCT_BUDGET = 1 << 23      # rows x variable pairs of the pair-product matrix
+_PAIR_PRODUCT_BUDGET = 1 << 22      # rows x variable pairs of one chunk of the pair-product matrix
+_QUADS_BUDGET = 1 << 23             # entries of the quadruple counts (variable pairs squared)
 _TRIPLE_BATCH_BUDGET = 1 << 21      # entries of the triple counts of one batch of subproblems
 _WHOLE_TRIPLES = 1 << 18            # n^3 up to which a depth-3 problem holds its triple counts whole
 
@@ -288,6 +289,13 @@ class _Solver:
         """P[j, k] = D(x_j = x_k = 1) on ``rows`` (one BLAS product)."""
         return self.Xd[rows].T @ self.Xf[rows]
 
+    def pair_chunks(self, rows: np.ndarray) -> list[np.ndarray]:
+        """``rows`` in chunks whose pair-product matrix fits the budget ([] when not even one row does)."""
+        per_chunk = _PAIR_PRODUCT_BUDGET // self.pairs_j.size
+        if per_chunk < 1:
+            return []
+        return [rows[start:start + per_chunk] for start in range(0, max(rows.size, 1), per_chunk)]
+
     def pair_products(self, rows: np.ndarray) -> np.ndarray:
         """Z[p, r] = x_j x_k on row r for the p-th pair j <= k (pairs by rows: each j is one
         contiguous product of the transposed rows)."""
@@ -303,16 +311,18 @@ class _Solver:
         """T[j, k, l] = D(x_j = x_k = x_l = 1) on ``rows``, written into ``out`` (n, n, n).
 
         T is symmetric, so only j <= k is counted: one BLAS product of the pair products x_j x_k
-        (j <= k) against the rows when that matrix is small, else one product per j over the rows
-        with x_j = 1, restricted to the block k, l >= j, the other blocks being copies.
+        (j <= k) against the rows per chunk of rows, else (too many pairs for one row's chunk) one
+        product per j over the rows with x_j = 1, restricted to the block k, l >= j, the other
+        blocks being copies.
         """
         n = self.n
-        Xr, Xdr = self.Xf[rows], self.Xd[rows]
-        if rows.size * self.pairs_j.size <= _PAIR_PRODUCT_BUDGET:
-            upper = self.pair_products(rows) @ Xdr                  # (pairs, n)
+        chunks = self.pair_chunks(rows)
+        if chunks:
+            upper = sum(self.pair_products(chunk) @ self.Xd[chunk] for chunk in chunks)   # (pairs, n)
             out[self.pairs_j, self.pairs_k] = upper
             out[self.pairs_k, self.pairs_j] = upper
             return
+        Xr, Xdr = self.Xf[rows], self.Xd[rows]
         on = Xr.astype(bool)
         for j in range(n):  # loop over features; BLAS body
             sel = on[:, j]
@@ -399,7 +409,7 @@ class _Solver:
         """Depth 3 on one subproblem: from whole triple counts when n is small, else from triple
         counts made one root at a time (never held whole)."""
         n = self.n
-        if n ** 3 <= _WHOLE_TRIPLES and rows.size * self.pairs_j.size <= _PAIR_PRODUCT_BUDGET:
+        if n ** 3 <= _WHOLE_TRIPLES and self.pair_chunks(rows):
             T = np.empty((n, n, n), dtype=self.cell_dtype)
             self.triple_counts(rows, T)
             P = np.ascontiguousarray(T[np.arange(n), np.arange(n)])
@@ -441,18 +451,21 @@ class _Solver:
 
         Their triple counts are the quadruple counts Q[i, j, k, l] = D(x_i = x_j = x_k = x_l = 1)
         of this subproblem (x_i = 1) and the triple counts minus them (x_i = 0, sibling
-        subtraction); their pair counts and totals are slices of the triple counts. When the
-        pair-product matrix of the rows is small, Q is one BLAS product of it with itself; else the
-        triple counts of each x_i = 1 half are counted on its rows.
+        subtraction); their pair counts and totals are slices of the triple counts. When Q is
+        small, it is one BLAS product of the pair-product matrix with itself per chunk of rows;
+        else the triple counts of each x_i = 1 half are counted on its rows.
         """
         n = self.n
         idx = np.arange(n)
         pair = np.empty((n, n), dtype=np.int64)          # index of the pair {j, k} among j <= k
         pair[self.pairs_j, self.pairs_k] = pair[self.pairs_k, self.pairs_j] = np.arange(self.pairs_j.size)
         quads = None
-        if rows.size * self.pairs_j.size <= _PAIR_PRODUCT_BUDGET:
-            Z = self.pair_products(rows)
-            quads = (Z * self.d[rows].astype(self.dtype)) @ Z.T                # (pairs, pairs)
+        chunks = self.pair_chunks(rows) if self.pairs_j.size ** 2 <= _QUADS_BUDGET else []
+        if chunks:
+            quads = np.zeros((self.pairs_j.size,) * 2, dtype=self.dtype)
+            for chunk in chunks:  # loop over chunks of rows; BLAS body
+                Z = self.pair_products(chunk)
+                quads += (Z * self.d[chunk].astype(self.dtype)) @ Z.T          # (pairs, pairs)
             T = quads[pair[idx, idx][:, None, None], pair[None]].astype(self.cell_dtype)  # Q[j, j, k, l]
         else:
             T = np.empty((n, n, n), dtype=self.cell_dtype)

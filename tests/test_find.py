@@ -256,6 +256,7 @@ _STRATEGIES = {
     "default": {},
     "streamed triples, per-feature counts, one root per batch": {
         "_WHOLE_TRIPLES": 0, "_PAIR_PRODUCT_BUDGET": 0, "_TRIPLE_BATCH_BUDGET": 1},
+    "pair products in chunks of a few rows": {"_PAIR_PRODUCT_BUDGET": 200},
 }
 
 
