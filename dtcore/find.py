@@ -22,8 +22,11 @@ fast:
   the best tree so far.
 
 Ties: among trees of least error FIND returns one with the fewest leaves, then the least depth; the
-rest of the tie rule is the order of the search (see :func:`find`). Integer weights are counted
-exactly (float32 while the total weight is below 2^24, else float64).
+rest of the tie rule is the order of the search (see :func:`find`). Integer weights (and equal
+weights, which act as unit weights) are counted exactly (float32 while the total weight is below
+2^24, else float64) and only they make "equal error" exact; real-valued weights (e.g.
+``population_find``'s) run the per-label implementation of :mod:`dtcore._find_real_weights`, which
+decides near-equal errors by its float sums.
 
 Sample weights are supported (``sample_weight``), so FIND run on all 2^n points with the label-1
 weight mu(x) 2^-n and the label-0 weight (1 - mu(x)) 2^-n returns the best depth-d tree under the
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._find_real_weights import solve_real_weights
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels
 
@@ -592,16 +596,22 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
         if weight.shape != (m,) or not np.all(np.isfinite(weight)) or (weight < 0).any():
             raise ValueError(f"sample_weight must be {m} finite non-negative numbers, got shape {weight.shape}")
     keep = weight > 0
-    X, y, weight = X[keep], y[keep], weight[keep]
     # equal weights are unit weights (exact integer arithmetic, the same tree as unweighted)
-    unit = float(weight[0]) if weight.size and np.all(weight == weight[0]) else 1.0
-    weight = weight / unit
-    integral = bool(np.all(weight == np.round(weight)))
+    unit = float(weight[keep][0]) if keep.any() and np.all(weight[keep] == weight[keep][0]) else 1.0
+    scaled = weight[keep] / unit
+    if not (np.all(scaled == np.round(scaled)) and scaled.sum() < 2**53):
+        # real-valued weights: near-equal errors are decided by float sums, as they always were
+        total = float(weight.sum())
+        with _one_blas_thread():
+            errors, structure, solved = solve_real_weights(X, y, weight, depth)
+        return FindResult(tree=_build(n, structure), errors=errors, error=errors / total if total > 0 else 0.0,
+                          subproblems=solved)
+    X, y, weight = X[keep], y[keep], scaled
     total = float(weight.sum())
     # every count is the signed weight of a set of rows, at most the total weight in size: integer
     # weights are counted exactly in float32 below 2^24 and held in int16 / int32 cells
-    count_dtype = np.float32 if integral and total < 2**24 else np.float64
-    cell_dtype = (np.float64 if not integral or total >= 2**31 else np.int16 if total < 2**15 else np.int32)
+    count_dtype = np.float32 if total < 2**24 else np.float64
+    cell_dtype = np.int16 if total < 2**15 else np.int32 if total < 2**31 else np.float64
     signed = np.where(y == 1, weight, -weight)
     # the products are small; one BLAS thread avoids oversubscription and thread start-up costs
     with _one_blas_thread():

@@ -298,3 +298,20 @@ def test_find_on_wide_binarised_data_matches_the_reference():
         r = find(Xb, y[:300], depth=d)
         errors, tree = reference_find(Xb, y[:300], d)
         assert r.errors == errors and _signature(r.tree) == _signature(tree)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 60), st.integers(0, 4), st.integers(0, 2**31 - 1))
+def test_real_valued_weights_keep_the_reference_choices(n, m, d, seed):
+    """Real-valued weights (population_find's) decide near-equal errors by float sums: the tree is
+    the reference's, and no split queries a variable fixed on its path."""
+    from tests.reference_find import reference_find
+
+    rng = np.random.default_rng(seed)
+    X, y = _data(rng, m, n)
+    weight = rng.random(m) / 2**n
+    r = find(X, y, depth=d, sample_weight=weight)
+    errors, tree = reference_find(X, y, d, weight)
+    assert r.errors == errors and _signature(r.tree) == _signature(tree)
+    mu = rng.random(2**min(n, 4))
+    assert population_find(mu, min(d, 3)).tree.depth <= min(d, 3)
