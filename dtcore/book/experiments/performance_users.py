@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from ...audit.compare import agreement_up_to_ties, tree_from_sklearn
 from ...buildtopdown import InfluenceScorer, build_top_down_dt
@@ -349,5 +350,6 @@ def scale_figure(grid: pd.DataFrame, *, value: str = "seconds") -> Figure:
         axes[r, 1].set(xlabel="features n", ylabel=value, title=f"{label}: {value} against features")
         for ax in axes[r]:
             ax.legend(fontsize=8)
+            ax.xaxis.set_minor_formatter(NullFormatter())   # decade labels only: no overlapping ticks
     fig.tight_layout()
     return fig
