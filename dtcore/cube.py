@@ -49,7 +49,11 @@ def check_table(table: object, name: str = "table") -> np.ndarray:
     """Return a Boolean truth table as uint8 after checking its length and 0/1 values."""
     arr = np.asarray(table)
     table_variables(arr, name)
-    if arr.dtype != np.bool_ and not np.isin(arr, (0, 1)).all():
+    if arr.dtype == np.uint8:
+        bad = arr.size > 0 and int(arr.max()) > 1        # one pass, not a set membership test
+    else:
+        bad = arr.dtype != np.bool_ and not np.isin(arr, (0, 1)).all()
+    if bad:
         raise ValueError(f"{name} must hold only 0/1 values")
     return arr.astype(np.uint8, copy=False)
 

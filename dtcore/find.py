@@ -5,14 +5,28 @@ best root (Lemma 3.1: it is optimal; Lemma 3.2: it takes n^O(d) |X| time). It si
 Mehta and Raghavan (2002). The implementation here returns exactly FIND's optimum, but counts
 fast:
 
-* **depth-2 solver.** On a subset of rows, one BLAS product per label class gives every pair count
-  N_y[i, j] = #{x_i = 1, x_j = 1, label y}; from them and the single counts, the error of every
-  depth-2 tree "x_i at the root, x_j under the a-branch" is a vectorised (n, 2, n) array, and the
-  best tree is two ``argmin`` calls. The diagonal j = i is the leaf (x_i is constant below x_i).
-* **recursion** for d >= 3 on row-index subsets (one NumPy boolean index per child), never a
-  Python loop over samples;
-* **memoisation** keyed by the restriction (the set of fixed (variable, value) pairs): the two
-  orders of querying x_i and x_j reach the same subproblem once.
+* **one signed count per cell.** With d_r = w_r (2 y_r - 1), a leaf on rows L errs
+  (W(L) - |D(L)|) / 2 where D(L) = sum of d_r over L, so FIND maximises sum_leaves |D(leaf)|, and
+  one BLAS product of the signed rows against the rows gives every pair count D(x_i = x_j = 1).
+* **depth-1 subtrees from a range.** The best depth-<=1 subtree on a cell with D = t scores
+  max(|t|, max_k |2 u_k - t|), u_k = D(cell, x_k = 1): only the largest and smallest u_k matter.
+* **depth 2** from the pair counts and **depth 3** from the triple counts D(x_i = x_j = x_k = 1)
+  (inclusion-exclusion gives the four cells (x_i, x_j) = (a, b)), all roots of all subproblems in
+  a few vectorised reductions. Wide data (n large) stream the triple counts one root at a time,
+  so they are never held whole; narrow data hold them and solve many subproblems in one batch.
+* **depth 4** solves its 2n depth-3 halves in batches: the quadruple counts of the rows are one
+  BLAS product of the pair products x_j x_k with themselves, the x_i = 0 halves are the parent's
+  counts minus the x_i = 1 halves' (sibling subtraction).
+* **depth >= 5** recurses on row-index subsets with **memoisation** keyed by the restriction (the
+  set of fixed (variable, value) pairs), skipping a root whose first half already errs more than
+  the best tree so far.
+
+Ties: among trees of least error FIND returns one with the fewest leaves, then the least depth; the
+rest of the tie rule is the order of the search (see :func:`find`). Integer weights (and equal
+weights, which act as unit weights) are counted exactly (float32 while the total weight is below
+2^24, else float64) and only they make "equal error" exact; real-valued weights (e.g.
+``population_find``'s) run the per-label implementation of :mod:`dtcore._find_real_weights`, which
+decides near-equal errors by its float sums.
 
 Sample weights are supported (``sample_weight``), so FIND run on all 2^n points with the label-1
 weight mu(x) 2^-n and the label-0 weight (1 - mu(x)) 2^-n returns the best depth-d tree under the
@@ -21,20 +35,34 @@ true distribution (used for the approximation term of Corollary 4.1).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._find_real_weights import solve_real_weights
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_int, check_labels
 
-# A solution is (error, leaves, depth, structure); structure is ("leaf", label) or
-# ("split", i, left, right). Solutions are compared lexicographically on (error, leaves, depth):
-# among trees of least training error FIND returns one with the fewest leaves, then the shallowest
-# (so a leaf beats any split with the same error, and a split whose two subtrees agree never
-# survives), then the smallest variable index.
+# Everything below works with the *signed* weight d_r = w_r (2 y_r - 1) of each example. A leaf on
+# a set of rows L misclassifies min(W1(L), W0(L)) = (W(L) - |D(L)|) / 2 of weight, where
+# D(L) = sum of d_r over L, so a tree's error is (W - sum over its leaves of |D(leaf)|) / 2 and
+# FIND maximises the *score* sum_leaves |D(leaf)|: one signed count per cell instead of two label
+# counts. Among trees of equal score FIND keeps the fewest leaves, then the least depth, then the
+# tree the recursion meets first (a shallower budget before a deeper one, then the smaller root).
+#
+# A depth-1 subtree on rows L that splits on x_k scores |u| + |t - u| with t = D(L) and
+# u = D(L and x_k = 1), and |u| + |t - u| = max(|t|, |2u - t|): the best x_k needs only the largest
+# and the smallest u over k, and x_k beats the leaf (score |t|) exactly when |2u - t| > |t|. A
+# variable that is constant on L has u in {0, t} and never beats the leaf, so the variables fixed on
+# a branch need no mask below it.
 _Node = tuple
-_Solution = tuple
+_BIG = np.iinfo(np.int64).max
+# element budgets that bound the temporary arrays (peak memory) of the counting steps
+_PAIR_PRODUCT_BUDGET = 1 << 22      # rows x variable pairs of one chunk of the pair-product matrix
+_QUADS_BUDGET = 1 << 23             # entries of the quadruple counts (variable pairs squared)
+_TRIPLE_BATCH_BUDGET = 1 << 21      # entries of the triple counts of one batch of subproblems
+_WHOLE_TRIPLES = 1 << 18            # n^3 up to which a depth-3 problem holds its triple counts whole
 
 
 @dataclass(frozen=True)
@@ -44,230 +72,456 @@ class FindResult:
     tree: DecisionTree
     errors: float          # weighted count of misclassified training examples
     error: float           # errors / total weight
-    subproblems: int       # distinct (restriction, depth) subproblems solved
+    subproblems: int       # subproblems (restriction, depth budget) solved, one per kernel result
 
 
-def _leaf(w1: float, w0: float) -> _Solution:
-    label = 1 if w1 > w0 else 0
-    return (min(w1, w0), 1, 0, ("leaf", label))
+@dataclass(frozen=True)
+class _Sol:
+    """A solved subproblem: score = sum over leaves of |D(leaf)|, its size, and its structure."""
+
+    score: float
+    leaves: int
+    depth: int
+    build: object          # () -> structure: ("leaf", label) or ("split", i, left, right)
 
 
-def _better(a: _Solution, b: _Solution) -> bool:
-    """True when a is strictly better than b: less error, then fewer leaves, then shallower."""
-    return a[:3] < b[:3]
+def _better(score: float, leaves: int, depth: int, than: _Sol) -> bool:
+    """True when (score, leaves, depth) is strictly better than ``than``: higher score, then fewer
+    leaves, then shallower."""
+    return (-score, leaves, depth) < (-than.score, than.leaves, than.depth)
 
 
-def _lex_argmin(err: np.ndarray, leaves: np.ndarray, depth: np.ndarray, axis: int) -> np.ndarray:
-    """Index of the least (error, leaves, depth) along ``axis``; the first one on a full tie."""
-    best = err == err.min(axis=axis, keepdims=True)
-    few = np.where(best, leaves, np.iinfo(np.int64).max)
-    best &= few == few.min(axis=axis, keepdims=True)
-    shallow = np.where(best, depth, np.iinfo(np.int64).max)
-    return np.argmin(shallow, axis=axis)
+def _lex_best(score: np.ndarray, leaves: np.ndarray, depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Index along the last axis of the highest score, then fewest leaves, then least depth, then
+    the first index, among ``valid`` entries; -1 where no entry is valid."""
+    s = np.where(valid, score, -np.inf)
+    top = valid & (s == s.max(axis=-1, keepdims=True))
+    few = np.where(top, leaves, _BIG)
+    top &= few == few.min(axis=-1, keepdims=True)
+    shallow = np.where(top, depth, _BIG)
+    return np.where(valid.any(axis=-1), np.argmin(shallow, axis=-1), -1)
 
 
-def _depth2_batch(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray,
-                  allowed: np.ndarray, depth: int = 2):
-    """Best depth-<=2 trees for a batch of subproblems given their pair counts.
+def _child_scores(t: np.ndarray, umax: np.ndarray, umin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Best depth-<=1 score on a cell with signed weight t whose u = D(cell, x_k = 1) range over
+    [umin, umax], and whether a split beats the leaf (ties go to the leaf)."""
+    t = np.asarray(t, dtype=np.float64)
+    gain = np.maximum(2.0 * umax - t, t - 2.0 * umin)
+    split = gain > np.abs(t)
+    return np.where(split, gain, np.abs(t)), split
 
-    ``P1[b, i, j]`` is the label-1 weight of subproblem b with x_i = x_j = 1 (diagonal: x_i = 1),
-    likewise ``P0``; ``allowed[b, i]`` says whether x_i may be queried. Returns the best errors,
-    leaf counts and depths (B,) and a function giving the structure of subproblem b.
-    ``W1``/``W0`` are the (B,) label totals; ``depth=1`` allows only leaves below the root.
-    Ties in error go to the tree with fewer leaves, then the shallower one, then the smaller index.
+
+@dataclass(frozen=True)
+class _Batch:
+    """Best trees of a batch of subproblems: score, leaves, depth and the choices that rebuild them.
+
+    ``root`` is the root variable (-1: a leaf). For a depth-3 result ``below[b, a]`` is the root of
+    the depth-<=2 subtree on the branch x_root = a (-1: a leaf); ``shallow[b]`` says the depth-<=2
+    optimum won (its root is ``root``, ``below`` unused).
     """
-    B, n, _ = P1.shape
-    idx = np.arange(n)
 
-    def cells(P: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Weights with (x_i, x_j) = (0, 0), (0, 1), (1, 0), (1, 1), each (B, i, j)."""
-        s = P[:, idx, idx]                                  # (B, n)
-        c10 = s[:, :, None] - P
-        c01 = s[:, None, :] - P
-        c00 = (W[:, None, None] - s[:, :, None]) - c01
-        return c00, c01, c10, P
+    score: np.ndarray
+    leaves: np.ndarray
+    depth: np.ndarray
+    root: np.ndarray
+    below: np.ndarray | None = None
+    shallow: np.ndarray | None = None
 
-    c1, c0 = cells(P1, W1), cells(P0, W0)
-    # err[b, i, a, j]: errors of the best leaves below x_i = a, x_j = 0 and x_j = 1
-    err = np.empty((B, n, 2, n))
-    for a in (0, 1):  # the two branches of the root; NumPy body
-        lo, hi = 2 * a, 2 * a + 1
-        np.add(np.minimum(c1[lo], c0[lo]), np.minimum(c1[hi], c0[hi]), out=err[:, :, a, :])
-    eye = np.eye(n, dtype=bool)
-    bad_child = ~allowed[:, None, :] & ~eye[None]           # (B, i, j): disallowed, not the leaf
-    if depth == 1:
-        bad_child = np.broadcast_to(~eye[None], bad_child.shape)
-    err = np.where(bad_child[:, :, None, :], np.inf, err)
-    diag = err[:, idx, :, idx].transpose(1, 0, 2)           # (B, i, a): leaf below branch a
-    child = np.argmin(err, axis=3)                          # (B, i, a): every split child has 2 leaves
-    child_err = np.take_along_axis(err, child[..., None], axis=3)[..., 0]
-    child_is_leaf = diag <= child_err                       # a leaf wins ties (1 leaf, depth 0)
-    child = np.where(child_is_leaf, idx[None, :, None], child)
-    child_err = np.minimum(diag, child_err)
-    root_err = np.where(allowed, child_err.sum(axis=2), np.inf)   # (B, i)
-    root_leaves = np.where(child_is_leaf, 1, 2).sum(axis=2)
-    root_depth = 1 + (~child_is_leaf).any(axis=2)
-    root = _lex_argmin(root_err, root_leaves, root_depth, axis=1)
+
+def _depth2(D0: np.ndarray, s: np.ndarray, P: np.ndarray, root_ok: np.ndarray,
+            leaves_only: bool = False) -> _Batch:
+    """Best depth-<=2 trees (depth <= 1 with ``leaves_only``) of a batch of subproblems.
+
+    ``D0`` (B,) is each subproblem's signed weight, ``s[b, j]`` = D(x_j = 1), ``P[b, j, k]`` =
+    D(x_j = x_k = 1) (so P's diagonal is s) and ``root_ok[b, j]`` whether x_j may be the root.
+    """
+    D0 = np.asarray(D0, dtype=np.float64)
+    s = np.asarray(s, dtype=np.float64)
+    t1, t0 = s, D0[:, None] - s                         # the two branches of root j
+    if leaves_only:
+        F1, F0 = np.abs(t1), np.abs(t0)
+        split1 = split0 = np.zeros(s.shape, dtype=bool)
+    else:
+        P = np.asarray(P, dtype=np.float64)
+        U0 = s[:, None, :] - P                          # D(x_j = 0, x_k = 1)
+        F1, split1 = _child_scores(t1, P.max(axis=-1), P.min(axis=-1))
+        F0, split0 = _child_scores(t0, U0.max(axis=-1), U0.min(axis=-1))
+    score = F0 + F1
+    leaves = 2 + split0.astype(np.int64) + split1
+    depth = 1 + (split0 | split1).astype(np.int64)
+    root = _lex_best(score, leaves, depth, root_ok)
+    rows = np.arange(D0.size)
+    at = np.maximum(root, 0)
+    leaf = (root < 0) | (np.abs(D0) >= score[rows, at])   # a leaf wins ties
+    return _Batch(np.where(leaf, np.abs(D0), score[rows, at]), np.where(leaf, 1, leaves[rows, at]),
+                  np.where(leaf, 0, depth[rows, at]), np.where(leaf, -1, root))
+
+
+def _cell_ranges_streamed(s: np.ndarray, P: np.ndarray, triples) -> tuple[np.ndarray, np.ndarray]:
+    """Range of u_k = D(x_i = a, x_j = b, x_k = 1) over k for every cell (x_i, x_j) = (a, b),
+    reading the triple counts one root at a time: ``triples(i)`` returns T[b, i, j, k] for j > i,
+    shape (B, n - i - 1, n).
+
+    The cell (x_i, x_j) = (a, b) is the cell (x_j, x_i) = (b, a), so the pairs i < j give all of
+    them and T never needs to be held whole (the wide case: n large, one subproblem). Returns the
+    ranges as (B, n, 2, n, 2) arrays [b, i, a, j, b]. (Counting only the block j, k > i and
+    carrying running extremes for k < i halves the BLAS work but costs more NumPy calls than it
+    saves at the sizes FIND meets.)
+    """
+    B, n = s.shape
+    umax = np.zeros((B, n, n, 4), dtype=P.dtype)      # [b, i, j, 2a + b] for i < j
+    umin = np.zeros((B, n, n, 4), dtype=P.dtype)
+    P0 = s[:, None, :] - P                              # D(x_i = 0, x_k = 1)
+    buf = np.empty((B, max(n - 1, 1), 4, n), dtype=P.dtype)
+    for i in range(n - 1):  # loop over root variables; NumPy body over (subproblem, j, k)
+        T = triples(i)
+        u = buf[:, : n - i - 1]
+        np.subtract(P[:, i + 1:, :], T, out=u[:, :, 1])           # (x_i, x_j) = (0, 1)
+        np.subtract(P0[:, i, None, :], u[:, :, 1], out=u[:, :, 0])  # (0, 0)
+        np.subtract(P[:, i, None, :], T, out=u[:, :, 2])            # (1, 0)
+        u[:, :, 3] = T                                              # (1, 1)
+        u.max(axis=-1, out=umax[:, i, i + 1:])
+        u.min(axis=-1, out=umin[:, i, i + 1:])
+    upper = (np.arange(n)[:, None] < np.arange(n)[None, :])[None, :, None, :, None]
+
+    def full(a: np.ndarray) -> np.ndarray:
+        """[b, p, alpha, q, beta] from the i < j half: the cell (x_p, x_q) = (alpha, beta)."""
+        a = a.astype(np.float64).reshape(B, n, n, 2, 2)
+        return np.where(upper, a.transpose(0, 1, 3, 2, 4), a.transpose(0, 2, 4, 1, 3))
+
+    return full(umax), full(umin)
+
+
+def _cell_ranges_whole(s: np.ndarray, P: np.ndarray, Tk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`_cell_ranges_streamed` from whole triple counts ``Tk[k, b, i, j]`` (T is symmetric,
+    so any axis may be k): every (i, j) at once, each range a reduction over the leading axis k, an
+    elementwise maximum of contiguous (b, i, j) slices (the batched case: n small, many
+    subproblems). Returns the ranges as (B, n, 2, n, 2) arrays [b, i, a, j, b]."""
+    B, n = s.shape
+    Pk = P.transpose(2, 0, 1)                           # [k, b, i] = D(x_i = 1, x_k = 1)
+    P0k = s.T[:, :, None] - Pk                          # [k, b, i] = D(x_i = 0, x_k = 1)
+    umax = np.empty((B, n, 2, n, 2))
+    umin = np.empty((B, n, 2, n, 2))
+    u = np.empty_like(Tk)
+    for a, b in ((1, 1), (1, 0), (0, 1), (0, 0)):  # the four cells, each from the one before
+        if (a, b) == (1, 0):
+            np.subtract(Pk[:, :, :, None], Tk, out=u)
+        elif (a, b) == (0, 1):
+            np.subtract(Pk[:, :, None, :], Tk, out=u)
+        elif (a, b) == (0, 0):
+            np.subtract(P0k[:, :, :, None], u, out=u)   # D(x_i = 0, x_k = 1) - D(x_i = 0, x_j = 1, x_k = 1)
+        cell = Tk if (a, b) == (1, 1) else u
+        umax[:, :, a, :, b] = cell.max(axis=0)
+        umin[:, :, a, :, b] = cell.min(axis=0)
+    return umax, umin
+
+
+def _depth3(D0: np.ndarray, s: np.ndarray, P: np.ndarray, root_ok: np.ndarray, *,
+            Tk: np.ndarray | None = None, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> _Batch:
+    """Best depth-<=3 trees of a batch of B subproblems from their triple counts.
+
+    The triple counts T[b, i, j, k] = D(x_i = x_j = x_k = 1) come whole (``Tk``, see
+    :func:`_cell_ranges_whole`), or their cell ranges are given (``ranges``, e.g. from
+    :func:`_cell_ranges_streamed`). For each
+    root x_i, branch a, second variable x_j and its branch b, the cell (x_i, x_j) = (a, b) has
+    u_k = D(x_i = a, x_j = b, x_k = 1), by inclusion-exclusion from T, P and s; its best depth-<=1
+    subtree needs only the range of u over k (:func:`_child_scores`).
+    """
+    D0 = np.asarray(D0, dtype=np.float64)
+    B, n = s.shape
+    umax, umin = _cell_ranges_whole(s, P, Tk) if ranges is None else ranges
+    Pf = P.astype(np.float64)
+    sf = s.astype(np.float64)
+    t = np.empty((B, n, 2, n, 2))
+    t[:, :, 1, :, 1] = Pf
+    t[:, :, 1, :, 0] = sf[:, :, None] - Pf
+    t[:, :, 0, :, 1] = sf[:, None, :] - Pf
+    t[:, :, 0, :, 0] = D0[:, None, None] - sf[:, :, None] - sf[:, None, :] + Pf
+    F, split = _child_scores(t, umax, umin)
+    # the depth-<=2 subproblem (x_i = a) with root x_j: its two cells (a, 0) and (a, 1)
+    G = F[..., 0] + F[..., 1]                                       # (B, i, a, j)
+    G_leaves = 2 + split[..., 0].astype(np.int64) + split[..., 1]
+    G_depth = 1 + (split[..., 0] | split[..., 1]).astype(np.int64)
+    j_ok = (root_ok[:, None, :] & ~np.eye(n, dtype=bool)[None])[:, :, None, :]
+    j_best = _lex_best(G, G_leaves, G_depth, np.broadcast_to(j_ok, G.shape))   # (B, i, a)
+    b_, i_, a_ = np.indices(j_best.shape, sparse=True)
+    at = np.maximum(j_best, 0)
+    t_branch = np.stack([D0[:, None] - sf, sf], axis=-1)            # (B, i, a)
+    sub_leaf = (j_best < 0) | (np.abs(t_branch) >= G[b_, i_, a_, at])
+    sub_score = np.where(sub_leaf, np.abs(t_branch), G[b_, i_, a_, at])
+    sub_leaves = np.where(sub_leaf, 1, G_leaves[b_, i_, a_, at])
+    sub_depth = np.where(sub_leaf, 0, G_depth[b_, i_, a_, at])
+    below = np.where(sub_leaf, -1, j_best)
+    score = sub_score[..., 0] + sub_score[..., 1]
+    leaves = sub_leaves[..., 0] + sub_leaves[..., 1]
+    depth = 1 + np.maximum(sub_depth[..., 0], sub_depth[..., 1])
+    root = _lex_best(score, leaves, depth, root_ok)
     rows = np.arange(B)
-    best_root = root_err[rows, root]
-    leaf_err = np.minimum(W1, W0)
-    use_leaf = ~(leaf_err > best_root)
-    best = np.where(use_leaf, leaf_err, best_root)
-    leaves = np.where(use_leaf, 1, root_leaves[rows, root])
-    depths = np.where(use_leaf, 0, root_depth[rows, root])
+    at = np.maximum(root, 0)
+    shallow = _depth2(D0, s, P, root_ok)
+    deeper = (root >= 0) & ((score[rows, at] > shallow.score)
+                            | ((score[rows, at] == shallow.score)
+                               & ((leaves[rows, at] < shallow.leaves)
+                                  | ((leaves[rows, at] == shallow.leaves) & (depth[rows, at] < shallow.depth)))))
+    return _Batch(np.where(deeper, score[rows, at], shallow.score), np.where(deeper, leaves[rows, at], shallow.leaves),
+                  np.where(deeper, depth[rows, at], shallow.depth), np.where(deeper, root, shallow.root),
+                  below[rows, at], ~deeper)
 
-    def structure(b: int) -> _Node:
-        if use_leaf[b]:
-            return _leaf(float(W1[b]), float(W0[b]))[3]
-        i = int(root[b])
-        sub = []
-        for a in (0, 1):
-            j = int(child[b, i, a])
-            w1 = [float(c1[2 * a + x][b, i, j]) for x in (0, 1)]    # label weights at x_j = 0, 1
-            w0 = [float(c0[2 * a + x][b, i, j]) for x in (0, 1)]
-            if j == i:
-                sub.append(_leaf(w1[a], w0[a])[3])
-            else:
-                sub.append(("split", j, _leaf(w1[0], w0[0])[3], _leaf(w1[1], w0[1])[3]))
-        return ("split", i, sub[0], sub[1])
 
-    return best, leaves, depths, structure
 class _Solver:
-    """FIND with memoisation; rows are kept apart by label (c = 1, 0) so counts are plain products."""
+    """FIND on the signed weights, with memoisation by restriction for depth >= 5."""
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, weight: np.ndarray) -> None:
+    def __init__(self, X: np.ndarray, d: np.ndarray, dtype: type, cell_dtype: type) -> None:
         self.n = X.shape[1]
-        keep = weight > 0
-        exact32 = bool(np.all(weight == np.round(weight))) and weight.sum() < 2**24
-        self.dtype = np.float32 if exact32 else np.float64
-        self.X = [X[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
-        self.w = [weight[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
-        self.Xw = [self.X[c] * self.w[c][:, None] for c in (0, 1)]
-        self.memo: dict[tuple, _Solution] = {}
-        # counts of the depth-3 solves that a depth-4 solve splits further (popped when used)
-        self.keep_triples: set[frozenset] = set()
-        self.kept: dict[frozenset, tuple] = {}
+        self.X = X                                   # uint8, for selecting rows
+        self.d = d                                   # float64 signed weights
+        self.w = np.abs(d)
+        self.dtype = dtype                           # of the BLAS products (exact for the weights)
+        self.cell_dtype = cell_dtype                 # of the cell counts in the kernels (exact too)
+        self.Xf = X.astype(dtype)
+        self.Xd = self.Xf * d.astype(dtype)[:, None]
+        self.memo: dict[tuple, _Sol] = {}
+        self.solved = 0
+        self.pairs_j, self.pairs_k = np.triu_indices(self.n)
 
-    def totals(self, rows: tuple) -> tuple[float, float]:
-        return float(self.w[1][rows[1]].sum()), float(self.w[0][rows[0]].sum())
+    # --- counts ---------------------------------------------------------------------------------
+    def split_rows(self, rows: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+        on = self.X[rows, i] == 1
+        return rows[~on], rows[on]
 
-    def pair_counts(self, rows: tuple) -> list[np.ndarray]:
-        """P_c[i, j] = label-c weight with x_i = x_j = 1 (one BLAS product per class)."""
-        return [(self.Xw[c][rows[c]].T @ self.X[c][rows[c]]).astype(np.float64) for c in (0, 1)]
+    def pair_counts(self, rows: np.ndarray) -> np.ndarray:
+        """P[j, k] = D(x_j = x_k = 1) on ``rows`` (one BLAS product)."""
+        return self.Xd[rows].T @ self.Xf[rows]
 
-    def triple_counts(self, rows: tuple) -> list[np.ndarray]:
-        """T_c[i, j, k] = label-c weight with x_i = x_j = x_k = 1.
+    def pair_chunks(self, rows: np.ndarray) -> list[np.ndarray]:
+        """``rows`` in chunks whose pair-product matrix fits the budget ([] when not even one row does)."""
+        per_chunk = _PAIR_PRODUCT_BUDGET // self.pairs_j.size
+        if per_chunk < 1:
+            return []
+        return [rows[start:start + per_chunk] for start in range(0, max(rows.size, 1), per_chunk)]
 
-        T is symmetric in (i, j, k), so for each i one BLAS product over the rows with x_i = 1 gives
-        only the block j, k >= i; the other entries are copied from the blocks of smaller i. This
-        halves the products of the plain "every (i, j) pair against every k" count and never
-        materialises the (rows, n^2) pair matrix.
+    def pair_products(self, rows: np.ndarray) -> np.ndarray:
+        """Z[p, r] = x_j x_k on row r for the p-th pair j <= k (pairs by rows: each j is one
+        contiguous product of the transposed rows)."""
+        XT = np.ascontiguousarray(self.Xf[rows].T)
+        Z = np.empty((self.pairs_j.size, rows.size), dtype=self.dtype)
+        start = 0
+        for j in range(self.n):  # loop over features; NumPy body over (k, rows)
+            np.multiply(XT[j:], XT[j], out=Z[start:start + self.n - j])
+            start += self.n - j
+        return Z
+
+    def triple_counts(self, rows: np.ndarray, out: np.ndarray) -> None:
+        """T[j, k, l] = D(x_j = x_k = x_l = 1) on ``rows``, written into ``out`` (n, n, n).
+
+        T is symmetric, so only j <= k is counted: one BLAS product of the pair products x_j x_k
+        (j <= k) against the rows per chunk of rows, else (too many pairs for one row's chunk) one
+        product per j over the rows with x_j = 1, restricted to the block k, l >= j, the other
+        blocks being copies.
         """
         n = self.n
-        out = []
-        for c in (0, 1):
-            Xr, Xwr = self.X[c][rows[c]], self.Xw[c][rows[c]]
-            on = Xr.astype(bool)
-            T = np.empty((n, n, n))
-            for i in range(n):  # loop over features; BLAS body
-                sel = on[:, i]
-                T[i, i:, i:] = Xwr[sel, i:].T @ Xr[sel, i:]
-                T[i, :i, :] = T[:i, i, :]
-                T[i, i:, :i] = T[:i, i, i:].T
-            out.append(T)
-        return out
+        chunks = self.pair_chunks(rows)
+        if chunks:
+            upper = sum(self.pair_products(chunk) @ self.Xd[chunk] for chunk in chunks)   # (pairs, n)
+            out[self.pairs_j, self.pairs_k] = upper
+            out[self.pairs_k, self.pairs_j] = upper
+            return
+        Xr, Xdr = self.Xf[rows], self.Xd[rows]
+        on = Xr.astype(bool)
+        for j in range(n):  # loop over features; BLAS body
+            sel = on[:, j]
+            out[j, j:, j:] = Xdr[sel, j:].T @ Xr[sel, j:]
+            out[j, :j, :] = out[:j, j, :]
+            out[j, j:, :j] = out[:j, j, j:].T
 
-    def solve(self, rows: tuple, depth: int, fixed: frozenset, allowed: np.ndarray,
-              counts: tuple | None = None) -> _Solution:
-        """Best tree of depth <= ``depth`` on ``rows``; ``counts`` = (pairs, triples) when known."""
+    # --- solutions ------------------------------------------------------------------------------
+    def leaf_node(self, D: float) -> _Node:
+        return ("leaf", 1 if D > 0 else 0)
+
+    def depth1_node(self, rows: np.ndarray) -> _Node:
+        """The best depth-<=1 tree on ``rows`` (the rule of :func:`_child_scores`)."""
+        t = float(self.d[rows].sum())
+        u = self.Xd[rows].sum(axis=0, dtype=np.float64)
+        gain = np.abs(2.0 * u - t)
+        k = int(np.argmax(gain)) if u.size else 0
+        if u.size == 0 or not gain[k] > abs(t):
+            return self.leaf_node(t)
+        return ("split", k, self.leaf_node(t - u[k]), self.leaf_node(u[k]))
+
+    def depth2_node(self, rows: np.ndarray, root: int) -> _Node:
+        if root < 0:
+            return self.leaf_node(float(self.d[rows].sum()))
+        zero, one = self.split_rows(rows, root)
+        return ("split", root, self.depth1_node(zero), self.depth1_node(one))
+
+    def batch_node(self, rows: np.ndarray, batch: _Batch, b: int, depth: int) -> _Node:
+        """Rebuild subproblem b of a kernel batch on its ``rows``."""
+        root = int(batch.root[b])
+        if depth == 1 and root >= 0:
+            zero, one = self.split_rows(rows, root)
+            return ("split", root, self.leaf_node(float(self.d[zero].sum())), self.leaf_node(float(self.d[one].sum())))
+        if depth <= 2 or batch.shallow[b] or root < 0:
+            return self.depth2_node(rows, root)
+        zero, one = self.split_rows(rows, root)
+        return ("split", root, self.depth2_node(zero, int(batch.below[b, 0])),
+                self.depth2_node(one, int(batch.below[b, 1])))
+
+    def from_batch(self, rows: np.ndarray, batch: _Batch, b: int, depth: int) -> _Sol:
+        return _Sol(float(batch.score[b]), int(batch.leaves[b]), int(batch.depth[b]),
+                    lambda: self.batch_node(rows, batch, b, depth))
+
+    def solve(self, rows: np.ndarray, depth: int, fixed: frozenset, root_ok: np.ndarray) -> _Sol:
+        """Best tree of depth <= ``depth`` on ``rows``; ``fixed`` = the branch's (variable, value) pairs."""
         key = (depth, fixed)
         if key in self.memo:
             return self.memo[key]
-        W1, W0 = self.totals(rows)
-        leaf = _leaf(W1, W0)
-        if depth == 0 or (rows[0].size + rows[1].size) == 0 or not allowed.any():
-            out = leaf
+        D0 = float(self.d[rows].sum())
+        if depth == 0 or rows.size == 0 or not root_ok.any():
+            self.solved += 1
+            out = _Sol(abs(D0), 1, 0, lambda: self.leaf_node(D0))
         elif depth <= 2:
-            out = self.solve2(self.pair_counts(rows), W1, W0, allowed, depth)
+            P = self.pair_counts(rows)
+            batch = _depth2(np.array([D0]), np.diag(P)[None], P[None], root_ok[None], leaves_only=depth == 1)
+            self.solved += 1
+            out = self.from_batch(rows, batch, 0, depth)
         elif depth == 3:
-            pairs, triples = counts if counts is not None else (self.pair_counts(rows), None)
-            shallow = self.memo.get((2, fixed))
-            if shallow is None:
-                shallow = self.memo[(2, fixed)] = self.solve2(pairs, W1, W0, allowed, 2)
-            triples = triples if triples is not None else self.triple_counts(rows)
-            if fixed in self.keep_triples:
-                self.kept[fixed] = (pairs, triples)
-            out = self.solve3(pairs, triples, W1, W0, allowed, shallow)
+            out = self.solve3(rows, D0, root_ok)
+        elif depth == 4:
+            out = self.solve4(rows, D0, root_ok)
         else:
-            if depth == 4:
-                self.keep_triples.add(fixed)
-            out = self.solve(rows, depth - 1, fixed, allowed)   # ties go to the smaller tree
-            parent = self.kept.pop(fixed, None) if depth == 4 else None
-            for i in np.flatnonzero(allowed):  # loop over features; NumPy body
-                right = [self.X[c][rows[c], i] == 1 for c in (0, 1)]
-                sub_allowed = allowed.copy()
-                sub_allowed[i] = False
-                halves = [(rows[0][~right[0]], rows[1][~right[1]]), (rows[0][right[0]], rows[1][right[1]])]
-                keys = [fixed | {(int(i), 0)}, fixed | {(int(i), 1)}]
-                child_counts = [None, None]
-                if parent is not None and not all((3, k) in self.memo for k in keys):
-                    child_counts = self.split_counts(parent, int(i), halves)
-                left_sol = self.solve(halves[0], depth - 1, keys[0], sub_allowed, child_counts[0])
-                if left_sol[0] > out[0]:                   # cannot beat the best so far
+            out = self.solve(rows, depth - 1, fixed, root_ok)     # ties go to the smaller tree
+            weight = float(self.w[rows].sum())
+            for i in np.flatnonzero(root_ok):  # loop over features; NumPy body
+                i = int(i)
+                halves = self.split_rows(rows, i)
+                sub_ok = root_ok.copy()
+                sub_ok[i] = False
+                left = self.solve(halves[0], depth - 1, fixed | {(i, 0)}, sub_ok)
+                # errors are (weight - score) / 2: a first half that already errs more cannot win
+                if float(self.w[halves[0]].sum()) - left.score > weight - out.score:
                     continue
-                right_sol = self.solve(halves[1], depth - 1, keys[1], sub_allowed, child_counts[1])
-                candidate = (left_sol[0] + right_sol[0], left_sol[1] + right_sol[1],
-                             1 + max(left_sol[2], right_sol[2]), ("split", int(i), left_sol[3], right_sol[3]))
-                if _better(candidate, out):
-                    out = candidate
+                right = self.solve(halves[1], depth - 1, fixed | {(i, 1)}, sub_ok)
+                score, leaves = left.score + right.score, left.leaves + right.leaves
+                tree_depth = 1 + max(left.depth, right.depth)
+                if _better(score, leaves, tree_depth, out):
+                    out = _Sol(score, leaves, tree_depth,
+                               lambda i=i, l=left, r=right: ("split", i, l.build(), r.build()))
         self.memo[key] = out
         return out
 
-    def split_counts(self, parent: tuple, i: int, halves: list[tuple]) -> list[tuple]:
-        """Pair and triple counts of the two halves x_i = 0, 1 of a subproblem with known counts.
-
-        Pairs come free from the parent's triples (P[x_i = 1][j, k] = T[i, j, k]); the triples of the
-        smaller half are counted on its rows and the other half's are the parent's minus them (sibling
-        subtraction), so one depth-3 subproblem in two costs no pass over the data.
-        """
-        (P0, P1), (T0, T1) = parent
-        pairs = [(P0 - T0[i], P1 - T1[i]), (T0[i], T1[i])]
-        small = int(halves[1][0].size + halves[1][1].size <= halves[0][0].size + halves[0][1].size)
-        counted = self.triple_counts(halves[small])
-        derived = [T0 - counted[0], T1 - counted[1]]
-        triples = [None, None]
-        triples[small], triples[1 - small] = counted, derived
-        return [(pairs[a], triples[a]) for a in (0, 1)]
-
-    def solve2(self, pairs: list[np.ndarray], W1: float, W0: float, allowed: np.ndarray,
-               depth: int) -> _Solution:
-        """Best depth-<=2 (or depth-1) tree from the pair counts."""
-        P0, P1 = pairs
-        best, leaves, depths, structure = _depth2_batch(P1[None], P0[None], np.array([W1]),
-                                                        np.array([W0]), allowed[None], depth)
-        return (float(best[0]), int(leaves[0]), int(depths[0]), structure(0))
-
-    def solve3(self, pairs: list[np.ndarray], triples: list[np.ndarray], W1: float, W0: float,
-               allowed: np.ndarray, shallow: _Solution) -> _Solution:
-        """Depth 3 at once: every (root i, branch a) depth-2 subproblem from the triple counts."""
+    def solve3(self, rows: np.ndarray, D0: float, root_ok: np.ndarray) -> _Sol:
+        """Depth 3 on one subproblem: from whole triple counts when n is small, else from triple
+        counts made one root at a time (never held whole)."""
         n = self.n
-        P0, P1 = pairs
-        T0, T1 = triples
-        s1, s0 = np.diag(P1), np.diag(P0)
-        sub_W1 = np.stack([W1 - s1, s1], 1).reshape(2 * n)
-        sub_W0 = np.stack([W0 - s0, s0], 1).reshape(2 * n)
-        # subproblem (i, a): pair counts restricted to x_i = a
-        sub1 = np.stack([P1[None] - T1, T1], 1).reshape(2 * n, n, n)
-        sub0 = np.stack([P0[None] - T0, T0], 1).reshape(2 * n, n, n)
-        sub_allowed = np.repeat(allowed[None] & ~np.eye(n, dtype=bool), 2, axis=0)
-        best, leaves, depths, structure = _depth2_batch(sub1, sub0, sub_W1, sub_W0, sub_allowed)
-        root_err = np.where(allowed, best.reshape(n, 2).sum(axis=1), np.inf)
-        root_leaves = leaves.reshape(n, 2).sum(axis=1)
-        root_depth = 1 + depths.reshape(n, 2).max(axis=1)
-        i = int(_lex_argmin(root_err, root_leaves, root_depth, axis=0))
-        candidate = (float(root_err[i]), int(root_leaves[i]), int(root_depth[i]),
-                     ("split", i, structure(2 * i), structure(2 * i + 1)))
-        return candidate if _better(candidate, shallow) else shallow
+        if n ** 3 <= _WHOLE_TRIPLES and self.pair_chunks(rows):
+            T = np.empty((n, n, n), dtype=self.cell_dtype)
+            self.triple_counts(rows, T)
+            P = np.ascontiguousarray(T[np.arange(n), np.arange(n)])
+            batch = _depth3(np.array([D0]), np.diag(P)[None].copy(), P[None], root_ok[None], Tk=T[:, None])
+        else:
+            P = self.pair_counts(rows).astype(self.cell_dtype)
+            batch = _depth3(np.array([D0]), np.diag(P)[None].copy(), P[None], root_ok[None],
+                            ranges=self.streamed_ranges(rows, P))
+        self.solved += 2
+        return self.from_batch(rows, batch, 0, 3)
+
+    def streamed_ranges(self, rows: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`_cell_ranges_streamed` on ``rows``, counting the triples of root x_i over its
+        smaller side: the rows with x_i = 1, or those with x_i = 0 and T[i] = P - D(x_i = 0, ...).
+
+        Root i counts only the j > i block, so the variables are taken in increasing order of
+        their smaller side (the cheapest counts get the widest blocks); the ranges are returned in
+        the original order.
+        """
+        ones = self.X[rows].sum(axis=0, dtype=np.int64)
+        order = np.argsort(np.minimum(ones, rows.size - ones), kind="stable")
+        cols = np.ix_(rows, order)
+        XT8 = np.ascontiguousarray(self.X[cols].T)                 # (n, rows): one row per variable
+        Xf, Xd = self.Xf[cols], self.Xd[cols]
+        Pp = P[np.ix_(order, order)]
+        use_ones = ones[order] <= rows.size - ones[order]
+
+        def triples(p: int) -> np.ndarray:
+            sel = np.flatnonzero(XT8[p] if use_ones[p] else XT8[p] == 0)
+            block = (np.take(Xd, sel, axis=0)[:, p + 1:].T @ np.take(Xf, sel, axis=0)).astype(Pp.dtype)
+            return (block if use_ones[p] else Pp[p + 1:] - block)[None]
+
+        umax, umin = _cell_ranges_streamed(np.diag(Pp)[None].copy(), Pp[None], triples)
+        back = np.argsort(order)
+        return umax[:, back][:, :, :, back], umin[:, back][:, :, :, back]
+
+    def solve4(self, rows: np.ndarray, D0: float, root_ok: np.ndarray) -> _Sol:
+        """Depth 4: the 2n depth-3 subproblems x_i = a are solved in batches by :func:`_depth3`.
+
+        Their triple counts are the quadruple counts Q[i, j, k, l] = D(x_i = x_j = x_k = x_l = 1)
+        of this subproblem (x_i = 1) and the triple counts minus them (x_i = 0, sibling
+        subtraction); their pair counts and totals are slices of the triple counts. When Q is
+        small, it is one BLAS product of the pair-product matrix with itself per chunk of rows;
+        else the triple counts of each x_i = 1 half are counted on its rows.
+        """
+        n = self.n
+        idx = np.arange(n)
+        pair = np.empty((n, n), dtype=np.int64)          # index of the pair {j, k} among j <= k
+        pair[self.pairs_j, self.pairs_k] = pair[self.pairs_k, self.pairs_j] = np.arange(self.pairs_j.size)
+        quads = None
+        chunks = self.pair_chunks(rows) if self.pairs_j.size ** 2 <= _QUADS_BUDGET else []
+        if chunks:
+            quads = np.zeros((self.pairs_j.size,) * 2, dtype=self.dtype)
+            for chunk in chunks:  # loop over chunks of rows; BLAS body
+                Z = self.pair_products(chunk)
+                quads += (Z * self.d[chunk].astype(self.dtype)) @ Z.T          # (pairs, pairs)
+            T = quads[pair[idx, idx][:, None, None], pair[None]].astype(self.cell_dtype)  # Q[j, j, k, l]
+        else:
+            T = np.empty((n, n, n), dtype=self.cell_dtype)
+            self.triple_counts(rows, T)
+        P = T[idx, idx]                                   # P[j, k] = T[j, j, k]
+        s = np.diag(P).copy()
+        out = self.from_batch(rows, _depth3(np.array([D0]), s[None], P[None], root_ok[None], Tk=T[:, None]), 0, 3)
+        self.solved += 2
+        roots = np.flatnonzero(root_ok)
+        chunk = max(1, _TRIPLE_BATCH_BUDGET // (2 * n ** 3))
+        for start in range(0, roots.size, chunk):  # loop over batches of roots; NumPy body
+            block = roots[start:start + chunk]
+            C = block.size
+            Tc = np.empty((n, C, 2, n, n), dtype=self.cell_dtype)    # [k, c, a, i, j], T symmetric
+            if quads is not None:
+                Tc[:, :, 1] = quads[pair[block][None, :, :, None], pair.T[:, None, None, :]]
+            else:
+                for c, i in enumerate(block):  # loop over roots; BLAS body
+                    self.triple_counts(self.split_rows(rows, int(i))[1], Tc[:, c, 1])
+            np.subtract(T[:, None], Tc[:, :, 1], out=Tc[:, :, 0])
+            Tc = Tc.reshape(n, 2 * C, n, n)
+            Pc = np.stack([P[None] - T[block], T[block]], axis=1).reshape(2 * C, n, n)
+            sc = np.stack([s[None] - P[block], P[block]], axis=1).reshape(2 * C, n)
+            Dc = np.stack([D0 - s[block], s[block]], axis=1).reshape(2 * C)
+            ok = np.repeat(root_ok[None] & (idx[None, :] != block[:, None]), 2, axis=0)
+            batch = _depth3(Dc, sc, Pc, ok, Tk=Tc)
+            self.solved += 4 * C
+            score = batch.score.reshape(C, 2).sum(axis=1)
+            leaves = batch.leaves.reshape(C, 2).sum(axis=1)
+            depth = 1 + batch.depth.reshape(C, 2).max(axis=1)
+            c = int(_lex_best(score, leaves, depth, np.ones(C, dtype=bool)))
+            if _better(float(score[c]), int(leaves[c]), int(depth[c]), out):
+                i = int(block[c])
+                halves = self.split_rows(rows, i)
+                children = [self.from_batch(halves[a], batch, 2 * c + a, 3) for a in (0, 1)]
+                out = _Sol(float(score[c]), int(leaves[c]), int(depth[c]),
+                           lambda i=i, l=children[0], r=children[1]: ("split", i, l.build(), r.build()))
+        return out
+
+
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's view of the loaded BLAS libraries, made once: scanning the process's
+    libraries costs milliseconds, more than a small FIND run."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+def _one_blas_thread():
+    """Limit BLAS to one thread for a ``with`` block (the products are small)."""
+    return _blas_controller().limit(limits=1)
 
 
 def _build(n: int, structure: _Node) -> DecisionTree:
@@ -288,8 +542,10 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
 
     Blanc–Lange–Tan 2021, Figure 2 (Lemma 3.1 correctness, Lemma 3.2 time n^O(d)|X|), after
     Mehta–Raghavan 2002. Among the trees of least training error it returns one with the fewest
-    leaves, then the least depth, then the smallest variable index at the first difference (so a
-    leaf is preferred to any split of equal error and no split has two identical subtrees).
+    leaves, then the least depth; left with several, each node keeps the optimum of the next
+    smaller depth budget if it is one of them, else splits on the smallest variable index (so a
+    leaf is preferred to any split of equal error and no split has two identical subtrees). Equal
+    positive weights act as unit weights.
 
     Parameters
     ----------
@@ -339,16 +595,32 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
         weight = np.asarray(sample_weight, dtype=np.float64)
         if weight.shape != (m,) or not np.all(np.isfinite(weight)) or (weight < 0).any():
             raise ValueError(f"sample_weight must be {m} finite non-negative numbers, got shape {weight.shape}")
-    from threadpoolctl import threadpool_limits
-
-    # the products are small; one BLAS thread avoids oversubscription and thread start-up costs
-    with threadpool_limits(1, user_api="blas"):
-        solver = _Solver(X, y, weight)
-        rows = (np.arange(solver.X[0].shape[0]), np.arange(solver.X[1].shape[0]))
-        err, _, _, structure = solver.solve(rows, min(depth, n), frozenset(), np.ones(n, dtype=bool))
+    keep = weight > 0
+    # equal weights are unit weights (exact integer arithmetic, the same tree as unweighted)
+    unit = float(weight[keep][0]) if keep.any() and np.all(weight[keep] == weight[keep][0]) else 1.0
+    scaled = weight[keep] / unit
+    if not (np.all(scaled == np.round(scaled)) and scaled.sum() < 2**53):
+        # real-valued weights: near-equal errors are decided by float sums, as they always were
+        total = float(weight.sum())
+        with _one_blas_thread():
+            errors, structure, solved = solve_real_weights(X, y, weight, depth)
+        return FindResult(tree=_build(n, structure), errors=errors, error=errors / total if total > 0 else 0.0,
+                          subproblems=solved)
+    X, y, weight = X[keep], y[keep], scaled
     total = float(weight.sum())
-    return FindResult(tree=_build(n, structure), errors=float(err),
-                      error=float(err / total) if total > 0 else 0.0, subproblems=len(solver.memo))
+    # every count is the signed weight of a set of rows, at most the total weight in size: integer
+    # weights are counted exactly in float32 below 2^24 and held in int16 / int32 cells
+    count_dtype = np.float32 if total < 2**24 else np.float64
+    cell_dtype = np.int16 if total < 2**15 else np.int32 if total < 2**31 else np.float64
+    signed = np.where(y == 1, weight, -weight)
+    # the products are small; one BLAS thread avoids oversubscription and thread start-up costs
+    with _one_blas_thread():
+        solver = _Solver(X, signed, count_dtype, cell_dtype)
+        best = solver.solve(np.arange(X.shape[0]), min(depth, n), frozenset(), np.ones(n, dtype=bool))
+        structure = best.build()
+    errors = max(total - best.score, 0.0) / 2 * unit
+    return FindResult(tree=_build(n, structure), errors=errors,
+                      error=errors / (total * unit) if total > 0 else 0.0, subproblems=solver.solved)
 
 
 def training_errors(tree: DecisionTree, X: np.ndarray, y: np.ndarray,
