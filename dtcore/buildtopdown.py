@@ -8,17 +8,14 @@ exactly from f's truth table (:class:`dtcore.analysis.ExactMeasure`); the loop
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from .analysis import ExactMeasure, InfluenceKind, WordLevelCounts, influence_factor
-from .cube import ProductDistribution, check_table, resolve_distribution, table_variables
+from .analysis import ExactMeasure, InfluenceKind
+from .cube import ProductDistribution, check_table
 from .grow import GrowthResult, Selector, Split, grow, select_best
-from .tree import LEAF, DecisionTree
-from .validate import check_int, check_real
+from .validate import check_real
 
 
 @dataclass(frozen=True)
@@ -82,174 +79,6 @@ class InfluenceScorer:
         return 1.0 if state.mass_one >= state.p_reach - state.mass_one else 0.0
 
 
-_BATCHED_FROM = 8          # n from which the leaves are counted in batches (a word holds 64 points)
-
-
-class _Leaves:
-    """The exact statistics of every leaf created so far, in arrays (row = leaf id; id 0 unused)."""
-
-    def __init__(self, n: int, capacity: int) -> None:
-        self.restriction = np.full((capacity, n), -1, dtype=np.int8)
-        self.p_reach = np.zeros(capacity)
-        self.mass_one = np.zeros(capacity)
-        self.influence = np.zeros((capacity, n))
-        self.cost = np.zeros(capacity)
-        self.error = np.zeros(capacity)
-        self.feature = np.full(capacity, -1, dtype=np.int64)     # best split; -1: cannot split
-        self.score = np.zeros(capacity)
-        self.children = np.full(capacity, -1, dtype=np.int64)    # id of the x = 0 child, once counted
-        self.whole_words = np.zeros(capacity, dtype=bool)        # tracked by the word map
-        self.label = np.zeros(capacity, dtype=bool)
-        self.count_ones = np.zeros(capacity, dtype=np.int64)     # exact counts of word-map leaves
-        self.count_flips = np.zeros((capacity, n), dtype=np.int64)
-        self.size = 1
-
-    def grow_to(self, capacity: int) -> None:
-        if capacity <= self.p_reach.size:
-            return
-        extra = capacity - self.p_reach.size
-        for name in ("restriction", "p_reach", "mass_one", "influence", "cost", "error", "feature", "score",
-                     "children", "whole_words", "label", "count_ones", "count_flips"):
-            old = getattr(self, name)
-            fill = -1 if name in ("restriction", "feature", "children") else 0
-            setattr(self, name, np.concatenate([old, np.full((extra,) + old.shape[1:], fill, dtype=old.dtype)]))
-
-    def store(self, ids: np.ndarray, restriction: np.ndarray, p_reach: np.ndarray, mass_one: np.ndarray,
-              influence: np.ndarray) -> None:
-        """The statistics of leaves ``ids``, and what ExactLeaf and InfluenceScorer derive from them."""
-        self.restriction[ids] = restriction
-        self.p_reach[ids] = p_reach
-        self.mass_one[ids] = mass_one
-        self.influence[ids] = influence
-        self.cost[ids] = influence.sum(axis=1)          # ExactLeaf's inf.sum(), row by row
-        self.error[ids] = np.minimum(mass_one, p_reach - mass_one)
-        self.label[ids] = mass_one >= p_reach - mass_one          # InfluenceScorer.label
-        best = np.argmax(influence, axis=1)
-        score = influence[np.arange(len(ids)), best]
-        self.feature[ids] = np.where(score > 0, best, -1)
-        self.score[ids] = score
-
-
-def _inword_variables(root_influence: np.ndarray) -> np.ndarray:
-    """The six variables packed inside the words: least root influence, the last index among ties
-    (the ones best-first growth splits last, so a leaf rarely fixes one)."""
-    n = root_influence.size
-    return np.lexsort((-np.arange(n), root_influence))[:6]
-
-
-def _exact_uniform_growth(table: np.ndarray, eps: float, kind: InfluenceKind, size: int | None) -> GrowthResult:
-    """BuildTopDownDT under the uniform measure with ``select_best``: the tree and trace of
-    :func:`grow` with :class:`InfluenceScorer`, with the leaves counted in batches.
-
-    A leaf's statistics depend on its restriction alone, so the children of every splittable leaf
-    of the frontier can be counted in one pass over the flip tables (:class:`WordLevelCounts`) the
-    first time best-first order needs children that are not counted yet; best-first order then
-    runs on the stored numbers (a heap keyed by score, then creation order: ``select_best``'s
-    first-of-equals over the frontier list). The batches follow the tree's levels, so the counting
-    is one pass over the n flip tables per level, as a level-synchronous algorithm's; children
-    counted for a leaf the size cap leaves unsplit are the only extra work. The statistics are
-    :meth:`ExactMeasure.region`'s numbers, made by the same floating-point operations from the
-    same integer counts. A leaf that fixes an in-word variable (:func:`_inword_variables`) is
-    counted by :meth:`ExactMeasure.region`, as are its descendants.
-    """
-    n = table_variables(table)
-    scale, factor = 2.0**-n, influence_factor(resolve_distribution(None, n), kind)
-    top = np.arange(n - 6, n)                            # packed without moving a byte
-    words = WordLevelCounts(table, top)
-    ones, flips = words.counts(np.array([1]))
-    root_influence = flips[0] * scale * factor
-    inword = _inword_variables(root_influence)
-    if not np.array_equal(np.sort(inword), top):
-        words = WordLevelCounts(table, inword)
-    measure = None                                       # built the first time a leaf needs it
-    leaves = _Leaves(n, 1024)
-    leaves.store(np.array([1]), np.full((1, n), -1, dtype=np.int8), np.array([1.0]), ones * scale,
-                 root_influence[None])
-    leaves.whole_words[1] = True
-    leaves.count_ones[1], leaves.count_flips[1] = ones[0], flips[0]
-    leaves.size = 2
-
-    def count_children(parents: np.ndarray) -> None:
-        """Count both children of every leaf in ``parents`` (one batch)."""
-        nonlocal measure
-        first = leaves.size + 2 * np.arange(parents.size)
-        leaves.grow_to(leaves.size + 2 * parents.size)
-        leaves.size += 2 * parents.size
-        leaves.children[parents] = first
-        variables = leaves.feature[parents]
-        restriction = np.repeat(leaves.restriction[parents], 2, axis=0)
-        restriction[np.arange(2 * parents.size), np.repeat(variables, 2)] = np.tile([0, 1], parents.size)
-        kids = np.stack([first, first + 1], axis=1).reshape(-1)
-        tracked = leaves.whole_words[parents] & (words.position[variables] >= 6)
-        words.split(parents, np.where(tracked, variables, -1), first)
-        if tracked.any():
-            # the x = 0 children are counted on their words, their siblings are parent minus them
-            on_map = np.repeat(tracked, 2)
-            ids = kids[on_map]
-            zero_ones, zero_flips = words.counts(first[tracked])
-            ones = np.stack([zero_ones, leaves.count_ones[parents[tracked]] - zero_ones], axis=1).reshape(-1)
-            flips = np.stack([zero_flips, leaves.count_flips[parents[tracked]] - zero_flips], axis=1).reshape(-1, n)
-            leaves.count_ones[ids], leaves.count_flips[ids] = ones, flips
-            fixed = restriction[on_map] >= 0
-            influence = flips * scale * factor
-            influence[fixed] = 0.0
-            leaves.store(ids, restriction[on_map], 2.0 ** -fixed.sum(axis=1).astype(np.float64),
-                         ones.astype(np.float64) * scale, influence)
-            leaves.whole_words[ids] = True
-        for t in np.flatnonzero(np.repeat(~tracked, 2)):  # leaves off the word map; one call each
-            measure = measure if measure is not None else ExactMeasure(table, None, kind)
-            p, one, inf = measure.region(restriction[t])
-            leaves.store(kids[t:t + 1], restriction[t:t + 1], np.array([p]), np.array([one]), inf[None])
-
-    # best-first on the stored statistics, as grow() runs it with InfluenceScorer and select_best
-    node_of = {1: 0}
-    feature, child0, child1, depth = [LEAF], [-1], [-1], [0]
-    value = [float(leaves.label[1])]
-    total_cost, total_error = float(leaves.cost[1]), float(leaves.error[1])
-    heap = [(-float(leaves.score[1]), 0, 1)] if leaves.feature[1] >= 0 else []
-    created, alive = 1, 1
-    steps, sizes, costs, errors, features, scores, depths, nodes = [], [], [], [], [], [], [], []
-    while True:  # one split per step, as grow(); the counting is batched in count_children
-        steps.append(len(steps))
-        sizes.append(alive)
-        costs.append(total_cost)
-        errors.append(total_error)
-        if total_error <= eps or (size is not None and alive >= size) or not heap:
-            features.append(-1), scores.append(np.nan), depths.append(np.nan), nodes.append(np.nan)
-            break
-        _, _, leaf = heapq.heappop(heap)
-        node = node_of[leaf]
-        split_on = int(leaves.feature[leaf])
-        features.append(split_on), scores.append(float(leaves.score[leaf])), depths.append(depth[node])
-        nodes.append(node)
-        if leaves.children[leaf] < 0:
-            waiting = np.array(sorted({leaf} | {entry[2] for entry in heap if leaves.children[entry[2]] < 0}))
-            count_children(waiting)
-        kid0 = int(leaves.children[leaf])
-        first = len(feature)
-        feature[node], child0[node], child1[node] = split_on, first, first + 1
-        node_of[kid0], node_of[kid0 + 1] = first, first + 1
-        feature += [LEAF, LEAF]
-        child0 += [-1, -1]
-        child1 += [-1, -1]
-        depth += [depth[node] + 1] * 2
-        value += [float(leaves.label[kid0]), float(leaves.label[kid0 + 1])]
-        total_cost += float(leaves.cost[kid0]) + float(leaves.cost[kid0 + 1]) - float(leaves.cost[leaf])
-        total_error += float(leaves.error[kid0]) + float(leaves.error[kid0 + 1]) - float(leaves.error[leaf])
-        alive += 1
-        for kid in (kid0, kid0 + 1):
-            if leaves.feature[kid] >= 0:
-                heapq.heappush(heap, (-float(leaves.score[kid]), created, kid))
-            created += 1
-    columns = {"step": steps, "leaves": sizes, "cost": costs, "error": errors, "feature": features,
-               "score": scores, "depth": depths, "node": nodes}
-    if len(steps) == 1:
-        del columns["node"]                 # grow()'s trace has a node column only once a leaf splits
-    trace = pd.DataFrame(columns)
-    tree = DecisionTree.from_arrays(n, np.array(feature), np.array(child0), np.array(child1), np.array(value))
-    return GrowthResult(tree, trace)
-
-
 def build_top_down_dt(
     table: np.ndarray,
     *,
@@ -297,11 +126,6 @@ def build_top_down_dt(
     """
     table = check_table(table)
     eps = check_real("eps", eps, 0.0, 0.5)
-    if size is not None:
-        size = check_int("size", size, 1)
-    uniform = dist is None or dist.is_uniform
-    if uniform and select is select_best and table_variables(table) >= _BATCHED_FROM:
-        return _exact_uniform_growth(table, eps, kind, size)
     scorer = InfluenceScorer(table, dist, kind)
     return grow(
         scorer,
