@@ -181,3 +181,15 @@ def test_a_page_either_sweeps_or_says_it_runs_locally(chapter):
     assert _uses_sweep(chapter) != says_local, (
         f"{chapter}: " + ("it sweeps, yet its spec says it runs locally" if says_local else
                           "it never calls sweep, so its spec must say why it runs locally (runs_locally)"))
+
+
+def test_run_summary_states_scale_seed_and_every_parameter():
+    from dtcore.book.specs import CH2_LEARNABILITY as spec
+
+    resolved = spec.resolve({"scale": "quick", "seed": 7}, passed=["scale", "seed"])
+    text = spec.run_summary(resolved)
+    assert "**quick scale**, seed 7" in text and "make full" in text
+    for name in spec.names():
+        if name not in ("scale", "save_results"):
+            assert f"| `{name}` |" in text
+    assert "\\|S\\|" in text  # a | inside a cell is escaped, not replaced

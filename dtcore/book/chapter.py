@@ -128,6 +128,10 @@ def _show_default(value: Any) -> str:
     return f"`{value!r}`"
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def injected_parameters(values: Mapping[str, Any]) -> list[str]:
     """The names papermill passed to a running notebook, read from IPython's input history.
 
@@ -226,6 +230,32 @@ class ParameterSpec:
         for check in self.checks:
             check(resolved)
         return resolved
+
+    def run_summary(self, resolved: Mapping[str, Any]) -> str:
+        """Markdown for the page: the scale and seed it was run at, and every parameter's value in a
+        collapsed dropdown, with a pointer to the full-scale run."""
+        rows = []
+        for name in self.names():
+            if name in ("scale", "save_results"):
+                continue
+            param = next(p for p in (*self.common, *self.params) if p.name == name)
+            value = resolved.get(name)
+            shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+            rows.append(f"| `{name}` | {_cell(shown)} | {_cell(param.help)} |")
+        other = "full" if resolved.get("scale") == "quick" else "quick"
+        return "\n".join([
+            f"This page was run at **{resolved.get('scale')} scale**, seed {resolved.get('seed', 0)}; "
+            f"`make full` in the project's folder re-runs every page at full scale." if other == "full" else
+            "`make book` re-runs it at quick scale.",
+            "",
+            ":::{dropdown} The parameters of this run",
+            "| parameter | value | meaning |", "|---|---|---|", *rows, ":::"])
+
+    def show_run(self, resolved: Mapping[str, Any]) -> None:
+        """Display :meth:`run_summary` in a notebook (Markdown, so MyST renders the dropdown)."""
+        from IPython.display import display
+        display({"text/markdown": self.run_summary(resolved),
+                 "text/plain": f"{resolved.get('scale')} scale, seed {resolved.get('seed', 0)}"}, raw=True)
 
     def markdown(self) -> str:
         """The README table of this chapter's parameters."""
