@@ -344,3 +344,119 @@ def fourier_variance_and_influences(table: np.ndarray) -> tuple[float, np.ndarra
     masks = np.arange(table.size)
     inf = np.array([power[(masks >> i) & 1 == 1].sum() for i in range(n)])  # one masked sum per variable
     return float(power[1:].sum()), inf
+
+
+def _permute_variables(table: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The truth table of f with its variables renumbered: bit k of the new index is x_order[k].
+
+    Runs of variables that stay consecutive move as one axis, so the copy is a transpose of a
+    tensor with few axes (a 2-D transpose when a block of variables moves to the front)."""
+    n = table_variables(table)
+    order = [int(v) for v in order]
+    runs = []                                           # runs of consecutive old variables, in new order
+    for v in order:
+        if runs and runs[-1][-1] + 1 == v:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    by_old = sorted(range(len(runs)), key=lambda r: runs[r][0])
+    # C order: the first axis is the most significant, i.e. the highest variables
+    shape = [2 ** len(runs[r]) for r in reversed(by_old)]
+    axis_of_run = {r: len(runs) - 1 - k for k, r in enumerate(by_old)}
+    axes = [axis_of_run[r] for r in reversed(range(len(runs)))]
+    return np.ascontiguousarray(table.reshape(shape).transpose(axes)).reshape(-1)
+
+
+class WordLevelCounts:
+    """Exact counts of many disjoint subcubes at once under the uniform measure.
+
+    :class:`ExactMeasure` answers one subcube per call. A top-down learner needs the statistics
+    of every leaf of a tree, and the leaves partition the cube, so one pass over the n flip tables
+    can serve them all. Here the truth table is packed 64 points to a word with six chosen
+    ``inword`` variables inside each word and the other variables in the word index; a subcube
+    that fixes none of the in-word variables is then a set of whole words. The object keeps a map
+    word -> subcube id for a family of such subcubes (id 0: words of no tracked subcube), splits
+    many of them at once on word-index variables (one pass over the map) and counts, for every id,
+    the points with f = 1 and, for every variable i, the points x with f(x) != f(x xor e_i): one
+    weighted ``bincount`` over the per-word popcounts of each flip table, precomputed once.
+    """
+
+    def __init__(self, table: np.ndarray, inword: np.ndarray) -> None:
+        table = check_table(table)
+        n = table_variables(table)
+        inword = np.asarray(inword, dtype=np.int64).reshape(-1)
+        if n < 7 or inword.size != 6 or np.unique(inword).size != 6 or inword.min() < 0 or inword.max() >= n:
+            raise ValueError(f"inword must be 6 distinct variables of a table on n >= 7 variables, got {inword} (n = {n})")
+        self.n = n
+        rest = np.setdiff1d(np.arange(n), inword)
+        self.order = np.concatenate([inword, rest])        # bit k of the packed index is x_order[k]
+        self.position = np.argsort(self.order)             # bit of the packed index holding x_v
+        if np.array_equal(inword, np.arange(6)):        # the table's own order: 64 consecutive points
+            words = np.packbits(table.reshape(-1, 64), axis=1, bitorder="little").view(np.uint64).reshape(-1)
+        else:
+            # the in-word variables on top, so each word is a column of a (64, words) matrix: packing
+            # along axis 0 needs no transpose of the bytes (none at all when they are the top six)
+            on_top = _permute_variables(table, np.concatenate([rest, inword])).reshape(64, -1)
+            words = np.ascontiguousarray(np.packbits(on_top, axis=0, bitorder="little").T).view(np.uint64).reshape(-1)
+        self.words = words.size
+        flips = np.empty((n, words.size), dtype=np.uint8)   # popcount of each word's flip table
+        positions = np.arange(64, dtype=np.uint64)
+        for k in range(6):  # in-word bit: swap the two halves of every 2^(k+1)-bit block
+            zero = np.uint64((np.uint64(1) << positions[((positions >> np.uint64(k)) & np.uint64(1)) == 0])
+                             .sum(dtype=np.uint64))
+            shift = np.uint64(2**k)
+            flips[k] = np.bitwise_count(words ^ (((words >> shift) & zero) | ((words & zero) << shift)))
+        for k in range(6, n):  # word-index bit: compare with the partner word
+            flips[k] = np.bitwise_count(words ^ words.reshape(-1, 2, 2 ** (k - 6))[:, ::-1, :].reshape(-1))
+        self.flips = flips
+        self.ones = np.bitwise_count(words)
+        self.word_leaf = np.ones(words.size, dtype=np.int64)   # every word in subcube 1 (the cube)
+        self._word_index = np.arange(words.size, dtype=np.int64)
+
+    def is_word_variable(self, variable: int) -> bool:
+        """Whether x_variable lives in the word index (a split on it keeps subcubes whole words)."""
+        return bool(self.position[variable] >= 6)
+
+    def split(self, ids: np.ndarray, variables: np.ndarray, first_child: np.ndarray) -> None:
+        """Split subcubes ``ids`` on word variables ``variables``: the x = 0 half becomes id
+        ``first_child``, the x = 1 half ``first_child + 1``; ``variables[t] = -1`` drops subcube
+        ``ids[t]`` from the map instead (its words go to id 0)."""
+        ids, variables = np.asarray(ids), np.asarray(variables)
+        size = int(max(self.word_leaf.max(), np.max(ids, initial=0))) + 1
+        bit = np.full(size, -1, dtype=np.int64)        # word-index bit a subcube splits on
+        child = np.zeros(size, dtype=np.int64)
+        dropped = variables < 0
+        bit[ids[~dropped]] = self.position[variables[~dropped]] - 6
+        child[ids] = np.where(dropped, 0, first_child)
+        gone = np.zeros(size, dtype=bool)
+        gone[ids[dropped]] = True
+        at = bit[self.word_leaf]
+        leaving = gone[self.word_leaf]
+        moved = np.flatnonzero(at >= 0)
+        self.word_leaf[moved] = child[self.word_leaf[moved]] + ((moved >> at[moved]) & 1)
+        self.word_leaf[leaving] = 0
+
+    def counts(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(#points with f = 1, #points x with f(x) != f(x xor e_i) for every i in the original
+        variable order) of subcubes ``ids`` (tracked by the map): int64 arrays (L,) and (L, n).
+
+        Only the words of ``ids`` are read: they are sorted by subcube (a stable sort of 16-bit
+        keys is a radix sort, linear in the words), gathered and summed run by run."""
+        ids = np.asarray(ids, dtype=np.int64)
+        member = np.zeros(int(max(self.word_leaf.max(), ids.max(initial=0))) + 1, dtype=bool)
+        member[ids] = True
+        chosen = np.flatnonzero(member[self.word_leaf])
+        keys = self.word_leaf[chosen]
+        keys = keys.astype(np.uint16) if keys.size and keys.max() < 2**16 else keys
+        chosen = chosen[np.argsort(keys, kind="stable")]
+        leaf_sorted = self.word_leaf[chosen]
+        start = np.searchsorted(leaf_sorted, ids)
+        if (np.searchsorted(leaf_sorted, ids, side="right") <= start).any():
+            raise ValueError("ids must be subcubes tracked by the word map")
+        order = np.argsort(start, kind="stable")           # reduceat needs increasing starts
+        ones = np.empty(ids.size, dtype=np.int64)
+        ones[order] = np.add.reduceat(np.take(self.ones, chosen), start[order], dtype=np.int64)
+        flips = np.add.reduceat(np.take(self.flips, chosen, axis=1), start[order], axis=1, dtype=np.int32)
+        out = np.empty((ids.size, self.n), dtype=np.int64)
+        out[order] = flips.T[:, self.position]
+        return ones, out

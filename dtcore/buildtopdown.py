@@ -8,14 +8,17 @@ exactly from f's truth table (:class:`dtcore.analysis.ExactMeasure`); the loop
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from .analysis import ExactMeasure, InfluenceKind
-from .cube import ProductDistribution, check_table
+from .analysis import ExactMeasure, InfluenceKind, WordLevelCounts, influence_factor
+from .cube import ProductDistribution, check_table, resolve_distribution, table_variables
 from .grow import GrowthResult, Selector, Split, grow, select_best
-from .validate import check_real
+from .tree import LEAF, DecisionTree
+from .validate import check_int, check_real
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,75 @@ class ExactLeaf:
         return 4.0 * q * (1.0 - q)
 
 
+# --- BuildTopDownDT's formulas: one place, called by both growth paths -----------------------
+# The one-leaf-at-a-time scorer (InfluenceScorer on grow()) and the level-batched path
+# (_exact_uniform_growth) call these functions on rows of leaves, so both run the same
+# floating-point operations, and a change here changes both.
+def leaf_shares(p_reach: np.ndarray, mass_one: np.ndarray,
+                weighted_influence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each leaf's shares of the completion error and of cost_f(T) (BLT 2020, Sec. 5).
+
+    Parameters
+    ----------
+    p_reach, mass_one : arrays of shape (L,)
+        Pr[x reaches l] and Pr[x reaches l, f(x) = 1].
+    weighted_influence : array of shape (L, n)
+        Pr[x reaches l] * Inf_i(f_l), zero on the variables l fixes.
+
+    Returns
+    -------
+    (error, cost) : arrays of shape (L,)
+        Pr[reach] * error(f_l, +-1) = min(Pr[reach, f = 1], Pr[reach, f = 0]) and
+        Pr[reach] * Inf(f_l) = the row sums of ``weighted_influence``.
+    """
+    error = np.minimum(mass_one, p_reach - mass_one)
+    cost = weighted_influence.sum(axis=1)
+    return error, cost
+
+
+def best_splits(weighted_influence: np.ndarray, p_reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """BuildTopDownDT's score of each leaf, Pr[x reaches l] * max_i Inf_i(f_l), and its variable.
+
+    Parameters
+    ----------
+    weighted_influence : array of shape (L, n)
+        Pr[x reaches l] * Inf_i(f_l), zero on fixed variables: the weight Pr[x reaches l] is
+        already in it, so the score is its row maximum.
+    p_reach : array of shape (L,)
+        Pr[x reaches l], the weight that separates the score from the leaf's own influence.
+
+    Returns
+    -------
+    (variable, score) : arrays of shape (L,)
+        The most influential variable (ties to the lowest index), -1 where the score is not
+        positive (f is constant on the leaf), and the score.
+    """
+    variable = np.argmax(weighted_influence, axis=1)
+    score = weighted_influence[np.arange(variable.size), variable]
+    return np.where(score > 0, variable, -1), score
+
+
+def completion_labels(p_reach: np.ndarray, mass_one: np.ndarray) -> np.ndarray:
+    """The f-completion's label of each leaf: True (1) where f's majority value on it is 1."""
+    return mass_one >= p_reach - mass_one
+
+
+def target_reached(error: float, cost: float, eps: float) -> bool:
+    """BuildTopDownDT's stop rule: the completion's error is at most eps (cost only bounds it)."""
+    return error <= eps
+
+
+def _after_split(total: float, parent: float, kid0: float, kid1: float) -> float:
+    """A frontier total (cost or error) after a leaf's share is replaced by its children's."""
+    return total + (kid0 + kid1 - parent)
+
+
 class InfluenceScorer:
     """Exact influence scores from a truth table: score(l) = Pr[x reaches l] * max_i Inf_i(f_l).
 
     Ties between variables go to the lowest index. ``kind`` picks flip (BLT 2020) or
-    re-randomisation (Moakhar et al. 2026) influence.
+    re-randomisation (Moakhar et al. 2026) influence. The formulas are :func:`leaf_shares`,
+    :func:`best_splits` and :func:`completion_labels`, one leaf at a time.
     """
 
     def __init__(self, table: np.ndarray, dist: ProductDistribution | None = None,
@@ -55,7 +122,8 @@ class InfluenceScorer:
 
     def _leaf(self, restriction: np.ndarray) -> ExactLeaf:
         p, one, inf = self.measure.region(restriction)
-        return ExactLeaf(restriction, p, one, inf, min(one, p - one), float(inf.sum()))
+        error, cost = leaf_shares(np.array([p]), np.array([one]), inf[None])
+        return ExactLeaf(restriction, p, one, inf, float(error[0]), float(cost[0]))
 
     def root(self) -> ExactLeaf:
         leaf = self._leaf(np.full(self.measure.n, -1, dtype=np.int8))
@@ -63,20 +131,189 @@ class InfluenceScorer:
         return leaf
 
     def best_split(self, state: ExactLeaf) -> Split | None:
-        i = int(np.argmax(state.weighted_influence))
-        score = float(state.weighted_influence[i])
-        return Split(score, i) if score > 0 else None
+        variable, score = best_splits(state.weighted_influence[None], np.array([state.p_reach]))
+        return Split(float(score[0]), int(variable[0])) if variable[0] >= 0 else None
 
     def children(self, state: ExactLeaf, feature: int) -> tuple[ExactLeaf, ExactLeaf]:
         r0, r1 = state.restriction.copy(), state.restriction.copy()
         r0[feature], r1[feature] = 0, 1
         c0, c1 = self._leaf(r0), self._leaf(r1)
-        self.total_cost += c0.cost + c1.cost - state.cost
-        self.total_error += c0.error + c1.error - state.error
+        self.total_cost = _after_split(self.total_cost, state.cost, c0.cost, c1.cost)
+        self.total_error = _after_split(self.total_error, state.error, c0.error, c1.error)
         return c0, c1
 
     def label(self, state: ExactLeaf) -> float:
-        return 1.0 if state.mass_one >= state.p_reach - state.mass_one else 0.0
+        return float(completion_labels(np.array([state.p_reach]), np.array([state.mass_one]))[0])
+
+    def done(self, eps: float) -> bool:
+        """Whether the current frontier meets BuildTopDownDT's stop rule (:func:`target_reached`)."""
+        return target_reached(self.total_error, self.total_cost, eps)
+
+
+_BATCHED_FROM = 8          # n from which the leaves are counted in batches (a word holds 64 points)
+
+
+class _Leaves:
+    """The exact statistics of every leaf created so far, in arrays (row = leaf id; id 0 unused)."""
+
+    def __init__(self, n: int, capacity: int) -> None:
+        self.restriction = np.full((capacity, n), -1, dtype=np.int8)
+        self.p_reach = np.zeros(capacity)
+        self.mass_one = np.zeros(capacity)
+        self.influence = np.zeros((capacity, n))
+        self.cost = np.zeros(capacity)
+        self.error = np.zeros(capacity)
+        self.feature = np.full(capacity, -1, dtype=np.int64)     # best split; -1: cannot split
+        self.score = np.zeros(capacity)
+        self.children = np.full(capacity, -1, dtype=np.int64)    # id of the x = 0 child, once counted
+        self.whole_words = np.zeros(capacity, dtype=bool)        # tracked by the word map
+        self.label = np.zeros(capacity, dtype=bool)
+        self.count_ones = np.zeros(capacity, dtype=np.int64)     # exact counts of word-map leaves
+        self.count_flips = np.zeros((capacity, n), dtype=np.int64)
+        self.size = 1
+
+    def grow_to(self, capacity: int) -> None:
+        if capacity <= self.p_reach.size:
+            return
+        extra = capacity - self.p_reach.size
+        for name in ("restriction", "p_reach", "mass_one", "influence", "cost", "error", "feature", "score",
+                     "children", "whole_words", "label", "count_ones", "count_flips"):
+            old = getattr(self, name)
+            fill = -1 if name in ("restriction", "feature", "children") else 0
+            setattr(self, name, np.concatenate([old, np.full((extra,) + old.shape[1:], fill, dtype=old.dtype)]))
+
+    def store(self, ids: np.ndarray, restriction: np.ndarray, p_reach: np.ndarray, mass_one: np.ndarray,
+              influence: np.ndarray) -> None:
+        """The statistics of leaves ``ids``, and what ExactLeaf and InfluenceScorer derive from them."""
+        self.restriction[ids] = restriction
+        self.p_reach[ids] = p_reach
+        self.mass_one[ids] = mass_one
+        self.influence[ids] = influence
+        self.error[ids], self.cost[ids] = leaf_shares(p_reach, mass_one, influence)
+        self.label[ids] = completion_labels(p_reach, mass_one)
+        self.feature[ids], self.score[ids] = best_splits(influence, p_reach)
+
+
+def _inword_variables(root_influence: np.ndarray) -> np.ndarray:
+    """The six variables packed inside the words: least root influence, the last index among ties
+    (the ones best-first growth splits last, so a leaf rarely fixes one)."""
+    n = root_influence.size
+    return np.lexsort((-np.arange(n), root_influence))[:6]
+
+
+def _exact_uniform_growth(table: np.ndarray, eps: float, kind: InfluenceKind, size: int | None) -> GrowthResult:
+    """BuildTopDownDT under the uniform measure with ``select_best``: the tree and trace of
+    :func:`grow` with :class:`InfluenceScorer`, with the leaves counted in batches.
+
+    A leaf's statistics depend on its restriction alone, so the children of every splittable leaf
+    of the frontier can be counted in one pass over the flip tables (:class:`WordLevelCounts`) the
+    first time best-first order needs children that are not counted yet; best-first order then
+    runs on the stored numbers (a heap keyed by score, then creation order: ``select_best``'s
+    first-of-equals over the frontier list). The batches follow the tree's levels, so the counting
+    is one pass over the n flip tables per level, as a level-synchronous algorithm's; children
+    counted for a leaf the size cap leaves unsplit are the only extra work. The statistics are
+    :meth:`ExactMeasure.region`'s numbers, made by the same floating-point operations from the
+    same integer counts. A leaf that fixes an in-word variable (:func:`_inword_variables`) is
+    counted by :meth:`ExactMeasure.region`, as are its descendants.
+    """
+    n = table_variables(table)
+    scale, factor = 2.0**-n, influence_factor(resolve_distribution(None, n), kind)
+    top = np.arange(n - 6, n)                            # packed without moving a byte
+    words = WordLevelCounts(table, top)
+    ones, flips = words.counts(np.array([1]))
+    root_influence = flips[0] * scale * factor
+    inword = _inword_variables(root_influence)
+    if not np.array_equal(np.sort(inword), top):
+        words = WordLevelCounts(table, inword)
+    measure = None                                       # built the first time a leaf needs it
+    leaves = _Leaves(n, 1024)
+    leaves.store(np.array([1]), np.full((1, n), -1, dtype=np.int8), np.array([1.0]), ones * scale,
+                 root_influence[None])
+    leaves.whole_words[1] = True
+    leaves.count_ones[1], leaves.count_flips[1] = ones[0], flips[0]
+    leaves.size = 2
+
+    def count_children(parents: np.ndarray) -> None:
+        """Count both children of every leaf in ``parents`` (one batch)."""
+        nonlocal measure
+        first = leaves.size + 2 * np.arange(parents.size)
+        leaves.grow_to(leaves.size + 2 * parents.size)
+        leaves.size += 2 * parents.size
+        leaves.children[parents] = first
+        variables = leaves.feature[parents]
+        restriction = np.repeat(leaves.restriction[parents], 2, axis=0)
+        restriction[np.arange(2 * parents.size), np.repeat(variables, 2)] = np.tile([0, 1], parents.size)
+        kids = np.stack([first, first + 1], axis=1).reshape(-1)
+        tracked = leaves.whole_words[parents] & (words.position[variables] >= 6)
+        words.split(parents, np.where(tracked, variables, -1), first)
+        if tracked.any():
+            # the x = 0 children are counted on their words, their siblings are parent minus them
+            on_map = np.repeat(tracked, 2)
+            ids = kids[on_map]
+            zero_ones, zero_flips = words.counts(first[tracked])
+            ones = np.stack([zero_ones, leaves.count_ones[parents[tracked]] - zero_ones], axis=1).reshape(-1)
+            flips = np.stack([zero_flips, leaves.count_flips[parents[tracked]] - zero_flips], axis=1).reshape(-1, n)
+            leaves.count_ones[ids], leaves.count_flips[ids] = ones, flips
+            fixed = restriction[on_map] >= 0
+            influence = flips * scale * factor
+            influence[fixed] = 0.0
+            leaves.store(ids, restriction[on_map], 2.0 ** -fixed.sum(axis=1).astype(np.float64),
+                         ones.astype(np.float64) * scale, influence)
+            leaves.whole_words[ids] = True
+        for t in np.flatnonzero(np.repeat(~tracked, 2)):  # leaves off the word map; one call each
+            measure = measure if measure is not None else ExactMeasure(table, None, kind)
+            p, one, inf = measure.region(restriction[t])
+            leaves.store(kids[t:t + 1], restriction[t:t + 1], np.array([p]), np.array([one]), inf[None])
+
+    # best-first on the stored statistics, as grow() runs it with InfluenceScorer and select_best
+    node_of = {1: 0}
+    feature, child0, child1, depth = [LEAF], [-1], [-1], [0]
+    value = [float(leaves.label[1])]
+    total_cost, total_error = float(leaves.cost[1]), float(leaves.error[1])
+    heap = [(-float(leaves.score[1]), 0, 1)] if leaves.feature[1] >= 0 else []
+    created, alive = 1, 1
+    steps, sizes, costs, errors, features, scores, depths, nodes = [], [], [], [], [], [], [], []
+    while True:  # one split per step, as grow(); the counting is batched in count_children
+        steps.append(len(steps))
+        sizes.append(alive)
+        costs.append(total_cost)
+        errors.append(total_error)
+        if target_reached(total_error, total_cost, eps) or (size is not None and alive >= size) or not heap:
+            features.append(-1), scores.append(np.nan), depths.append(np.nan), nodes.append(np.nan)
+            break
+        _, _, leaf = heapq.heappop(heap)
+        node = node_of[leaf]
+        split_on = int(leaves.feature[leaf])
+        features.append(split_on), scores.append(float(leaves.score[leaf])), depths.append(depth[node])
+        nodes.append(node)
+        if leaves.children[leaf] < 0:
+            waiting = np.array(sorted({leaf} | {entry[2] for entry in heap if leaves.children[entry[2]] < 0}))
+            count_children(waiting)
+        kid0 = int(leaves.children[leaf])
+        first = len(feature)
+        feature[node], child0[node], child1[node] = split_on, first, first + 1
+        node_of[kid0], node_of[kid0 + 1] = first, first + 1
+        feature += [LEAF, LEAF]
+        child0 += [-1, -1]
+        child1 += [-1, -1]
+        depth += [depth[node] + 1] * 2
+        value += [float(leaves.label[kid0]), float(leaves.label[kid0 + 1])]
+        total_cost = _after_split(total_cost, float(leaves.cost[leaf]), float(leaves.cost[kid0]),
+                                  float(leaves.cost[kid0 + 1]))
+        total_error = _after_split(total_error, float(leaves.error[leaf]), float(leaves.error[kid0]),
+                                   float(leaves.error[kid0 + 1]))
+        alive += 1
+        for kid in (kid0, kid0 + 1):
+            if leaves.feature[kid] >= 0:
+                heapq.heappush(heap, (-float(leaves.score[kid]), created, kid))
+            created += 1
+    columns = {"step": steps, "leaves": sizes, "cost": costs, "error": errors, "feature": features,
+               "score": scores, "depth": depths, "node": nodes}
+    if len(steps) == 1:
+        del columns["node"]                 # grow()'s trace has a node column only once a leaf splits
+    trace = pd.DataFrame(columns)
+    tree = DecisionTree.from_arrays(n, np.array(feature), np.array(child0), np.array(child1), np.array(value))
+    return GrowthResult(tree, trace)
 
 
 def build_top_down_dt(
@@ -126,10 +363,15 @@ def build_top_down_dt(
     """
     table = check_table(table)
     eps = check_real("eps", eps, 0.0, 0.5)
+    if size is not None:
+        size = check_int("size", size, 1)
+    uniform = dist is None or dist.is_uniform
+    if uniform and select is select_best and table_variables(table) >= _BATCHED_FROM:
+        return _exact_uniform_growth(table, eps, kind, size)
     scorer = InfluenceScorer(table, dist, kind)
     return grow(
         scorer,
-        stop=lambda fr: scorer.total_error <= eps,
+        stop=lambda fr: scorer.done(eps),
         n=scorer.measure.n,
         size=size,
         select=select,
