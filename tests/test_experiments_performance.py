@@ -79,7 +79,10 @@ def test_the_logged_benchmarks_agree_with_their_peers(log):
                                             "ID3 (7-junta, 10% noise)"]
     assert (ratios["deviation"] == 0).all()
     assert ratios["same_result"].tolist() == ["self-consistent", "yes", "yes", "yes"]
-    assert ratios["target met (pinned)"].tolist() == ["—", "full scale only", "full scale only", "full scale only"]
+    # every run judges the targets of its scale: met or missed, never skipped (the exact row has none here)
+    assert ratios["target met (pinned)"].iloc[0] == "—"
+    assert set(ratios["target met (pinned)"].iloc[1:]) <= {"yes", "no"}
+    assert np.allclose(ratios["judged (pinned)"].iloc[1:], ratios["ratio_pinned"].iloc[1:])
     times = log.times()
     assert set(times["benchmark"]) == set(ratios["benchmark"]) and (times["seconds"] > 0).all()
 
@@ -88,6 +91,20 @@ def test_exact_benchmark_profile_and_row():
     bench, profile = perf.exact_benchmark(n_exact=7, exact_leaves=4, repetitions=1)
     assert bench.row["deviation"] == 0 and "4 leaves" in bench.row["size"]
     assert len(profile) > 0 and bench.profile is None
+    # the batched growth (n >= 8) against the one-leaf-at-a-time peer and the floor of (n + 1) 2^n / 8 bytes
+    bench, _ = perf.exact_benchmark(n_exact=9, exact_leaves=20, repetitions=1, target=100.0)
+    row = bench.row
+    assert row["deviation"] == 0 and "equal the one-leaf-at-a-time" in row["check"]
+    assert perf.exact_floor_bytes(9) == 10 * 2**9 // 8 and row["floor_MB_per_level"] == 10 * 2**9 / 8 / 2**20
+    assert row["floor_distance_pinned"] == pytest.approx(row["dtcore_s_pinned"] / row["floor_s_pinned"])
+    assert row["target_of"] == "floor distance" and row["ratio_pinned"] > 0
+    log = perf.BenchmarkLog()
+    log.add(bench)
+    ratios = log.ratios(scale="quick")
+    assert ratios["judged (pinned)"].iloc[0] == pytest.approx(row["floor_distance_pinned"])
+    assert perf.exact_target("full") == 10.0 and perf.exact_target("quick") == 100.0
+    with pytest.raises(ValueError, match="target_of"):
+        perf.benchmark_row("B", "s", "P", {}, same="yes", check="", deviation=0, target_of="time")
 
 
 def test_ratios_judge_targets_at_full_scale_and_profile_the_misses(log):
@@ -97,20 +114,21 @@ def test_ratios_judge_targets_at_full_scale_and_profile_the_misses(log):
                         for b, t in zip(ratios["benchmark"], ratios["target"])]
     ratios["target met (pinned)"] = [
         "—" if pd.isna(t) else ("yes" if r <= t else "no") for r, t in zip(ratios["ratio_pinned"], ratios["target"])]
+    ratios["judged (pinned)"] = ratios["ratio_pinned"]
     missed = log.missed_target_profiles(ratios)
     assert [m.split(":")[1].strip().startswith("FIND (d=2)") for m, _ in missed] == [True]
     assert isinstance(missed[0][1], pd.DataFrame)
-    assert perf.targets_note(ratios, scale="full").startswith("some targets are missed")
-    assert perf.targets_note(ratios, scale="quick").startswith("quick scale")
+    assert perf.targets_note(ratios, scale="full").startswith("2 of 3 of the full-scale targets")
+    assert "quick-scale targets" in perf.targets_note(ratios, scale="quick")
     values = perf.ratio_glue_values(ratios, scale="full")
     assert values["app_missed"].startswith("FIND (d=2)") and "TopDown_G (gini)" in values["app_summary"]
-    assert perf.ratio_glue_values(ratios, scale="quick")["app_missed"].startswith("not judged")
+    assert values["app_targets_note"] == perf.targets_note(ratios, scale="full")
 
 
 def test_find_cases_and_targets():
     assert perf.find_cases("quick") == [(3, 12), (4, 10), (3, 16), (5, 8)]
-    assert perf.find_target("full", 4, 32) == 0.35 and perf.find_target("quick", 4, 32) is None
-    assert perf.find_target("full", 5, 16) is None
+    assert perf.find_target("full", 4, 32) == 0.35 and perf.find_target("quick", 4, 32) == perf.QUICK_TARGET
+    assert perf.find_target("full", 5, 16) == 0.5 and perf.find_target("full", 2, 7) is None
     with pytest.raises(ValueError, match="scale"):
         perf.find_cases("huge")
 
@@ -185,7 +203,8 @@ def test_scale_rows_are_self_consistent():
     assert "Est_G" in perf.scale_style(scale).to_html()
     table = VerificationTable()
     perf.check_targets(table, pd.DataFrame({"benchmark": ["B"], "size": ["s"], "target": [np.nan],
-                                            "ratio_pinned": [1.0]}), scale)
+                                            "ratio_pinned": [1.0], "target_of": ["ratio"],
+                                            "judged (pinned)": [1.0]}), scale)
     assert [r["kind"] for r in table.rows] == ["observation"]  # the memory target only
 
 
@@ -218,12 +237,14 @@ def test_check_targets_records_observations_only(log):
 
 def test_ratios_table_figure_and_agreement_message(log):
     ratios = log.ratios(scale="quick")
-    assert "target met (pinned)" in perf.ratios_style(ratios).to_html()
+    headers = list(perf.ratios_style(ratios).data.columns)
+    assert "Distance to the floor" in headers and len(headers) <= 7 and not any("_" in h for h in headers)
+    assert "ms" in perf.seconds_style(ratios).to_html()
     fig = perf.ratios_figure(ratios)
-    assert len(fig.axes[0].get_yticklabels()) == 4  # every row with a peer (the exact row: the NumPy floor)
+    assert len(fig.axes[0].get_yticklabels()) == 4  # every row with a peer (the exact row: the one-leaf-at-a-time growth)
     plt.close(fig)
     assert perf.assert_outputs_agree(ratios, n_rows=7).endswith("all 3 compared benchmark rows and 1 rows are "
-                                                                 "self-consistent")
+                                                                 "self-consistent.")
     ratios.loc[1, "same_result"] = "no"
     with pytest.raises(AssertionError):
         perf.assert_outputs_agree(ratios, n_rows=7)
@@ -251,3 +272,40 @@ def test_exhaustive_throughput_times_every_pass_over_every_function():
     assert np.allclose(out["functions per second"] * out["median"], 256)
     with pytest.raises(ValueError, match="n must be"):
         perf.exhaustive_throughput(n=5, repetitions=1)
+
+
+def test_user_find_rows_agree_with_pystreed_both_ways():
+    cases = perf.user_find_cases("quick")
+    assert {c["via"] for c in cases} == {"features", "estimator"} and all(c["target"] == perf.QUICK_TARGET
+                                                                           for c in cases)
+    full = perf.user_find_cases("full")
+    assert len(full) == 9 and all(c["target"] == perf.USER_FIND_TARGET for c in full)
+    assert {"dataset": "make_classification", "rows": 50_000, "cuts": 8, "depth": 3, "via": "estimator",
+            "target": 0.5} in full
+    small = {"dataset": "breast_cancer", "rows": 150, "cuts": 2, "depth": 2, "target": 1.0}
+    for via in ("features", "estimator"):
+        bench = perf.user_find_benchmark({**small, "via": via}, repetitions=1, seed=0)
+        assert bench.row["same_result"] == "yes" and bench.row["deviation"] == 0
+        assert bench.row["benchmark"].startswith("FIND") and "150×30" in bench.row["size"]
+    assert bench.row["peak_MB"] > 0 and "peak memory" in bench.row["check"]
+    assert perf._matching(perf.COMPUTED_BY, bench.row["benchmark"])[0] == "dtcore.estimators.OptimalTreeClassifier"
+    with pytest.raises(ValueError, match="via"):
+        perf.user_find_benchmark({**small, "via": "raw"}, repetitions=1, seed=0)
+    with pytest.raises(ValueError, match="scale"):
+        perf.user_find_cases("huge")
+
+
+def test_scale_statement_fits_exponents_and_draws_them(monkeypatch):
+    monkeypatch.setitem(perf.SCALE_GRIDS, "quick", {"find_rows": (200, 400), "find_features": (6, 8),
+                                                    "find_depths": (2,), "id3_rows": (300, 600),
+                                                    "id3_features": (8, 10)})
+    grid, fits = perf.scale_statement(np.random.default_rng(0), scale="quick", repetitions=1)
+    assert fits["label"].tolist() == ["FIND d=2", "ID3"] and (fits["points"] == 4).all()
+    assert np.isfinite(fits[["time_rows", "time_features", "memory_rows", "memory_features"]].to_numpy()).all()
+    assert "time: a (rows)" in perf.exponents_style(fits).to_html()
+    fig = perf.scale_statement_figure(grid, fits)
+    assert len(fig.axes) == 3 and "a = " in fig.axes[2].get_legend().get_texts()[0].get_text()
+    plt.close(fig)
+    assert perf._short_count(2000) == "2k" and perf._short_count(10**6) == "1M" and perf._short_count(12) == "12"
+    with pytest.raises(ValueError, match="scale"):
+        perf.scale_statement(np.random.default_rng(0), scale="huge")
