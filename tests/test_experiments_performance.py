@@ -243,7 +243,7 @@ def test_ratios_table_figure_and_agreement_message(log):
     fig = perf.ratios_figure(ratios)
     assert len(fig.axes[0].get_yticklabels()) == 4  # every row with a peer (the exact row: the one-leaf-at-a-time growth)
     plt.close(fig)
-    assert perf.assert_outputs_agree(ratios, n_rows=7).endswith("all 3 compared benchmark rows and 1 rows are "
+    assert perf.assert_outputs_agree(ratios, n_rows=7).endswith("all 3 compared benchmark rows and 1 row is "
                                                                  "self-consistent.")
     ratios.loc[1, "same_result"] = "no"
     with pytest.raises(AssertionError):

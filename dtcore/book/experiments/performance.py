@@ -852,8 +852,9 @@ def assert_outputs_agree(ratios: pd.DataFrame, *, n_rows: int) -> str:
     differing = ratios.loc[ratios["same_result"] == "no", ["benchmark", "size", "check"]]
     assert differing.empty, differing
     compared = int((ratios["same_result"] == "yes").sum())
+    alone = len(ratios) - compared
     return (f"All {n_rows} rows hold; the outputs agree in all {compared} compared benchmark rows "
-            f"and {len(ratios) - compared} rows are self-consistent.")
+            f"and {alone} {'row is' if alone == 1 else 'rows are'} self-consistent.")
 
 
 #: The passes of the exhaustive layer timed by :func:`exhaustive_throughput`, each over every function.
