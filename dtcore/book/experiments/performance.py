@@ -473,8 +473,8 @@ def user_find_cases(scale: str) -> list[dict[str, Any]]:
     ``target`` (:data:`USER_FIND_TARGET` at full scale, :data:`QUICK_TARGET` at quick). Full scale:
     breast cancer (569 x 30) at depth 2 and 3 with 4 and 8 cuts, both ways, and make_classification
     50,000 x 30 at 8 cuts, depth 3, through the estimator. Quick scale keeps the cases whose peer
-    takes well under a second: breast cancer at 4 cuts (depth 2 and 3; depth 3 both ways) and
-    make_classification 2,000 x 30 at 4 cuts, depth 3, through the estimator."""
+    takes well under a second: breast cancer at 4 cuts, depth 3, both ways, and make_classification
+    1,000 x 30 at 4 cuts, depth 3, through the estimator."""
     if scale not in ("quick", "full"):
         raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
     target = USER_FIND_TARGET if scale == "full" else QUICK_TARGET
@@ -483,8 +483,8 @@ def user_find_cases(scale: str) -> list[dict[str, Any]]:
                 for cuts in (4, 8) for depth in (2, 3)]
         grid.append(("make_classification", 50_000, 8, 3, "estimator"))
     else:
-        grid = [("breast_cancer", None, 4, 2, "features"), ("breast_cancer", None, 4, 3, "features"),
-                ("breast_cancer", None, 4, 3, "estimator"), ("make_classification", 2_000, 4, 3, "estimator")]
+        grid = [("breast_cancer", None, 4, 3, "features"), ("breast_cancer", None, 4, 3, "estimator"),
+                ("make_classification", 1_000, 4, 3, "estimator")]
     return [{"dataset": d, "rows": r, "cuts": c, "depth": k, "via": v, "target": target} for d, r, c, k, v in grid]
 
 
@@ -897,17 +897,19 @@ def exhaustive_style(throughput: pd.DataFrame):
 # --------------------------------------------------------------------------------------------
 # issue 29, the scale statement: how FIND's and ID3's time and memory grow with rows, features, depth
 
-#: The grids of the scale statement, by scale: rows m, features n and (FIND) depths d.
+#: The grids of the scale statement, by scale: rows m, features n and (FIND) depths d, and the timed
+#: runs per point (the best is kept).
 SCALE_GRIDS = {
-    "quick": {"find_rows": (2_000, 8_000), "find_features": (12, 24), "find_depths": (2, 3, 4),
-              "id3_rows": (10_000, 40_000), "id3_features": (16, 32)},
+    "quick": {"find_rows": (1_000, 4_000), "find_features": (10, 20), "find_depths": (2, 3, 4),
+              "id3_rows": (5_000, 20_000), "id3_features": (16, 32), "repetitions": 1},
     "full": {"find_rows": (2_500, 5_000, 10_000, 20_000), "find_features": (8, 16, 32), "find_depths": (2, 3, 4, 5),
-             "id3_rows": (10_000, 100_000, 1_000_000), "id3_features": (16, 32, 64)},
+             "id3_rows": (10_000, 100_000, 1_000_000), "id3_features": (16, 32, 64), "repetitions": 2},
 }
 
 
-def scale_statement(rng: np.random.Generator, *, scale: str, repetitions: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """FIND and ID3 timed (best of ``repetitions``, BLAS and OpenMP pinned to one thread) and traced
+def scale_statement(rng: np.random.Generator, *, scale: str,
+                    repetitions: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """FIND and ID3 timed (best of ``repetitions``, default the grid's; BLAS and OpenMP pinned to one thread) and traced
     (peak memory, ``tracemalloc``) on the :data:`SCALE_GRIDS` grid of ``scale``, with the fitted
     exponents of time ~ m^a n^b and memory ~ m^a n^b per algorithm (and depth).
 
@@ -922,6 +924,7 @@ def scale_statement(rng: np.random.Generator, *, scale: str, repetitions: int = 
     if scale not in SCALE_GRIDS:
         raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
     g = SCALE_GRIDS[scale]
+    repetitions = g["repetitions"] if repetitions is None else check_int("repetitions", repetitions, 1)
     with threadpool_limits(1):
         find_grid = find_scale_grid(rows=g["find_rows"], features=g["find_features"], depths=g["find_depths"],
                                     repetitions=repetitions, rng=rng)
