@@ -148,6 +148,8 @@ CH6_REAL_DATA = ParameterSpec("06_real_data", "Chapter 6. Real data: the learner
     Param("n_test", "int", 800, help="size of Est's test set S_test (flchain points)", low=50, high=3000),
     Param("n_heldout", "int", 1000, help="held-out points that score the trees T_t", low=50, high=3000),
     Param("delta", "real", 0.05, help="confidence of the Hoeffding intervals", low=0.0, high=1.0),
+    Param("budget_repeats", "int", 5, 10, "draws of random pool labels for cross-validation at Est's label budget",
+          low=1, high=100),
 ), checks=(_ch6_constraints,),
     runs_locally="its cross-validation folds and learners run one after another in the notebook's kernel "
                  "(no `sweep`); its data sets are small.")
