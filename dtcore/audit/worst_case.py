@@ -762,6 +762,22 @@ def _blt54_eps_coded(cost: np.ndarray, s: np.ndarray) -> np.ndarray:
     return _blt54_eps(rows[:, 0], rows[:, 1])[inverse].reshape(shape)
 
 
+def _distinct_profiles(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each distinct row of ``profile`` and how many rows share it: ``(first, weight)``.
+
+    Rows are hashed to one integer each (a 1-D unique sorts far faster than ``np.unique(axis=0)``);
+    a hash collision is detected by comparing every row with its representative, and then the exact
+    row-wise unique is used instead.
+    """
+    weights = np.random.default_rng(0).integers(1, 2**62, size=profile.shape[1], dtype=np.int64)  # fixed hash
+    codes = np.round(profile * 2**20).astype(np.int64)  # the statistics are dyadic: exact integers here
+    keys = (codes * weights[None, :]).sum(axis=1)  # wraps modulo 2^64, as a hash may
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    if not np.array_equal(profile, profile[first[inverse.reshape(-1)]]):
+        _, first, counts = np.unique(profile, axis=0, return_index=True, return_counts=True)
+    return first, counts
+
+
 def blt20_theorem3_phases(n: int = 4) -> dict[str, Supremum]:
     """BLT20 Theorem 3's proof, step by step, at its worst over every function on n variables and every eps.
 
@@ -792,21 +808,32 @@ def blt20_theorem3_phases(n: int = 4) -> dict[str, Supremum]:
     s = ex.optimal_trees(tables).root_size.astype(np.float64)
     stats = ex.subcube_statistics(tables)
     runs = ex.best_first_runs(*ex.build_top_down_scores(stats), n, totals={"error": stats.error, "cost": stats.cost})
-    err, cost = runs.totals["error"], runs.totals["cost"]  # before step t: the frontier of min(t + 1, size) leaves
+    # Every quantity below depends on a function only through s, its run's errors and costs and where
+    # the run splits: search one representative of each such profile (a few hundred on n = 4) and count
+    # its functions as cases.
+    profile = np.concatenate([s[:, None], runs.totals["error"], runs.totals["cost"],
+                              np.isfinite(runs.score).astype(np.float64)], axis=1)
+    representative, weight = _distinct_profiles(profile)
+    s = s[representative]
+    err, cost = runs.totals["error"][representative], runs.totals["cost"][representative]  # before step t: min(t + 1, size) leaves
+    scores = runs.score[representative]
     n_funcs, steps = err.shape
     live = s >= 2
     size = np.broadcast_to(np.maximum(s, 2)[:, None], err.shape)
     leaves = np.broadcast_to(runs.leaves[None, :].astype(np.float64), err.shape)
     drop = cost - np.concatenate([cost[:, 1:], np.zeros((n_funcs, 1))], axis=1)  # measured on the frontier totals
-    split = np.isfinite(runs.score) & (err > 0) & live[:, None]
+    split = np.isfinite(scores) & (err > 0) & live[:, None]
     out: dict[str, Supremum] = {}
 
     def keep(key: str, result: str, statement: str, ratio: np.ndarray, note: Callable[[int, int], str],
              step_axis: bool = False) -> None:
         value, where = _sup(ratio)
         b, c = (int(where[0]), int(where[1])) if ratio.ndim == 2 else (int(where[0]), -1)
-        out[key] = Supremum("BLT20", result, key, statement, value, b, n, None, c + 1 if step_axis else None,
-                            int(np.isfinite(ratio).sum()), note=note(b, c))
+        finite = np.isfinite(ratio).reshape(ratio.shape[0], -1).sum(axis=1)
+        function = int(representative[b]) if ratio.shape[0] == representative.size else b
+        cases = int((finite * weight).sum()) if ratio.shape[0] == representative.size else int(finite.sum())
+        out[key] = Supremum("BLT20", result, key, statement, value, function, n, None,
+                            c + 1 if step_axis else None, cases, note=note(b, c))
 
     half = 0.5 - 1e-12
     with np.errstate(divide="ignore", invalid="ignore"):
