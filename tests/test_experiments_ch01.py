@@ -592,3 +592,10 @@ def test_theorem3_phase_counts_of_single_runs_stay_within_the_exhaustive_supremu
                 ratio = phase1_end / bounds.blt20_theorem3_phase1_leaves(s, eps, float(trace["cost"].iloc[0]))
                 worst_seen = max(worst_seen, ratio)
     assert worst_seen <= phases.set_index("key").loc["phase 1 leaves", "sup_ratio"] + 1e-12
+
+
+def test_nested_decoy_table_is_readable(lower):
+    styler = ch01.nested_decoy_table(lower)
+    assert not any("_" in str(c) for c in styler.data.columns) and len(styler.data) == len(lower)
+    assert set(styler.data["top k levels only decoys"]) <= {"yes", "no", "—"}
+    assert "True" not in styler.to_html() and "False" not in styler.to_html()
