@@ -778,8 +778,8 @@ def theorem3_phase_glue(phases: pd.DataFrame) -> dict[str, Any]:
         values[f"ch1_t3p_room_{key.replace(' ', '_')}"] = float(1 / by_key.loc[key, "sup_ratio"])
     values["ch1_t3p_phase1_room"] = float(1 / by_key.loc["phase 1 leaves", "sup_ratio"])
     initial = by_key.loc["initial cost"]
-    values["ch1_t3p_initial_witness"] = f"f = {initial['table']} ({initial['note']})"
-    values["ch1_t3p_phase1_witness"] = f"{by_key.loc['phase 1 leaves', 'table']} ({by_key.loc['phase 1 leaves', 'note']})".replace("eps", "ε")
+    values["ch1_t3p_initial_witness"] = f"f = {initial['table']}, where {initial['note'].replace(', ', ' and ')}"
+    values["ch1_t3p_phase1_witness"] = f"{by_key.loc['phase 1 leaves', 'table']}, at {by_key.loc['phase 1 leaves', 'note']}".replace("eps", "ε")
     values["ch1_t3p_one_split"] = float(by_key.loc["phase 1 leaves (one split)", "sup_ratio"])
     values["ch1_t3p_seconds"] = float(phases["cpu_seconds"].iloc[0])
     return values
@@ -1137,18 +1137,20 @@ def selector_glue(constant: pd.DataFrame, lower: pd.DataFrame | None = None) -> 
                 continue
             grows = bool(np.all(dk["ratio_min"].to_numpy()[1:] > dk["ratio_max"].to_numpy()[:-1]))
             (rising if grows else not_rising).append(int(k))
-        values[f"ch1_ce_growth_{key}"] = ("; ".join(
-            ([f"rises with t under every order for k = {', '.join(map(str, rising))}"] if rising else [])
-            + ([f"does not (the ranges at consecutive t overlap, or fall) for k = {', '.join(map(str, not_rising))}"]
-               if not_rising else [])) or "has a single t per k")
+        growth = []
+        if rising:
+            growth.append(f"rises with t under every order for k = {', '.join(map(str, rising))}")
+        if not_rising:
+            growth.append(f"does not for k = {', '.join(map(str, not_rising))} (its ranges at consecutive t overlap "
+                          "or fall)")
+        values[f"ch1_ce_growth_{key}"] = ", and ".join(growth) or "has a single t per k"
     sampled = ranges[~ranges["all_orders"]]
     every = ranges[ranges["all_orders"]]
-    values["ch1_ce_orders"] = (
-        (f"every order of the variables for the instances on at most {int(every['n'].max())} variables"
-         if len(every) else "")
-        + (" and " if len(every) and len(sampled) else "")
-        + (f"the identity and {int(sampled['orders_run'].iloc[0]) - 1} orders drawn uniformly at random above"
-           if len(sampled) else ""))
+    values["ch1_ce_orders"] = ", and ".join(
+        ([f"every order of its variables for each instance on at most {int(every['n'].max())} variables"]
+         if len(every) else [])
+        + ([f"the identity order and {int(sampled['orders_run'].iloc[0]) - 1} orders drawn uniformly at random for "
+            "the larger instances"] if len(sampled) else []))
     values["ch1_ce_n_max"] = int(constant["n"].max())
     if lower is not None:
         trends = exponent_trends(constant, lower).set_index("series")
