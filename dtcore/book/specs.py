@@ -29,6 +29,8 @@ CH1_TOP_DOWN = ParameterSpec("01_top_down_guarantees", "Chapter 1. Top-down indu
           high=lambda p: 2 ** min(p["n"], 10), range_text="each in [2, 2^min(n, 10)]"),
     Param("n_functions", "int", 150, 1000, "random functions and trees per exact check", low=1, high=10**6),
     Param("n_max_lower_bound", "int", 16, 20, "largest cube dimension of the lower-bound family", low=4, high=20),
+    Param("n_orders", "int", 12, 64, "variable orders per decoy-selector instance above 6 variables (every order "
+          "at 6 or fewer)", low=1, high=10**4),
 ))
 
 CH2_LEARNABILITY = ParameterSpec("02_estimating_learnability",
