@@ -536,3 +536,14 @@ def test_nested_union_factor_and_the_smallest_premise():
     assert ch02.leaves_up_to_depth(3, 1) == 1 + 3 * 2 and ch02.leaves_up_to_depth(2, 5) == 9
     assert ch02.nested_union_factor(64, 16, 0.1) > 1
     assert ch02.smallest_premise_batch() > 1e8
+
+
+def test_fact_b4_on_every_monotone_function_of_a_small_cube():
+    assert len(ch02.monotone_tables(3)) == 20 and len(ch02.bare_trees(2, 4)) == 1 + 2 + 4 + 1  # as leaf sets
+    b4 = ch02.fact_b4_exhaustive(n=3, max_leaves=4)
+    assert list(b4["G"]) == [ch02.G_NAMES[g] for g in IMPURITIES] and (b4["min_ratio"] > 1).all()
+    # Gini at a dictator on the one-leaf tree: gain 1 against (2/32)(1/2)^2 = 1/64
+    assert b4.loc[b4["impurity"] == "gini", "min_ratio"].iloc[0] == pytest.approx(64.0)
+    table = VerificationTable()
+    ch02.check_fact_b4_exhaustive(table, b4, n=3, max_leaves=4)
+    assert _kinds(table) == ["theorem"] * 3 and _all_hold(table) and lint_table(table) == []

@@ -208,10 +208,10 @@ def check_impurity_constants(table: VerificationTable, worst_cases: pd.DataFrame
                  f"witness a = {r.a:.4g}, b = {r.b:.4g}")
         result = r.definition
         if r.definition == "Definition 4":
-            quantity = f"least 2[G((a+b)/2) − (G(a)+G(b))/2]/(b−a)² over the grid against kappa = {r.constant:.4g}, {r.G}"
+            quantity = f"least 2[G((a+b)/2) − (G(a)+G(b))/2]/(b−a)² over the grid against κ = {r.constant:.4g}, {r.G}"
             if r.impurity == "gini":
                 table.identity(result, f"|least 2[G((a+b)/2) − (G(a)+G(b))/2]/(b−a)² over the grid − kappa|, "
-                                       f"kappa = {r.constant:.4g}, {r.G}",
+                                       f"κ = {r.constant:.4g}, {r.G}",
                                abs(r.at_witness - r.constant), _gap_rounding(n_grid), worst_case=where,
                                computed_by=(concavity_modulus, kappa), box="def-bglt-impurity",
                                note="Gini's midpoint gap is exactly (b − a)² for every pair, so the modulus is kappa "
@@ -245,7 +245,7 @@ def check_impurity_constants(table: VerificationTable, worst_cases: pd.DataFrame
         c, alpha = holder_constants(name)
         why = f"the same inequality on a coarser {grid_points}-point grid; the exhaustive supremum above is the check"
         table.observation("Definition 4", f"largest kappa a {grid_points}-point grid allows against "
-                                                   f"kappa = {kappa(name):.4g}, {G_NAMES[name]}",
+                                                   f"κ = {kappa(name):.4g}, {G_NAMES[name]}",
                           kappa_grid, kappa(name), relation=">=", why=why, box="def-bglt-impurity")
         table.observation("Definition 3", f"smallest C a {grid_points}-point grid needs against C = {c:.4g} "
                                                    f"(alpha = {alpha:g}), {G_NAMES[name]}",
@@ -1659,3 +1659,92 @@ def sci(value: float, digits: int = 1) -> str:
         return f"{value:,.{digits}f}" if value != int(value) else f"{int(value):,}"
     exponent = int(math.floor(math.log10(abs(value))))
     return f"{value / 10**exponent:.{digits}f}·10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
+# --- Fact B.4 on every monotone function of a small cube (issue 24, item 9) ------------------------------
+
+def monotone_tables(n: int) -> np.ndarray:
+    """Every monotone (non-decreasing) truth table on n <= 4 variables, from the exhaustive layer."""
+    from ... import exhaustive
+
+    tables = exhaustive.all_tables(n)
+    points = np.arange(2**n)
+    keep = np.ones(len(tables), dtype=bool)
+    for i in range(n):  # f(x) <= f(x with bit i set), for every x with bit i clear
+        low = points[(points >> i) & 1 == 0]
+        keep &= (tables[:, low] <= tables[:, low | (1 << i)]).all(axis=1)
+    return tables[keep]
+
+
+def bare_trees(n: int, max_leaves: int) -> list[tuple[int, ...]]:
+    """Every bare tree on {0,1}^n with at most ``max_leaves`` leaves, as the sorted tuple of its leaves'
+    subcube indices in :func:`dtcore.exhaustive.subcubes`."""
+    from ... import exhaustive
+
+    sub = exhaustive.subcubes(n)
+    seen, frontier = {(sub.root,)}, [(sub.root,)]
+    while frontier:
+        nxt = []
+        for leaves in frontier:
+            if len(leaves) >= max_leaves:
+                continue
+            for k, leaf in enumerate(leaves):
+                for i in np.flatnonzero(sub.free[leaf]):
+                    new = tuple(sorted(leaves[:k] + leaves[k + 1:] + tuple(int(c) for c in sub.children[leaf, i])))
+                    if new not in seen:
+                        seen.add(new)
+                        nxt.append(new)
+        frontier = nxt
+    return sorted(seen, key=len)
+
+
+def fact_b4_exhaustive(n: int = 4, max_leaves: int = 6) -> pd.DataFrame:
+    """[BGLT20] Fact B.4 on every monotone f on {0,1}^n and every bare tree with at most ``max_leaves``
+    leaves, per impurity: with s = f's minimum size (opt_s = 0) and the strongest eps the premise allows
+    (just below the completion's error), the least ratio of the leaves' summed best true gains to
+    (kappa/32)(eps/log s)^2, and where it is attained."""
+    from ... import exhaustive
+
+    tables = monotone_tables(n)
+    sub = exhaustive.subcubes(n)
+    stats = exhaustive.subcube_statistics(tables)
+    size = exhaustive.optimal_trees(tables).root_size.astype(float)
+    trees = bare_trees(n, max_leaves)
+    membership = np.zeros((len(trees), sub.count))
+    for k, leaves in enumerate(trees):
+        membership[k, list(leaves)] = 1.0
+    mean = stats.mean
+    rows = []
+    for name in IMPURITIES:
+        g = get_impurity(name)
+        best = np.zeros_like(mean)
+        for i in range(n):
+            has = sub.free[:, i]
+            c0, c1 = sub.children[has, i, 0], sub.children[has, i, 1]
+            local = g(mean[:, has]) - 0.5 * g(mean[:, c0]) - 0.5 * g(mean[:, c1])
+            best[:, has] = np.maximum(best[:, has], stats.p_reach[None, has] * local)
+        error = stats.error @ membership.T          # (functions, trees): the f-completion's error
+        gains = best @ membership.T
+        log_s = np.log2(np.maximum(size, 2.0))[:, None]
+        bound = kappa(name) / 32 * (error / log_s) ** 2
+        ok = (error > 1e-12) & (size[:, None] >= 2)
+        ratio = np.where(ok, gains / np.where(ok, bound, 1.0), np.inf)
+        f_k, t_k = np.unravel_index(np.argmin(ratio), ratio.shape)
+        rows.append({"impurity": name, "G": G_NAMES[name], "functions": len(tables), "trees": len(trees),
+                     "pairs": int(ok.sum()), "min_ratio": float(ratio[f_k, t_k]), "s": int(size[f_k]),
+                     "error": float(error[f_k, t_k]), "leaves": len(trees[t_k]),
+                     "table": "".join(str(int(b)) for b in tables[f_k])})
+    return pd.DataFrame(rows)
+
+
+def check_fact_b4_exhaustive(table: VerificationTable, b4: pd.DataFrame, *, n: int, max_leaves: int) -> None:
+    """Fact B.4 at its worst (f, tree) over a whole small cube: one theorem row per impurity."""
+    from ... import exhaustive
+
+    for r in b4.itertuples():
+        table.theorem("Fact B.4", f"least (sum of best true gains) / ((κ/32)(ε/log s)²) over every monotone f on "
+                                  f"{{0,1}}^{n} and every tree of at most {max_leaves} leaves, {r.G}",
+                      r.min_ratio, 1.0, relation=">=", reach=(0.0, math.inf), box="lem-bglt-b4",
+                      measured_by=exhaustive.subcube_statistics, bound_by=kappa,
+                      worst_case=f"all {r.pairs:,} (f, tree) pairs with error > 0 ({r.functions} functions, {r.trees:,} "
+                                 f"trees); worst f = {r.table} (s = {r.s}), a tree of {r.leaves} leaves, error {r.error:.3f}")
