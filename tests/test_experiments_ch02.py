@@ -198,8 +198,9 @@ def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     table = VerificationTable()
     ch02.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
     kinds = _kinds(table)
-    # 3 excess rows at t = 8, the lists' size, the lists' error (t >= 2 s), the two cap formulas, one depth row per t
-    assert kinds == ["theorem"] * 3 + ["identity", "theorem", "identity"] + ["identity"] * len(SIZES)
+    # 3 excess rows at t = 8, the lists' size, the random lists' error (t >= 2 s; an illustration), the two cap
+    # formulas, one depth row per t
+    assert kinds == ["theorem"] * 3 + ["identity", "observation", "identity"] + ["identity"] * len(SIZES)
     assert lint_table(table) == []
     deep = VerificationTable()
     ch02.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
