@@ -359,14 +359,12 @@ def weighted_id3(X: np.ndarray, y: np.ndarray, n_classes: int, *, sample_weight:
     S = _stats_columns(Y)
     n = X.shape[1]
     tree = DecisionTree(n)
-    root_total = Y.sum(axis=0)
-    tree.set_value(0, _value(root_total))
     stack = [(0, np.arange(X.shape[0]), np.zeros(n, dtype=bool), 0)]
     while stack:  # one NumPy body per node
         node, rows, used, d = stack.pop()
         total = S[rows, :-1].sum(axis=0)
-        tree.set_value(node, _value(total))
         if _is_pure(total) or used.all() or (max_depth is not None and d >= max_depth):
+            tree.set_value(node, _value(total))  # a leaf's own label; a split node keeps its parent's
             continue
         counts = _count(X, rows, S)
         ones, _ = _exact_sides(counts, total, rows.size)
