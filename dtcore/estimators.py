@@ -90,7 +90,7 @@ __all__ = ["ThresholdBinarizer", "TopDownClassifier", "ID3Classifier", "OptimalT
 
 #: the largest binarised matrix (rows x Boolean features, one byte each) a fit may build
 MAX_BINARY_CELLS = 1 << 30
-_TRANSFORM_CELLS = 1 << 22  # rows x features gathered per transform step (bounded temporaries)
+_TRANSFORM_ROWS = 2048  # rows binarised per step: the step's output stays in cache
 
 
 def _check_n_thresholds(n_thresholds: object) -> int | None:
@@ -233,15 +233,29 @@ class ThresholdBinarizer:
         """
         X = self._check(X)
         out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
-        step = max(1, _TRANSFORM_CELLS // max(self.n_features, 1))
-        for s in range(0, X.shape[0], step):  # blocks of rows, each one vectorised comparison
-            block = X[s:s + step, self.columns]
-            with np.errstate(invalid="ignore"):
-                bits = block > self.cuts[None, :]
-            if self.missing.any():
-                bits[:, self.missing] = np.isnan(block[:, self.missing])
-            out[s:s + step] = bits
+        blocks = []
+        for j, start, stop in self._blocks():  # per input column: its indicator, its ascending cuts
+            has_indicator = bool(self.missing[stop - 1])  # the indicator is a column's last feature
+            blocks.append((j, start, stop - has_indicator, has_indicator))
+        rank = np.arange(max(stop - start for _, start, stop, _ in blocks) if blocks else 0)
+        for s in range(0, X.shape[0], _TRANSFORM_ROWS):  # blocks of rows that stay in cache
+            rows, part = X[s:s + _TRANSFORM_ROWS], out[s:s + _TRANSFORM_ROWS]
+            for j, start, stop, has_indicator in blocks:  # one NumPy body per input column
+                column = rows[:, j]
+                missing = np.isnan(column)
+                if has_indicator:
+                    part[:, stop] = missing
+                # x > c for the ascending cuts c holds exactly for the cuts below x; NaN for none
+                below = np.searchsorted(self.cuts[start:stop], column, side="left")
+                below[missing] = 0
+                np.less(rank[None, : stop - start], below[:, None], out=part[:, start:stop], casting="unsafe")
         return out
+
+    def _blocks(self) -> list[tuple[int, int, int]]:
+        """(column, first feature, end) of each input column's contiguous block of features."""
+        starts = np.flatnonzero(np.r_[True, self.columns[1:] != self.columns[:-1]])
+        ends = np.r_[starts[1:], self.columns.size]
+        return [(int(self.columns[a]), int(a), int(b)) for a, b in zip(starts, ends)]
 
     def unseen_missing(self, X: np.ndarray) -> np.ndarray | None:
         """(m, n_features) bool: True where the row's value of the feature's column is missing and

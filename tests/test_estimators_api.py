@@ -274,3 +274,15 @@ def test_every_midpoint_is_refused_beyond_the_memory_limit(monkeypatch):
     with pytest.raises(ValueError, match=r"n_thresholds=None gives 1996 Boolean features on 500 rows"):
         TopDownClassifier(n_thresholds=None).fit(X, y)
     TopDownClassifier(n_thresholds=32).fit(X, y)  # 500 x 128 cells: within the limit
+
+
+def test_comparison_with_scikit_learn_runs_and_is_close():
+    from dtcore.book.experiments.estimators import compare_with_sklearn
+
+    table = compare_with_sklearn(n_samples=3000, n_test=3000, n_features=10, seed=1, leaves=(8,), depths=(3,))
+    assert table["learner"].tolist() == ["TopDown_G (Gini, best-first)", "ID3 (Gini)", "FIND (optimal)"]
+    assert table["size"].tolist() == ["8 leaves", "depth 3", "depth 2"]
+    assert (table[["fit_s", "binarise_s", "sklearn_fit_s"]] > 0).all().all()
+    assert table.loc[:1, "thresholds"].tolist() == [255, 255] and table.loc[2, "thresholds"] == 8
+    assert (table["gap_points"].abs() < 2.0).all()
+    assert np.allclose(table["gap_points"], 100 * (table["accuracy"] - table["sklearn_accuracy"]))
