@@ -489,21 +489,21 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         total = out.sum()
         return out / total if total > 0 else out
 
-    def export_text(self, **kwargs) -> str:
-        """The fitted tree as text with the original thresholds and class names.
+    def export_text(self) -> str:
+        """The fitted tree as indented text over its Boolean features, with the class names.
 
-        Parameters
-        ----------
-        **kwargs
-            Passed to :func:`dtcore.export.export_text` (``decimals``, ``show_proportions``, ...).
+        One line per node: ``name > cut?`` at a query node, then its ``0 ->`` (false) and ``1 ->``
+        (true) branches; a leaf shows the class ``predict`` gives there
+        (:func:`dtcore.export.boolean_text`). :func:`dtcore.export.export_text` prints the layout of
+        ``sklearn.tree.export_text`` instead (``name <= cut`` / ``name >  cut`` branches).
 
         Returns
         -------
         str
         """
-        from .export import export_text
+        from .export import boolean_text
 
-        return export_text(self, **kwargs)
+        return boolean_text(self)
 
 
 class TopDownClassifier(_TreeClassifier):
@@ -572,6 +572,15 @@ class TopDownClassifier(_TreeClassifier):
     >>> clf.tree_.size
     4
     >>> print(clf.export_text())
+    worst radius > 16.77?
+      0 -> worst concave points > 0.1358?
+        0 -> class: 1
+        1 -> worst texture > 25.52?
+          0 -> class: 1
+          1 -> class: 0
+      1 -> class: 0
+    >>> from dtcore.export import export_text
+    >>> print(export_text(clf))  # scikit-learn's layout
     |--- worst radius <= 16.77
     |   |--- worst concave points <= 0.14
     |   |   |--- class: 1
@@ -762,13 +771,11 @@ binarizer_, n_binary_features_
     >>> clf.training_error_
     0.0
     >>> print(clf.export_text())
-    |--- age <= 55.00
-    |   |--- smoker = 0
-    |   |   |--- class: low
-    |   |--- smoker = 1
-    |   |   |--- class: high
-    |--- age >  55.00
-    |   |--- class: high
+    age > 55?
+      0 -> smoker?
+        0 -> class: low
+        1 -> class: high
+      1 -> class: high
     >>> print(clf.tree_)  # the same tree; classes_[1] = "low" is label 1
     age > 55?
       0 -> smoker?

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["export_text", "plot_tree", "node_labels"]
+__all__ = ["export_text", "plot_tree", "node_labels", "boolean_text"]
 
 
 def _tests(est: Any, node: int, decimals: int) -> tuple[str, str]:
@@ -95,6 +95,35 @@ def export_text(est: Any, *, decimals: int = 2, show_proportions: bool = False) 
             low, high = _tests(est, item, decimals)
             stack += [("node", tree.child1[item], level + 1), ("line", high, level),
                       ("node", tree.child0[item], level + 1), ("line", low, level)]
+    return "\n".join(lines)
+
+
+def boolean_text(est: Any) -> str:
+    """The fitted tree over its Boolean features, as :meth:`dtcore.tree.DecisionTree.to_text` prints it
+    (``name > cut?``, then the ``0 ->`` and ``1 ->`` branches), each leaf showing the class that
+    ``predict`` gives there (``class: label``).
+
+    Parameters
+    ----------
+    est : TopDownClassifier, ID3Classifier or OptimalTreeClassifier
+        A fitted estimator.
+
+    Returns
+    -------
+    str
+    """
+    _check(est, 0)
+    tree = est.tree_
+    names = est.binarizer_.feature_names
+    lines: list[str] = []
+    stack: list[tuple[int, str, str]] = [(0, "", "")]
+    while stack:  # one step per node, depth-first, the 0 branch first
+        node, indent, edge = stack.pop()
+        if tree.feature[node] < 0:
+            lines.append(f"{indent}{edge}class: {est.classes_[int(np.argmax(est.tree_value_[node]))]}")
+            continue
+        lines.append(f"{indent}{edge}{names[tree.feature[node]]}?")
+        stack += [(tree.child1[node], indent + "  ", "1 -> "), (tree.child0[node], indent + "  ", "0 -> ")]
     return "\n".join(lines)
 
 

@@ -24,6 +24,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dtcore.estimators import ID3Classifier, OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
+from dtcore.export import export_text
 from dtcore.find import find, training_errors
 from dtcore.id3 import id3
 from dtcore.topdown import minibatch_top_down, top_down
@@ -151,9 +152,10 @@ def test_feature_names_kept_and_printed():
     assert list(clf.feature_names_in_) == list(X.columns)
     text = clf.export_text()
     assert "worst" in text and "class: 0" in text and "x5" not in text
+    assert str(clf.tree_).splitlines()[0] == text.splitlines()[0]
     first = clf.tree_.feature_names[clf.tree_.feature[0]]  # "name > cut"
     name, cut = first.rsplit(" > ", 1)
-    assert text.splitlines()[0] == f"|--- {name} <= {float(cut):.2f}"
+    assert export_text(clf).splitlines()[0] == f"|--- {name} <= {float(cut):.2f}"
     assert all(" > " in name for name in clf.tree_.feature_names)
     # a numpy array gets x0, x1, ...
     clf2 = OptimalTreeClassifier(max_depth=1).fit(X.to_numpy(), y)
