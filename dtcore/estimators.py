@@ -208,7 +208,19 @@ class ThresholdBinarizer:
         return int(self.columns.size)
 
     def feature_name(self, k: int, decimals: int = 4) -> str:
-        """The readable test of Boolean feature k: ``name``, ``name > cut`` or ``name is missing``."""
+        """The readable test of Boolean feature k: ``name``, ``name > cut`` or ``name is missing``.
+
+        Parameters
+        ----------
+        k : int
+            The Boolean feature's index.
+        decimals : int, default=4
+            Significant digits of the cut.
+
+        Returns
+        -------
+        str
+        """
         name = self.input_names[self.columns[k]]
         if self.missing[k]:
             return f"{name} is missing"
@@ -227,9 +239,18 @@ class ThresholdBinarizer:
         return X
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """The (m, n_features) uint8 matrix of Boolean features of ``X`` (built a block of rows at a time).
+        """The Boolean features of ``X``, built a block of rows at a time.
 
         A missing value is 1 in its column's indicator and 0 in every threshold feature.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one.
+
+        Returns
+        -------
+        ndarray of shape (m, n_features), uint8
         """
         X = self._check(X)
         out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
@@ -258,8 +279,19 @@ class ThresholdBinarizer:
         return [(int(self.columns[a]), int(a), int(b)) for a, b in zip(starts, ends)]
 
     def unseen_missing(self, X: np.ndarray) -> np.ndarray | None:
-        """(m, n_features) bool: True where the row's value of the feature's column is missing and
-        the column had no missing value in training (None when there is no such value)."""
+        """Where a missing value meets a column that had none in training.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one.
+
+        Returns
+        -------
+        ndarray of shape (m, n_features), bool, or None
+            True where the row's value of the feature's column is missing and the column had no
+            missing value in training; None when there is no such value.
+        """
         X = self._check(X)
         nan = np.isnan(X)
         if self.missing_columns.size:
@@ -449,11 +481,12 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(proba, axis=1)]
 
     def get_depth(self) -> int:
-        """The depth of the fitted tree (0 for a single leaf).
+        """The depth of the fitted tree.
 
         Returns
         -------
         int
+            The longest root-to-leaf path (0 for a single leaf).
         """
         check_is_fitted(self, "tree_")
         return int(self.tree_.depth)
@@ -464,6 +497,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         int
+            ``tree_.size``.
         """
         check_is_fitted(self, "tree_")
         return int(self.tree_.size)

@@ -128,8 +128,21 @@ def boolean_text(est: Any) -> str:
 
 
 def node_labels(est: Any, *, decimals: int = 2) -> dict[int, str]:
-    """The label :func:`plot_tree` writes in every node: the test (``name <= cut``) at a query node;
-    the class, its training proportion and the training weight at a leaf."""
+    """The label :func:`plot_tree` writes in every node.
+
+    Parameters
+    ----------
+    est : TopDownClassifier, ID3Classifier or OptimalTreeClassifier
+        A fitted estimator.
+    decimals : int, default=2
+        Digits after the point of the thresholds.
+
+    Returns
+    -------
+    dict of int to str
+        Node id -> the test (``name`` / ``<= cut``) at a query node; the class, its training
+        proportion and the training weight reaching the node at a leaf.
+    """
     _check(est, decimals)
     tree = est.tree_
     out = {}

@@ -42,7 +42,22 @@ _CHUNK_ELEMENTS = 1 << 22  # rows x features converted to float64 per counting s
 
 
 def class_weights(y: np.ndarray, n_classes: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """The (m, k) matrix W with W[r, c] = weight of point r if its class is c, else 0."""
+    """The class-weight matrix of a sample.
+
+    Parameters
+    ----------
+    y : array of shape (m,)
+        Class indices 0..n_classes-1.
+    n_classes : int
+        k.
+    sample_weight : array of shape (m,), optional
+        Positive weights (default 1).
+
+    Returns
+    -------
+    ndarray of shape (m, k)
+        W[r, c] = weight of point r if its class is c, else 0.
+    """
     y = np.asarray(y, dtype=np.int64)
     k = check_int("n_classes", n_classes, 1)
     if y.ndim != 1 or (y.size and (y.min() < 0 or y.max() >= k)):
@@ -56,7 +71,20 @@ def class_weights(y: np.ndarray, n_classes: int, sample_weight: np.ndarray | Non
 
 
 def impurity_k(name: str, proportions: np.ndarray) -> np.ndarray:
-    """The k-class impurity (see the module docstring) of class proportions along the last axis."""
+    """The k-class impurity of class proportions (see the module docstring).
+
+    Parameters
+    ----------
+    name : {"gini", "entropy", "kearns_mansour"}
+        The impurity.
+    proportions : array of shape (..., k)
+        Class proportions along the last axis.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        The impurity of each distribution.
+    """
     check_choice("impurity", name, ("gini", "entropy", "kearns_mansour"))
     p = np.asarray(proportions, dtype=np.float64)
     if name == "gini":

@@ -286,3 +286,35 @@ def test_comparison_with_scikit_learn_runs_and_is_close():
     assert table.loc[:1, "thresholds"].tolist() == [255, 255] and table.loc[2, "thresholds"] == 8
     assert (table["gap_points"].abs() < 2.0).all()
     assert np.allclose(table["gap_points"], 100 * (table["accuracy"] - table["sklearn_accuracy"]))
+
+
+# --- 7. documentation -------------------------------------------------------------------------------
+
+def test_every_public_method_has_a_numpydoc_docstring():
+    import inspect
+
+    from dtcore import export, multiclass
+
+    owners = [TopDownClassifier, ID3Classifier, OptimalTreeClassifier, estimators.ThresholdBinarizer]
+    methods = [(cls.__name__, name, member) for cls in owners for name, member in inspect.getmembers(cls)
+               if not name.startswith("_") and inspect.isfunction(member) and member.__module__.startswith("dtcore")]
+    methods += [(module.__name__, name, member) for module in (export, multiclass)
+                for name, member in inspect.getmembers(module, inspect.isfunction)
+                if name in module.__all__]
+    assert len(methods) > 15
+    for owner, name, member in methods:
+        doc = inspect.getdoc(member) or ""
+        parameters = [p for p in inspect.signature(member).parameters if p != "self"]
+        assert "Returns\n-------" in doc, f"{owner}.{name} has no Returns section"
+        if parameters:
+            assert "Parameters\n----------" in doc, f"{owner}.{name} has no Parameters section"
+
+
+def test_docstring_examples_of_the_new_modules_run():
+    import doctest
+
+    from dtcore import export, multiclass
+
+    for module in (export, multiclass, estimators):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0
