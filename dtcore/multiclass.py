@@ -96,14 +96,22 @@ def impurity_k(name: str, proportions: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(p * (1.0 - p), 0.0, None)).sum(axis=-1)
 
 
-def _count(X: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """sum over ``rows`` of X[r, :]^T columns[r, :]: (n, c) float64, a chunk of rows at a time."""
+def _exact_dtype(columns: np.ndarray) -> type:
+    """float32 when every partial sum of ``columns`` is an integer below 2^24 (exact), else float64."""
+    whole = bool(np.all(columns == np.round(columns))) and float(np.abs(columns).sum()) < 2**24
+    return np.float32 if whole else np.float64
+
+
+def _count(X: np.ndarray, rows: np.ndarray, columns: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    """sum over ``rows`` of X[r, :]^T columns[r, :]: (n, c) float64, a chunk of rows at a time
+    (each chunk's product in ``dtype``: float32 is exact for integer columns of small total)."""
     n = X.shape[1]
     out = np.zeros((n, columns.shape[1]))
     step = max(1, _CHUNK_ELEMENTS // max(n, 1))
+    weights = columns.astype(dtype, copy=False)
     for s in range(0, rows.size, step):  # chunks of rows, each one BLAS product
         r = rows[s:s + step]
-        out += X[r].astype(np.float64).T @ columns[r]
+        out += X[r].astype(dtype).T @ weights[r]
     return out
 
 
@@ -187,13 +195,14 @@ class _WeightedScorer:
 
     def __init__(self, X: np.ndarray, Y: np.ndarray, impurity: str, weighting: str) -> None:
         self.X, self.S = X, _stats_columns(Y)
+        self.dtype = _exact_dtype(self.S)
         self.name, self.G = impurity, get_impurity(impurity)
         self.weighting = weighting
         self.W = float(Y.sum())
 
     def _leaf(self, rows: np.ndarray, depth: int, counts: np.ndarray | None = None) -> _Leaf:
         if counts is None:
-            counts = _count(self.X, rows, self.S)
+            counts = _count(self.X, rows, self.S, self.dtype)
         return _Leaf(rows, depth, counts, self.S[rows, :-1].sum(axis=0))
 
     def root(self) -> _Leaf:
@@ -272,7 +281,8 @@ class _WeightedBatchScorer(_WeightedScorer):
 
     def _leaf(self, rows, depth, counts=None, restriction=None) -> _Leaf:
         batch = rows[: self.b]
-        return _Leaf(rows, depth, _count(self.X, batch, self.S), self.S[batch, :-1].sum(axis=0), restriction)
+        return _Leaf(rows, depth, _count(self.X, batch, self.S, self.dtype), self.S[batch, :-1].sum(axis=0),
+                     restriction)
 
     def root(self) -> _Leaf:
         return self._leaf(np.arange(self.N), 0, restriction=np.full(self.X.shape[1], -1, dtype=np.int8))
@@ -385,16 +395,20 @@ def weighted_id3(X: np.ndarray, y: np.ndarray, n_classes: int, *, sample_weight:
     max_depth = None if depth is None else check_int("depth", depth, 0)
     C = get_impurity(impurity)
     S = _stats_columns(Y)
+    dtype = _exact_dtype(S)
     n = X.shape[1]
     tree = DecisionTree(n)
-    stack = [(0, np.arange(X.shape[0]), np.zeros(n, dtype=bool), 0)]
+    stack: list[tuple] = [(0, np.arange(X.shape[0]), np.zeros(n, dtype=bool), 0, None)]
     while stack:  # one NumPy body per node
-        node, rows, used, d = stack.pop()
+        node, rows, used, d, counts = stack.pop()
         total = S[rows, :-1].sum(axis=0)
         if _is_pure(total) or used.all() or (max_depth is not None and d >= max_depth):
             tree.set_value(node, _value(total))  # a leaf's own label; a split node keeps its parent's
             continue
-        counts = _count(X, rows, S)
+        if callable(counts):  # the larger sibling: its parent's counts minus the smaller's
+            counts = counts()
+        elif counts is None:
+            counts = _count(X, rows, S, dtype)
         ones, _ = _exact_sides(counts, total, rows.size)
         gains = _id3_gains(impurity, C, total, ones)
         gains = np.where(used, -np.inf, gains)
@@ -406,9 +420,14 @@ def weighted_id3(X: np.ndarray, y: np.ndarray, n_classes: int, *, sample_weight:
         parent_value = _value(total)
         for child, part in ((c0, rows[~mask]), (c1, rows[mask])):
             tree.set_value(child, parent_value)   # an empty child keeps the parent's majority
-        for child, part in ((c0, rows[~mask]), (c1, rows[mask])):  # x_j = 1 popped first
+        r0, r1 = rows[~mask], rows[mask]
+        small = _count(X, r0 if r0.size <= r1.size else r1, S, dtype)
+        parent = counts
+        larger = lambda parent=parent, small=small: parent - small  # noqa: E731 (computed when popped)
+        counts0, counts1 = (small, larger) if r0.size <= r1.size else (larger, small)
+        for child, part, c in ((c0, r0, counts0), (c1, r1, counts1)):  # x_j = 1 popped first
             if part.size:
-                stack.append((child, part, child_used, d + 1))
+                stack.append((child, part, child_used, d + 1, c))
     return tree
 
 
@@ -439,10 +458,13 @@ def _depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndarray) -
     if rows.size == 0:
         return best
     n, k = X.shape[1], Y.shape[1]
-    Xr = X[rows].astype(np.float64)
-    Yr = Y[rows]
-    ones = Xr.T @ Yr                                       # (n, k): x_i = 1
-    pair = np.einsum("ri,rj,rc->ijc", Xr, Xr, Yr, optimize=True)   # (n, n, k): x_i = x_j = 1
+    dtype = _exact_dtype(Y[rows])
+    Xr = X[rows].astype(dtype)
+    Yr = Y[rows].astype(dtype)
+    ones = (Xr.T @ Yr).astype(np.float64)                  # (n, k): x_i = 1
+    pair = np.empty((n, n, k))                             # (n, n, k): x_i = x_j = 1
+    for c in range(k):  # one BLAS product per class
+        pair[:, :, c] = (Xr * Yr[:, c:c + 1]).T @ Xr
     # the four cells of (x_i, x_j): 11 = pair, 10 = ones_i - pair, 01 = ones_j - pair, 00 = rest
     c11 = pair
     c10 = ones[:, None, :] - pair
