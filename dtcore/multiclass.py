@@ -39,6 +39,7 @@ __all__ = ["class_weights", "impurity_k", "weighted_top_down", "weighted_minibat
            "weighted_id3", "multiclass_find"]
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x features converted to float64 per counting step (32 MB)
+_MAX_EXPANSION = 10         # integer weights summing to at most this many points per row become repeats
 
 
 def class_weights(y: np.ndarray, n_classes: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
@@ -315,9 +316,9 @@ def weighted_minibatch_top_down(X: np.ndarray, y: np.ndarray, n_classes: int, *,
     """MiniBatchTopDown_G (BGLT 2020, Figure 1) on weighted points with k classes.
 
     The shared random order is drawn over the points sorted by (features, class), so the tree does
-    not depend on the order of the rows; integer weights are expanded into repeated points (so a
-    weight of 3 is three points in the order), other weights multiply a point's counts in its
-    minibatches. Depth cap D = :func:`dtcore.topdown.depth_cap` of ``size``; ties between leaves go
+    not depend on the order of the rows; integer weights (summing to at most 10 per point) are
+    expanded into repeated points (so a weight of 3 is three points in the order), other weights
+    multiply a point's counts in its minibatches. Depth cap D = :func:`dtcore.topdown.depth_cap` of ``size``; ties between leaves go
     to the smallest restriction, as in :func:`dtcore.topdown.minibatch_top_down`.
 
     Parameters
@@ -339,11 +340,13 @@ def weighted_minibatch_top_down(X: np.ndarray, y: np.ndarray, n_classes: int, *,
     X, Y = _check_inputs(X, y, n_classes, sample_weight)
     y = np.asarray(y, dtype=np.int64)
     w = Y.sum(axis=1)
-    if np.all(w == np.round(w)) and w.sum() < 2**31:
+    if np.all(w == np.round(w)) and w.sum() <= _MAX_EXPANSION * w.size:
         repeat = w.astype(np.int64)
         X, y, Y = np.repeat(X, repeat, axis=0), np.repeat(y, repeat), np.repeat(Y / w[:, None], repeat, axis=0)
-    keys = np.column_stack([X, y[:, None]])[:, ::-1].T  # lexsort: last key is primary
-    canonical = np.lexsort(keys)
+    # the canonical order: rows sorted by their bit-packed features (as bytes), then by class
+    packed = np.ascontiguousarray(np.packbits(X, axis=1))
+    _, row_key = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_inverse=True)
+    canonical = np.lexsort((y, row_key.ravel()))
     order = canonical[rng.permutation(canonical.size)]
     scorer = _WeightedBatchScorer(X[order], Y[order], impurity, weighting, b, depth_cap(t))
     return grow(scorer, stop=lambda fr: False, n=X.shape[1], size=t, select=select_by_path)

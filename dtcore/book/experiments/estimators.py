@@ -45,8 +45,8 @@ def _timed(fit: Callable[[], object]) -> tuple[object, float]:
 
 
 def compare_with_sklearn(*, n_samples: int = 50_000, n_features: int = 30, n_test: int = 50_000,
-                         seed: int = 0, leaves: Sequence[int] = (16, 64), depths: Sequence[int] = (6,),
-                         find_depth: int = 2) -> pd.DataFrame:
+                         n_informative: int = 2, seed: int = 0, leaves: Sequence[int] = (16, 64),
+                         depths: Sequence[int] = (6,), find_depth: int = 2) -> pd.DataFrame:
     """Test accuracy and fit time of dtcore's estimators and scikit-learn's tree at equal size.
 
     Parameters
@@ -55,6 +55,8 @@ def compare_with_sklearn(*, n_samples: int = 50_000, n_features: int = 30, n_tes
         Training rows and columns of ``sklearn.datasets.make_classification`` (two classes).
     n_test : int
         Test rows drawn from the same problem.
+    n_informative : int
+        Informative features of ``make_classification`` (its default, 2, unless given).
     seed : int
         ``random_state`` of ``make_classification`` (>= 0).
     leaves : sequence of int
@@ -76,7 +78,9 @@ def compare_with_sklearn(*, n_samples: int = 50_000, n_features: int = 30, n_tes
     n_features = check_int("n_features", n_features, 2)
     n_test = check_int("n_test", n_test, 1)
     seed = check_int("seed", seed, 0)
-    X, y = make_classification(n_samples=n_samples + n_test, n_features=n_features, random_state=seed)
+    n_informative = check_int("n_informative", n_informative, 1, n_features)
+    X, y = make_classification(n_samples=n_samples + n_test, n_features=n_features, n_informative=n_informative,
+                               random_state=seed)
     X_train, X_test, y_train, y_test = X[:n_samples], X[n_samples:], y[:n_samples], y[n_samples:]
     rows = []
     binarise_s: dict[object, float] = {}
