@@ -358,3 +358,29 @@ def test_tie_disagreements_lists_where_the_two_rules_part():
                          "training disagreement, same features": [0.0, 0.1, 0.2]})
     parted = ch06.tie_disagreements(runs)
     assert list(zip(parted["data set"], parted["fold"])) == [("a", 1), ("b", 0)]
+
+
+def test_practitioner_section_multiclass_missing_values_importances_and_drawing():
+    wine = ch06.load_multiclass("wine (3 cultivars)")
+    assert np.unique(wine[1]).size == 3
+    flchain = ch06.load_flchain_with_missing()
+    assert flchain[0]["creatinine"].isna().sum() > 0
+    small = {"wine (3 cultivars)": wine, "flchain": (flchain[0].iloc[:600], flchain[1][:600])}
+    scores = ch06.practitioner_scores(small, folds=2, depth=1, n_thresholds=2, seed=0)
+    assert len(scores) == 2 * 4 and scores["ROC-AUC"].between(0, 1).all()
+    size, importances = ch06.largest_shared_tree(*ch06.load_dataset("breast cancer"), sizes=[2, 4],
+                                                 n_thresholds=2, seed=0)
+    assert size in (2, 4) and importances["dtcore"].sum() == pytest.approx(1.0)
+    table = VerificationTable()
+    ch06.check_practitioner(table, scores, importances)
+    assert table.rows[0]["kind"] == ("identity" if importances["same tree"].iloc[0] else "observation")
+    assert table.failures().empty and lint_table(table) == []
+    broken = importances.assign(dtcore=importances["dtcore"] + 0.01, **{"same tree": True})
+    table = VerificationTable()
+    ch06.check_practitioner(table, scores, broken)
+    assert not table.rows[0]["holds"]  # two implementations of one importance disagree
+    with pytest.raises(ValueError, match="name"):
+        ch06.load_multiclass("iris")
+    fig = ch06.tree_drawing(*ch06.load_dataset("breast cancer"), depth=2, n_thresholds=2)
+    assert len(fig.axes) == 1
+    plt.close(fig)

@@ -152,6 +152,8 @@ CH6_REAL_DATA = ParameterSpec("06_real_data", "Chapter 6. Real data: the learner
     Param("delta", "real", 0.05, help="confidence of the Hoeffding intervals", low=0.0, high=1.0),
     Param("budget_repeats", "int", 5, 10, "draws of random pool labels for cross-validation at Est's label budget",
           low=1, high=100),
+    Param("sklearn_rows", "int", 5000, 50000, "training (and test) rows of the make_classification problem on "
+          "which the estimators meet scikit-learn's tree", low=100, high=200000),
 ), checks=(_ch6_constraints,),
     runs_locally="its cross-validation folds and learners run one after another in the notebook's kernel "
                  "(no `sweep`); its data sets are small.")
