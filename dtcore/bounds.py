@@ -479,3 +479,14 @@ def bdm20_theorem12_samples(beta: float, gamma: float, alpha: float, c: float, k
     c = check_real("c", c, 0.0, 0.5)
     return (B**k * gamma**2 / beta**2 * c ** (-8 * k) * delta1**-8 * alpha ** (-2 * k - 8)
             * k * math.log(n / delta2))
+
+
+# --- chapter 5 ([BDM20]) ---------------------------------------------------------------------------
+def bdm20_theorem12_union_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                                  delta1: float, delta2: float) -> float:
+    """BDM Theorem 12's sample size as its proof gives it, with no free constant B: Lemma 11 at
+    delta1 / 3^k on each of the 3^k paths w (a union bound), eps = 2 alpha^2 (delta1/3^k)^2 (c/2)^(2k),
+    then Theorem 7 (hidden constant 1). Equals the printed form with B^k = (6^8)^k / 16."""
+    k = int(k)
+    eps = float(bdm20_lemma11_threshold(alpha, delta1 / 3**k, c, k))
+    return bdm20_theorem7_samples(beta, gamma, eps, alpha, k, n, delta2)
