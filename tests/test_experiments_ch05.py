@@ -323,7 +323,7 @@ def test_check_theorem1_rows_for_finite_and_infinite_gamma(thm1, rate1):
     assert len(table.rows) == 3 and all("fewer than 90%" in row["quantity"] for row in table.rows)
     html = ch05.style_numbers(thm10, keep=("member", "k")).to_html()
     printed = thm10["Theorem 5.1 as printed (paper's Theorem 10)"].iloc[0]
-    assert f"{printed:.3g}" in html
+    assert ch05.power_of_ten(printed) in html and "e+" not in html
 
 
 def test_theorem1_glue(thm1, rate1):
@@ -615,6 +615,7 @@ def test_hardest_members_rows_glue_and_growth():
     frame = pd.DataFrame({"k": [2, 4], "m90": [100.0, math.inf], "largest m run": [10_000, 10_000]})
     assert ch05.growth_in_k(frame) == (pytest.approx(10.0), False)
     assert ch05.power_of_ten(1.52e27) == "1.52·10²⁷" and ch05.power_of_ten(300.0) == "300"
+    assert ch05.power_of_ten(1e-17) == "1·10⁻¹⁷" and ch05.power_of_ten(30000.0) == "30,000"
     assert "<table" in ch05.hardest_table(sizes).to_html()
 
 
@@ -622,3 +623,8 @@ def test_bound_power_fails_at_a_factor_of_two():
     sup56 = ch05.exhaustive_gain_lemmas(measures=((0.1, 0.3, 0.7),), n=3)
     power = ch05.bound_power(sup56)
     assert list(power.row) == ["passes", "fails", "fails"] and power["bound multiplied by"].iloc[-1] == 2.0
+
+
+def test_hardest_figure(rate1, rate2):
+    curve = pd.DataFrame({"k": [1, 1, 2, 2], "m": [100, 400, 100, 400], "zero_loss": [0.5, 1.0, 0.0, 0.5]})
+    assert is_figure(ch05.hardest_figure(curve, rate1, curve, rate2), 2)

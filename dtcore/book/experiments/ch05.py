@@ -223,6 +223,21 @@ def kearns_summary(kearns: pd.DataFrame) -> pd.DataFrame:
                                               root_rank=("root_rank", "mean")).reset_index()
 
 
+def kearns_table(summary: pd.DataFrame) -> Styler:
+    """:func:`kearns_summary` for the page: readable headers, rounded numbers."""
+    show = summary.rename(columns={"dist": "distribution", "m": "sample size m", "size": "mean tree size (leaves)",
+                                   "error": "mean exact error", "root_rank": "rank of the best relevant root gain"})
+    return show.style.format({"sample size m": "{:,}", "mean tree size (leaves)": "{:.1f}", "mean exact error": "{:.3f}",
+                              "rank of the best relevant root gain": "{:.2f}"}).hide(axis="index")
+
+
+def population_table(pop: pd.DataFrame) -> Styler:
+    """:func:`population_gains` for the page: readable headers, three significant digits."""
+    show = pop.rename(columns={"max |Gain| uniform": "largest |Gain| under the uniform distribution",
+                               "min Gain (alpha,c)": "smallest relevant Gain under an (α, c)-distribution"})
+    return show.style.format({col: power_of_ten for col in show.columns[1:]}).hide(axis="index")
+
+
 def kearns_figure(kearns: pd.DataFrame, *, n: int, k: int, m_grid: Sequence[int]) -> Figure:
     """Size and exact error of ID3's trees on a k-parity against m (Kearns vs [BDM20] Theorem 1)."""
     fig, axes = figures.figure(2, height=4.0)
@@ -477,7 +492,7 @@ def check_theorem1(table: VerificationTable, thm10: pd.DataFrame, *, gamma: floa
                               f"m90 against the sample size Theorem 5.2 gives with Lemma 5.2's eps (const 1), {label}",
                               m90, row["Theorem 5.2 + Lemma 5.2"], box="thm-id3-1",
                               why=f"the bound exceeds every sample size we can draw (our re-derivation, exponent "
-                                  f"(2c)^(-4k+4); the printed paper's Theorem 10 asks for {printed:.3g}, exponent "
+                                  f"(2c)^(-4k+4); the printed paper's Theorem 10 asks for {power_of_ten(printed)}, exponent "
                                   "(2c)^(-4k-4)); the margin column is the ratio")
             table.observation("Theorem 5.2 (paper's Theorem 7)", f"m90 against Theorem 5.2's m at the runs' own eps (median, const 1), {label}",
                               m90, row["Theorem 5.2 at the runs' eps (median)"], box="thm-id3-7",
@@ -490,10 +505,11 @@ def check_theorem1(table: VerificationTable, thm10: pd.DataFrame, *, gamma: floa
 
 
 def _three_digits(value: float) -> str:
-    """Three significant digits; an m90 never reached in the grid reads as such, not as 'inf'."""
+    """Three significant digits (1.52·10²⁷ for large values, never 1.52e+27); an m90 never reached in
+    the grid reads as such, not as 'inf'."""
     if value == math.inf:
         return "not reached"
-    return "—" if value != value else f"{value:.3g}"
+    return "—" if value != value else power_of_ten(float(value))
 
 
 def style_numbers(frame: pd.DataFrame, keep: Sequence[str] = ()) -> Styler:
@@ -992,7 +1008,7 @@ def check_lemma11(table: VerificationTable, lem11: pd.DataFrame) -> None:
         table.observation("Lemma 5.6 (paper's Lemma 11)",
                           f"min over f, paths w, delta of max_i (delta-quantile of |I(D_w,i)|) / threshold, k={k}",
                           ratio, 1.0, relation=">=", box="lem-id3-11",
-                          why=f"random juntas clear the threshold 2 alpha^2 delta^2 (c/2)^(2k) by a factor {ratio:.1e}, "
+                          why=f"random juntas clear the threshold 2 alpha^2 delta^2 (c/2)^(2k) by a factor {power_of_ten(ratio)}, "
                               "so neither these members nor a fault short of that factor can fail it; a worst-case "
                               "search over the class is the check (fixed-i form)")
 
@@ -1137,7 +1153,7 @@ def check_theorem2(table: VerificationTable, thm12: pd.DataFrame, *, gamma: floa
                               f"with B = 1, k={k}", m90, row["Theorem 5.3 as printed, B = 1 (paper's Theorem 12)"],
                               box="thm-id3-2",
                               why=f"the bound exceeds every sample size we can draw; B = 1 is ours: the proof's union "
-                                  f"bound over the 3^k paths gives {union:.3g} (B = 6^8 = 1.68·10^6 with a factor 1/16, in effect); the margin "
+                                  f"bound over the 3^k paths gives {power_of_ten(union)} (B = 6^8 = 1.68·10⁶ with a factor 1/16, in effect); the margin "
                                   "column is the ratio")
         else:
             not_applicable(table, "Theorem 5.3 (paper's Theorems 2, 12)", f"m90 against Theorem 5.3's sample size (B=1), k={k}",
@@ -1241,9 +1257,11 @@ MEMBER_CLASSES = ("parity, (alpha,c)", "junta, smoothed")
 #: sweeps of coordinate moves per restart, and runs per evaluation (the same runs' seeds for every
 #: member: common random numbers, so two members are compared on the same draws).
 SEARCH_BUDGET = {"quick": dict(restarts=3, sweeps=1, runs=8), "full": dict(restarts=8, sweeps=2, runs=40)}
-#: Largest m of the hardest member's curve per scale (the grid is extended by factors of about 3
-#: until 90% of the runs are exact or this is passed).
-M_CAP = {"quick": 30_000, "full": 1_000_000}
+#: Largest m of the hardest member's curve per scale and class (the grid is extended by factors of
+#: about 3 until 90% of the runs are exact or this is passed). At quick scale the smoothed class stays
+#: within the grid: its hardest member's unlearned runs grow trees of size ~m, which is what costs.
+M_CAP = {"quick": {MEMBER_CLASSES[0]: 30_000, MEMBER_CLASSES[1]: 10_000},
+         "full": {MEMBER_CLASSES[0]: 1_000_000, MEMBER_CLASSES[1]: 1_000_000}}
 _EDGE = 1e-9  # boundary members sit this far inside the open class
 
 
@@ -1372,13 +1390,17 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def power_of_ten(value: float, digits: int = 3) -> str:
-    """``value`` as text for the page: 1.52·10²⁷ (Unicode exponent), plain below 10⁴; an infinite
-    size (an impurity with γ = ∞) as "no finite size"."""
+    """``value`` as text for the page: 1.52·10²⁷ and 1·10⁻¹⁷ (Unicode exponents, never 1.52e+27),
+    plain between 10⁻³ and 10⁴ and for integers below 10⁷ (with thousands separators); an infinite size (an impurity
+    with γ = ∞) as "no finite size"."""
     if not math.isfinite(value):
         return "no finite size"
-    if abs(value) < 1e4:
-        return f"{value:,.{digits}g}"
+    if float(value).is_integer() and abs(value) < 1e7:
+        return f"{int(value):,}"
+    if 1e-3 <= abs(value) < 1e4:
+        return f"{value:.{digits}g}"
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
@@ -1544,8 +1566,8 @@ def hardest_glue(sizes: pd.DataFrame, budget: dict[str, int], *, k_max: int, alp
         values[f"ch5_{tag}_evaluations"] = int(g.evaluations.sum())
         measured, exact = growth_in_k(g)
         values[f"ch5_{tag}_growth"] = ("not measurable" if not math.isfinite(measured)
-                                       else f"{measured:.3g}" if exact else f"at least {measured:.3g}")
-        values[f"ch5_{tag}_growth_theorem"] = f"{theorem_growth_in_k(list(g['theorem asks (printed)']), list(g.k)):.3g}"
+                                       else power_of_ten(measured) if exact else f"at least {power_of_ten(measured)}")
+        values[f"ch5_{tag}_growth_theorem"] = power_of_ten(theorem_growth_in_k(list(g["theorem asks (printed)"]), list(g.k)))
     return values
 
 
@@ -1584,3 +1606,21 @@ def theorem12_glue(thm12: pd.DataFrame, *, k_max: int) -> dict[str, str]:
     row = thm12[thm12.k == k_max].iloc[0]
     return {"ch5_thm12_printed_kmax": power_of_ten(float(row["Theorem 5.3 as printed, B = 1 (paper's Theorem 12)"])),
             "ch5_thm12_union_kmax": power_of_ten(float(row[THEOREM12_UNION]))}
+
+
+def hardest_figure(curves1: pd.DataFrame, rate1: pd.DataFrame, curves2: pd.DataFrame, rate2: pd.DataFrame) -> Figure:
+    """Zero-error rate against m of the hardest members found (solid) and of random members (dashed),
+    per k: left Theorem 5.1's class, right Theorem 5.3's (dotted: 90%)."""
+    fig, axes = figures.figure(2, height=4.0, sharey=True)
+    for ax, curves, rates, title in ((axes[0], curves1, rate1, "parities, (α, c) class (Theorem 5.1)"),
+                                     (axes[1], curves2, rate2, "juntas, smoothed class (Theorem 5.3)")):
+        random = rates[rates.panel == "k"]
+        for i, (k, g) in enumerate(curves.groupby("k")):
+            colour = f"C{i}"
+            ax.plot(g.m, g.zero_loss, "o-", color=colour, label=f"k = {k}, hardest found")
+            r = random[random.k == k]
+            ax.plot(r.m, r.zero_loss, "s--", color=colour, alpha=0.6, label=f"k = {k}, random")
+        ax.axhline(0.9, color="k", ls=":", lw=1)
+        ax.set(xscale="log", xlabel="sample size m", ylabel="Pr[zero error]", title=title)
+        ax.legend(ncol=2, fontsize="small", **_BELOW)
+    return fig
