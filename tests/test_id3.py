@@ -466,3 +466,20 @@ def test_gain_ties_go_to_the_smallest_index():
         assert int(first_best(g[None, :])[0]) == j_exact
         assert id3(X, y).tree.feature[0] == j_exact
     assert float_argmax_wrong == 3          # the cases the tolerance is there for
+
+
+def test_every_split_is_the_smallest_index_of_the_exact_best_gain():
+    """At every node of ID3's trace, the chosen feature is the smallest index whose Gini gain is the
+    largest in exact rational arithmetic on the node's counts (not merely within the tolerance)."""
+    for s in range(60):
+        rng = np.random.default_rng(7000 + s)
+        m, n = int(rng.integers(4, 60)), int(rng.integers(2, 9))
+        X = (rng.random((m, n)) < rng.random()).astype(np.uint8)
+        y = (rng.random(m) < rng.random()).astype(np.uint8)
+        for node in id3(X, y, trace=True).trace:
+            fixed = node.restriction >= 0
+            rows = (X[:, fixed] == node.restriction[fixed]).all(axis=1)
+            exact = _exact_gini_gains(X[rows], y[rows])
+            allowed = [i for i in range(n) if not fixed[i]]
+            best = max(exact[i] for i in allowed)
+            assert node.feature == min(i for i in allowed if exact[i] == best)
