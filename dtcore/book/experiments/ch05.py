@@ -1611,16 +1611,23 @@ def theorem12_glue(thm12: pd.DataFrame, *, k_max: int) -> dict[str, str]:
 def hardest_figure(curves1: pd.DataFrame, rate1: pd.DataFrame, curves2: pd.DataFrame, rate2: pd.DataFrame) -> Figure:
     """Zero-error rate against m of the hardest members found (solid) and of random members (dashed),
     per k: left Theorem 5.1's class, right Theorem 5.3's (dotted: 90%)."""
+    from matplotlib.lines import Line2D
+
     fig, axes = figures.figure(2, height=4.0, sharey=True)
-    for ax, curves, rates, title in ((axes[0], curves1, rate1, "parities, (α, c) class (Theorem 5.1)"),
-                                     (axes[1], curves2, rate2, "juntas, smoothed class (Theorem 5.3)")):
+    ks = sorted(set(curves1.k) | set(curves2.k))
+    colour = {k: f"C{i}" for i, k in enumerate(ks)}
+    for ax, curves, rates, title in ((axes[0], curves1, rate1, "Theorem 5.1: parities, (α, c) class"),
+                                     (axes[1], curves2, rate2, "Theorem 5.3: smoothed juntas")):
         random = rates[rates.panel == "k"]
-        for i, (k, g) in enumerate(curves.groupby("k")):
-            colour = f"C{i}"
-            ax.plot(g.m, g.zero_loss, "o-", color=colour, label=f"k = {k}, hardest found")
+        for k, g in curves.groupby("k"):
+            ax.plot(g.m, g.zero_loss, "o-", color=colour[k])
             r = random[random.k == k]
-            ax.plot(r.m, r.zero_loss, "s--", color=colour, alpha=0.6, label=f"k = {k}, random")
+            ax.plot(r.m, r.zero_loss, "s--", color=colour[k], alpha=0.6)
         ax.axhline(0.9, color="k", ls=":", lw=1)
         ax.set(xscale="log", xlabel="sample size m", ylabel="Pr[zero error]", title=title)
-        ax.legend(ncol=2, fontsize="small", **_BELOW)
+    # the colours (k) under the left panel, the line styles (member) under the right one: both panels share them
+    axes[0].legend([Line2D([], [], color=colour[k], lw=2) for k in ks], [f"k = {k}" for k in ks],
+                   ncol=len(ks), **_BELOW)
+    axes[1].legend([Line2D([], [], color="0.3", ls="-", marker="o"), Line2D([], [], color="0.3", ls="--", marker="s")],
+                   ["hardest member found", "random members"], ncol=1, **_BELOW)
     return fig
