@@ -1256,7 +1256,7 @@ MEMBER_CLASSES = ("parity, (alpha,c)", "junta, smoothed")
 #: Search budget per scale: random restarts (the first ones start at the named boundary members),
 #: sweeps of coordinate moves per restart, and runs per evaluation (the same runs' seeds for every
 #: member: common random numbers, so two members are compared on the same draws).
-SEARCH_BUDGET = {"quick": dict(restarts=3, sweeps=1, runs=8), "full": dict(restarts=8, sweeps=2, runs=40)}
+SEARCH_BUDGET = {"quick": dict(restarts=2, sweeps=1, runs=8), "full": dict(restarts=8, sweeps=2, runs=40)}
 #: Largest m of the hardest member's curve per scale and class (the grid is extended by factors of
 #: about 3 until 90% of the runs are exact or this is passed). At quick scale the smoothed class stays
 #: within the grid: its hardest member's unlearned runs grow trees of size ~m, which is what costs.
@@ -1534,14 +1534,14 @@ def hardest_table(sizes: pd.DataFrame) -> Styler:
     """The hardest members found, per theorem and k, for the page."""
     show = pd.DataFrame({
         "theorem": sizes.theorem, "k": sizes.k, "search started at": sizes.start,
-        "relevant p (Thm 5.1) or centres p̂ (Thm 5.3)": sizes.relevant, "irrelevant": sizes.irrelevant.round(3),
+        "relevant p (Thm 5.1) or centres p̂ (Thm 5.3)": sizes.relevant, "irrelevant": sizes.irrelevant,
         "searched at m": sizes["m probe"].map(lambda v: f"{int(v):,}"),
         "exact runs there": sizes["rate at m probe (search)"].round(2),
         "m90, fresh runs": [power_of_ten(v) if math.isfinite(v) else f"> {int(top):,}"
                             for v, top in zip(sizes.m90, sizes["largest m run"])],
         "theorem asks (printed)": sizes["theorem asks (printed)"].map(power_of_ten),
         "its proof gives": sizes["theorem asks (proof)"].map(power_of_ten)})
-    return show.style.hide(axis="index")
+    return show.style.format({"irrelevant": "{:.3f}", "exact runs there": "{:.2f}"}).hide(axis="index")
 
 
 def hardest_glue(sizes: pd.DataFrame, budget: dict[str, int], *, k_max: int, alpha: float,
