@@ -516,3 +516,14 @@ def blt20_theorem3_phase2_harmonic(s: float, eps: float, phase_start_cost: float
     eps = check_real("eps", eps, 0.0, 0.5)
     c = check_real("phase_start_cost", phase_start_cost, 0.0, math.inf, low_open=False)
     return math.log2(s) * (c / eps - 1.0)
+
+
+# --- chapter 5 ([BDM20]) ---------------------------------------------------------------------------
+def bdm20_theorem12_union_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                                  delta1: float, delta2: float) -> float:
+    """BDM Theorem 12's sample size as its proof gives it, with no free constant B: Lemma 11 at
+    delta1 / 3^k on each of the 3^k paths w (a union bound), eps = 2 alpha^2 (delta1/3^k)^2 (c/2)^(2k),
+    then Theorem 7 (hidden constant 1). Equals the printed form with B^k = (6^8)^k / 16."""
+    k = int(k)
+    eps = float(bdm20_lemma11_threshold(alpha, delta1 / 3**k, c, k))
+    return bdm20_theorem7_samples(beta, gamma, eps, alpha, k, n, delta2)
