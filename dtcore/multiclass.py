@@ -31,6 +31,7 @@ import numpy as np
 
 from .grow import GrowthResult, Split, grow, select_by_path
 from .impurity import get_impurity
+from .id3 import first_best
 from .topdown import depth_cap, local_gains
 from .tree import DecisionTree, restriction_key
 from .validate import check_binary_matrix, check_choice, check_int
@@ -415,7 +416,7 @@ def weighted_id3(X: np.ndarray, y: np.ndarray, n_classes: int, *, sample_weight:
         ones, _ = _exact_sides(counts, total, rows.size)
         gains = _id3_gains(impurity, C, total, ones)
         gains = np.where(used, -np.inf, gains)
-        j = int(np.argmax(gains))
+        j = int(first_best(gains[None, :])[0])  # ties (within rounding) to the smallest index, as in id3
         c0, c1 = tree.split(node, j)
         mask = X[rows, j] == 1
         child_used = used.copy()
