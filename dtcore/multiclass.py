@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grow import GrowthResult, Split, grow, select_by_path
-from .impurity import get_impurity
 from .id3 import first_best
+from .impurity import get_impurity
 from .topdown import depth_cap, local_gains
 from .tree import DecisionTree, restriction_key
 from .validate import check_binary_matrix, check_choice, check_int
