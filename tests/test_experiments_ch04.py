@@ -531,3 +531,13 @@ def test_label_variants_count_as_derived():
     assert int(no_skip["score labels"].iloc[0]) == 2 * 6 * int(no_skip["pairs per variable"].iloc[0])
     assert int(shared_all["score labels"].iloc[0]) == 7 * int(shared_all["pairs per variable"].iloc[0])
     assert int(default["score labels"].iloc[0]) < int(no_skip["score labels"].iloc[0])
+
+
+def test_theorem11_hardest_rows_are_observations_with_bite_sizes(search, gated):
+    t11 = ch04.theorem11_gated(gated)
+    # r = D_opt = k + 1 and Delta >= 1: the bound is at least e^(k+1) > 2^(k+1)
+    assert (t11["log10 bound"] > t11["log10 2^(k+1)"]).all()
+    table = VerificationTable()
+    ch04.check_theorem11_hardest(table, search[1], t11, 0.1)
+    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table)
+    assert "depth 9" in table.rows[0]["note"]
