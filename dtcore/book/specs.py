@@ -79,7 +79,7 @@ CH3_STOCHASTIC = ParameterSpec("03_stochastic_trees", "Chapter 3. Stochastic dec
     Param("exponent_etas", "real_list", [0.02, 0.03, 0.05, 0.08, 0.12, 0.2],
           [0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.16, 0.2, 0.3], "corruption rates of the exponent fit (at least 6)",
           low=0.0, high=0.5, sort=True, min_length=6),
-    Param("exponent_reps", "int", 2, 6, "clean samples per (learner, η) of the exponent fit", low=1, high=1000),
+    Param("exponent_reps", "int", 2, 4, "clean samples per (learner, η) of the exponent fit", low=1, high=1000),
     Param("l2_m", "int", 0, 1812000, "sample size of the Theorem 4 (L2) row; 0: not run (Lemma 5.2's ε < 0.1 needs "
           "m ≥ 1,239,327 at n = 10 and 1,811,217 at n = 12, degree 2)", low=0, high=10**7),
 ), checks=(_ch3_constraints,))

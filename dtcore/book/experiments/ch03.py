@@ -1500,6 +1500,19 @@ def exponent_glue(fits: pd.DataFrame, *, reps: int, etas: Sequence[float]) -> di
         values |= {f"ch3_exp_{tag}": float(f["exponent"]), f"ch3_exp_{tag}_low": float(f["low"]),
                    f"ch3_exp_{tag}_high": float(f["high"]), f"ch3_exp_{tag}_zero": int(f["zero excess"]),
                    f"ch3_exp_{tag}_adv": str(f["adversary"])}
+    parts, short = [], []
+    for _, f in fits.iterrows():
+        name = f["algorithm"].split()[0]
+        if np.isfinite(f["exponent"]):
+            parts.append(f"{name}'s, under the '{f['adversary']}' adversary, is {f['exponent']:.2f} (95% interval "
+                         f"{f['low']:.2f} to {f['high']:.2f}; {f['zero excess']} of {f['runs']} runs without excess)")
+            short.append(f"{f['exponent']:.2f} ({name})")
+        else:
+            parts.append(f"{name}'s, under the '{f['adversary']}' adversary, cannot be fitted: {f['zero excess']} of "
+                         f"{f['runs']} runs had no excess at all")
+            short.append(f"no fit ({name}: {f['zero excess']} of {f['runs']} runs without excess)")
+    values["ch3_exp_sentence"] = "; ".join(parts)
+    values["ch3_exp_short"] = ", ".join(short)
     l2 = fits.set_index("algorithm").loc["L2 (low-degree)"]
     if not np.isfinite(l2["low"]):
         verdict = "too few positive excesses to fit L2's exponent"
