@@ -72,7 +72,7 @@ CH3_STOCHASTIC = ParameterSpec("03_stochastic_trees", "Chapter 3. Stochastic dec
     Param("pair_repetitions", "int", 10, 30, "corrupted samples per target of the indistinguishable pair",
           low=2, high=1000),
     Param("deep_depth", "int", 5, 6, "query depth of the deep target of the depth sweep (Corollary 4.1)",
-          low=4, high=lambda p: min(p["n"], 8), range_text="in [4, min(n, 8)]"),
+          low=2, high=lambda p: min(p["n"], 8), range_text="in [2, min(n, 8)]; from 4 on, Corollary 4.1's ε is below 1/2"),
     Param("search_restarts", "int", 2, 12, "random targets of the Theorem 1/3 worst-member search", low=1, high=1000),
     Param("search_steps", "int", 1, 12, "local-search steps of the Theorem 1/3 worst-member search", low=0, high=1000),
     Param("confirm_reps", "int", 4, 10, "fresh samples at the worst member found (Theorems 1/3)", low=1, high=1000),
