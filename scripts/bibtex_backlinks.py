@@ -2,7 +2,7 @@
 
 sphinxcontrib-bibtex gives a bibliography entry back-references only to citations in the same
 document; the book cites from its chapters and lists the references on their own page. This
-extension adds, once every document is resolved, a line "Cited in: 1 Top-down guarantees (3), ..."
+extension adds, once every document is resolved, a line "Cited in: 1. Top-down induction (2, 3); 4. ..."
 under each entry: one link per citing page to its first citation of the entry (the citation's
 own anchor), with the further citations on that page as numbered links.
 
@@ -21,7 +21,7 @@ def _page_title(app: Sphinx, docname: str) -> str:
     env = app.builder.env
     title = env.titles[docname].astext() if docname in env.titles else docname
     numbers = env.toc_secnumbers.get(docname, {}).get("")
-    return f"{'.'.join(map(str, numbers))} {title}" if numbers else title
+    return f"{'.'.join(map(str, numbers))}. {title}" if numbers else title
 
 
 def add_backlinks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -42,7 +42,7 @@ def add_backlinks(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             continue
         line = nodes.paragraph(classes=["cited-in"])
         line += nodes.Text("Cited in: ")
-        order = {name: index for index, name in enumerate(app.builder.env.found_docs and _toc_order(app))}
+        order = {name: index for index, name in enumerate(_toc_order(app))}
         for position, (citing, anchors) in enumerate(sorted(places.items(), key=lambda p: order.get(p[0], 1e9))):
             if position:
                 line += nodes.Text("; ")
