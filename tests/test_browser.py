@@ -440,9 +440,9 @@ async def _set_width(devtools: DevTools, width: int) -> None:
 async def check_pages(binary: str, base_url: str, pages: list[str], shots: Path = SCREENSHOTS) -> list[PageReport]:
     """Load each page (path relative to the site root) and probe it; take its screenshots.
 
-    At the desktop width every page is probed in full and its figures are photographed; then, at
-    each narrower width of :data:`WIDTHS`, every page is loaded again for the sideways-scroll
-    check and its first screen photographed.
+    At the desktop width every page is probed in full and its figures are photographed; then the
+    window narrows to each other width of :data:`WIDTHS` (the page re-lays out; its maths need
+    no second typesetting) for the sideways-scroll check and a shot of its first screen.
     """
     shots.mkdir(parents=True, exist_ok=True)
     for old in shots.glob("*.png"):
@@ -488,19 +488,21 @@ async def check_pages(binary: str, base_url: str, pages: list[str], shots: Path 
                     report.screenshots.append(
                         await _save_png(devtools, shots / f"{stem}-img{image['index']:02d}.png", clip)
                     )
-                reports.append(report)
-            for width in WIDTHS:
-                if width == WINDOW[0]:
-                    continue
-                await _set_width(devtools, width)
-                for report in reports:
-                    start = time.perf_counter()
-                    report.widths[width] = await _load(devtools, f"{base_url}/{report.name}")
-                    report.seconds += time.perf_counter() - start
+                for width in WIDTHS:  # the same page, narrower: no second load or typesetting
+                    if width == WINDOW[0]:
+                        continue
+                    await _set_width(devtools, width)
+                    await settle_maths(devtools)  # two frames: the new layout is in place
+                    result = await devtools.send(
+                        "Runtime.evaluate", expression=PAGE_PROBE, awaitPromise=True, returnByValue=True
+                    )
+                    report.widths[width] = result["result"]["value"]
                     report.screenshots.append(
-                        await _save_png(devtools, shots / f"{Path(report.name).stem}-{width}-top.png",
+                        await _save_png(devtools, shots / f"{stem}-{width}-top.png",
                                         {"x": 0, "y": 0, "width": width, "height": WINDOW[1]})
                     )
+                    await _set_width(devtools, WINDOW[0])
+                reports.append(report)
         finally:
             devtools.close()
             stop_chromium(process)
