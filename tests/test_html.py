@@ -307,7 +307,12 @@ RESULT_NUMBER = re.compile(
     r"\s+(?P<number>[A-Z]?\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)\b"
 )
 #: What may precede a paper's own number: "paper Lemma 4.4", "the paper's Theorem 10", "[BLT20, Lemma 3".
-PAPER_PREFIX = re.compile(r"(?:\bpaper(?:'s|’s)?|\]|\[[A-Za-z+]+\d{2},?|\bin \[[^\]]*\],?|\bof \w+ et al\.?,?)\s*$", re.IGNORECASE)
+PAPER_PREFIX = re.compile(
+    r"(?:\bpaper(?:'s|’s)?|\]|\[[A-Za-z+]+\d{2},?|\bin \[[^\]]*\],?|\bof \w+ et al\.?,?|\b[A-Z]{2,}\+?\d{2}(?:'s|’s)?)\s*$",
+    re.IGNORECASE,
+)
+#: A cell that names a paper by its label (OSSS05, [BDM20]): the row's results are that paper's.
+PAPER_LABEL_CELL = re.compile(r"^\[?[A-Z][A-Za-z]*\+?\d{2}\]?$")
 #: ... or follow it: "Theorem 3 (BGLT 2020)", "Lemma 2 of [BLT20]", "Theorem 10 of the paper".
 PAPER_SUFFIX = re.compile(r"^\s*(?:\(|of |in )(?:\[?[A-Z][A-Za-z+]*\s?\d{2,4}\b|the paper\b)")
 KIND_NAMES = {"lem.": "lemma", "thm": "theorem", "thm.": "theorem", "cor.": "corollary", "prop.": "proposition"}
@@ -457,6 +462,8 @@ def _figure_texts(main: Tag) -> list[tuple[str, str]]:
         rows = _table_rows(table)
         header = rows[0] if rows else []
         for row in rows:
+            if any(PAPER_LABEL_CELL.match(cell.get_text(" ", strip=True)) for cell in row):
+                continue  # the row names its paper: its result numbers are the paper's
             for column, cell in enumerate(dict.fromkeys(row)):
                 heading = header[column].get_text(" ") if column < len(header) and header[column] is not cell else ""
                 if "paper" in heading.lower():
@@ -642,7 +649,10 @@ def test_the_paper_numbering_passes_when_it_says_so() -> None:
     assert kinds == ["not the book's numbering"]
     # the book's numbers come from every page: another page's box counts
     assert page_problems(f"<html><body><main>{bad}</main></body></html>", "s", numbers={("theorem", "1")}) == []
-    named = "<table><tr><th>paper result</th><th>book box</th></tr><tr><td>Theorem 3</td><td>Theorem 5.1 (BGLT 2020)</td></tr></table>"
+    named = (
+        "<table><tr><th>paper result</th><th>book box</th></tr><tr><td>Theorem 3</td><td>Theorem 5.1 (BGLT 2020)</td></tr>"
+        "<tr><td>OSSS05</td><td>Lemma E.2</td></tr><tr><td>pairs of BDM20 Lemma 9</td><td>—</td></tr></table>"
+    )
     assert page_problems(f"<html><body><main>{box}{named}</main></body></html>", "s") == []
 
 
