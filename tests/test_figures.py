@@ -99,3 +99,13 @@ def test_legend_helpers() -> None:
     assert row.get_window_extent(renderer).y1 <= min(ax.get_tightbbox(renderer).y0 for ax in axes) + 1
     with pytest.raises(ValueError, match="where"):
         figures.legend(axes[0], "right")
+
+
+def test_symlog_axis_gets_signed_plain_labels() -> None:
+    fig, ax = figures.figure(1)
+    ax.plot([-5, 0, 50], [0, 1, 2])
+    ax.set_xscale("symlog")
+    figures.prepare(fig)
+    labels = _labels(ax.xaxis)
+    assert "0" in labels and "10" in labels and "−1" in labels, labels
+    assert not any("10^" in t for t in labels), labels

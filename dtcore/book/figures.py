@@ -17,8 +17,8 @@ at page width. (On a 420-px phone the column is about 380 px and everything shri
 
 - the figure is :data:`WIDTH` wide (a chapter's own ``figsize`` keeps its height only);
 - log axes get plain numbers when their range is small (0.05, 0.1, 0.2; 2000, 5000, 10000) and
-  powers of ten otherwise, never "4×10⁰"; minor ticks are unlabelled; linear axes never use an
-  offset ("+1e3") or a multiplier;
+  powers of ten otherwise, never "4×10⁰"; symmetric-log axes the same with a sign (−10, 0, 10,
+  not −10⁰); minor ticks are unlabelled; linear axes never use an offset ("+1e3") or a multiplier;
 - tick labels never collide: when two neighbouring labels overlap, the axis gets fewer ticks
   (and, for fixed ticks, slanted labels) until they do not;
 - a legend placed outside the axes on the right (which squeezes the plot and widens the image)
@@ -185,6 +185,14 @@ def log_tick_label(value: float, _position: object = None) -> str:
     return f"${round(mantissa)}\\times10^{{{exponent}}}$"
 
 
+def signed_log_tick_label(value: float, _position: object = None) -> str:
+    """:func:`log_tick_label` for a symmetric log axis: 0, and a sign before negative values (−10, not −10⁰)."""
+    if value == 0:
+        return "0"
+    label = log_tick_label(abs(value))
+    return f"−{label}" if value < 0 and label else label
+
+
 _DEFAULT_LOG_FORMATTERS = (ticker.LogFormatterSciNotation, ticker.LogFormatterMathtext, ticker.LogFormatter)
 _DEFAULT_LOCATORS = (ticker.AutoLocator, ticker.LogLocator, ticker.MaxNLocator)
 
@@ -207,6 +215,11 @@ def _format_axis(axis: matplotlib.axis.Axis) -> None:
             axis.set_minor_locator(ticker.LogLocator(base=10.0, subs=tuple(range(2, 10)), numticks=12))
         if _is_default(axis.get_major_formatter(), _DEFAULT_LOG_FORMATTERS):
             axis.set_major_formatter(ticker.FuncFormatter(log_tick_label))
+        if _is_default(axis.get_minor_formatter(), _DEFAULT_LOG_FORMATTERS):
+            axis.set_minor_formatter(ticker.NullFormatter())
+    elif scale == "symlog":
+        if _is_default(axis.get_major_formatter(), _DEFAULT_LOG_FORMATTERS):
+            axis.set_major_formatter(ticker.FuncFormatter(signed_log_tick_label))
         if _is_default(axis.get_minor_formatter(), _DEFAULT_LOG_FORMATTERS):
             axis.set_minor_formatter(ticker.NullFormatter())
     elif scale == "linear":
