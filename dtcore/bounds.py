@@ -479,3 +479,51 @@ def bdm20_theorem12_samples(beta: float, gamma: float, alpha: float, c: float, k
     c = check_real("c", c, 0.0, 0.5)
     return (B**k * gamma**2 / beta**2 * c ** (-8 * k) * delta1**-8 * alpha ** (-2 * k - 8)
             * k * math.log(n / delta2))
+
+
+# --- Chapter 1 (BLT20 Theorem 3): the two phases of the proof, and the fact C0 <= log2 s it uses ---
+
+def blt20_initial_cost_upper(s: float) -> float:
+    """BLT Theorem 3's proof: a size-s tree's function has C0 = Inf(f) <= log2 s (its average depth)."""
+    return math.log2(_check_size(s))
+
+
+def blt20_theorem3_phase1_leaves(s: float, eps: float, initial_cost: float) -> float:
+    """BLT Theorem 3, phase 1: the cost is <= eps log2(4s/eps) once the tree has this many leaves.
+
+    With A = log2(4s/eps), B = log2 s and C0 = ``initial_cost``: at L leaves of phase 1 the cost
+    shrinks by a factor 1 - 1/(L A B) (Lemmas 5.1(2) and 5.4), so at L leaves it is at most
+    C0 L^(-1/(AB)), which is <= eps A from L1 = ceil((C0 / (eps A))^(A B)) on (1 if C0 <= eps A).
+    """
+    s = _check_size(s)
+    eps = check_real("eps", eps, 0.0, 0.5)
+    c0 = check_real("initial_cost", initial_cost, 0.0, math.inf, low_open=False)
+    a, b = math.log2(4 * s / eps), math.log2(s)
+    if c0 <= eps * a:
+        return 1.0
+    log_l1 = a * b * math.log(c0 / (eps * a))
+    return math.inf if log_l1 > 700 else float(math.ceil(math.exp(log_l1)))
+
+
+def blt20_theorem3_phase2_harmonic(s: float, eps: float, phase_start_cost: float) -> float:
+    """BLT Theorem 3, phase 2: sum of 1/L over its splits but the last is < log2(s) (C_{L1}/eps - 1).
+
+    Every split of phase 2 lowers the cost by at least eps/(L log2 s) (Lemmas 5.1(2) and 5.2), and the
+    cost stays above eps (>= the error) until the last split, so the drops before the last split add up
+    to less than C_{L1} - eps; with C_{L1} <= eps log2(4s/eps) this gives the proof's log2(s)(A - 1).
+    """
+    s = _check_size(s)
+    eps = check_real("eps", eps, 0.0, 0.5)
+    c = check_real("phase_start_cost", phase_start_cost, 0.0, math.inf, low_open=False)
+    return math.log2(s) * (c / eps - 1.0)
+
+
+# --- chapter 5 ([BDM20]) ---------------------------------------------------------------------------
+def bdm20_theorem12_union_samples(beta: float, gamma: float, alpha: float, c: float, k: int, n: int,
+                                  delta1: float, delta2: float) -> float:
+    """BDM Theorem 12's sample size as its proof gives it, with no free constant B: Lemma 11 at
+    delta1 / 3^k on each of the 3^k paths w (a union bound), eps = 2 alpha^2 (delta1/3^k)^2 (c/2)^(2k),
+    then Theorem 7 (hidden constant 1). Equals the printed form with B^k = (6^8)^k / 16."""
+    k = int(k)
+    eps = float(bdm20_lemma11_threshold(alpha, delta1 / 3**k, c, k))
+    return bdm20_theorem7_samples(beta, gamma, eps, alpha, k, n, delta2)

@@ -1,13 +1,14 @@
 """scikit-learn estimators for dtcore's learners: TopDown_G, MiniBatchTopDown_G, ID3 and FIND.
 
-Each estimator is a ``BaseEstimator`` + ``ClassifierMixin`` for **binary** classification (declared
-through scikit-learn's tags: ``__sklearn_tags__().classifier_tags.multi_class`` is False; three or
-more classes raise ``ValueError``). It works in a ``Pipeline``, ``cross_val_score`` and
-``GridSearchCV``, keeps DataFrame column names (``feature_names_in_``) and exposes the learned
-:class:`~dtcore.tree.DecisionTree` as ``tree_``.
+Each estimator is a ``BaseEstimator`` + ``ClassifierMixin`` for any number of classes. It works in a
+``Pipeline``, ``cross_val_score`` and ``GridSearchCV``, takes ``sample_weight``, accepts missing
+values (NaN), keeps DataFrame column names (``feature_names_in_``) and string labels, and exposes the
+learned :class:`~dtcore.tree.DecisionTree` as ``tree_`` with scikit-learn's fitted-tree API:
+``predict_proba``, ``apply``, ``decision_path``, ``get_depth``, ``get_n_leaves`` and
+``feature_importances_``; :mod:`dtcore.export` prints (``export_text``) and draws (``plot_tree``) it.
 
-The papers' learners read points of the Boolean cube {0,1}^n, so ``fit`` first *binarises* the
-features with thresholds learned from the training X (no labels are used):
+**Binarisation.** The papers' learners read points of the Boolean cube {0,1}^n, so ``fit`` first
+*binarises* the features with thresholds learned from the training X (no labels are used):
 
 * a column whose training values are all 0 or 1 is used as is (one Boolean feature, ``x_j``);
 * any other column j with distinct training values v_1 < ... < v_k gets Boolean features
@@ -16,12 +17,32 @@ features with thresholds learned from the training X (no labels are used):
   ``n_thresholds``: for the levels q = 1/(n_thresholds + 1), ..., n_thresholds/(n_thresholds + 1)
   the cut just above the (weighted, inverted-CDF) q-quantile of the column, without repeats.
   A cut above the largest value is never made, so no Boolean feature is constant on the sample.
+  The greedy learners default to 255 cuts per column (as histogram gradient boosting bins), FIND,
+  whose cost grows as n^d, to 8. A binarised training matrix larger than :data:`MAX_BINARY_CELLS`
+  bytes (e.g. ``n_thresholds=None`` on 50,000 rows of continuous data) is refused with a
+  ``ValueError`` before it is built.
 
 Only training points with positive ``sample_weight`` (all points when no weight is given) define the
 thresholds, and a weight of 2 acts as a repeated point, so weighting and duplicating agree.
-``predict`` applies the same thresholds to new data. ``predict_proba`` is the tree's mu_T(x) for the
-positive class, ``[1 - mu_T(x), mu_T(x)]``: the papers' trees have 0/1 leaves, so it is one-hot and
-always agrees with ``predict``.
+
+**Missing values.** A column with NaN in training gets one more Boolean feature, ``x_j is missing``,
+and a NaN is 0 in every threshold feature of its column; the learner then decides where missing
+values go by splitting on the indicator (or sends them with the ``x_j <= c`` side). A NaN at predict
+time in a column that had none in training goes, at each test of that column, to the child that
+more training weight reached (ties: the ``<= c`` child), scikit-learn's rule for that case.
+
+**Which learner runs.** On two classes without ``sample_weight`` the estimators call the papers'
+kernels (:func:`dtcore.topdown.top_down`, :func:`~dtcore.topdown.minibatch_top_down`,
+:func:`dtcore.id3.id3`, :func:`dtcore.find.find`, which also takes weights) unchanged. With three
+or more classes, or weights for the greedy learners, they call :mod:`dtcore.multiclass`, which
+builds the same trees on 0/1 labels with unit weights (k-class Gini/entropy for the greedy
+learners, least k-class misclassification for FIND).
+
+**Probabilities and labels.** Every node stores the weighted class totals of the training points
+that reach it (``tree_value_``, one row per node of ``tree_``; an empty node takes its parent's).
+``predict_proba`` is the leaf's training class proportions, as scikit-learn's tree computes it, and
+``predict`` its most frequent class (ties: the first in ``classes_``). This is the learner's own
+leaf label except on exact ties and for MiniBatchTopDown_G, which labels a leaf by its minibatch.
 
 Example
 -------
@@ -38,6 +59,9 @@ Example
 True
 >>> float(cross_val_score(clf, X, y, cv=3).mean()) > 0.9
 True
+>>> proba = clf.predict_proba(X)  # training class proportions of each leaf
+>>> bool(np.allclose(proba.sum(axis=1), 1.0))
+True
 """
 
 from __future__ import annotations
@@ -46,12 +70,15 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from scipy.sparse import csr_matrix
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .find import find
 from .id3 import id3
 from .impurity import IMPURITIES
+from .multiclass import (class_weights, impurity_k, multiclass_find, weighted_id3,
+                         weighted_minibatch_top_down, weighted_top_down)
 from .topdown import WEIGHTINGS, minibatch_top_down, top_down
 from .tree import DecisionTree
 from .validate import check_choice
@@ -60,6 +87,11 @@ __all__ = ["ThresholdBinarizer", "TopDownClassifier", "ID3Classifier", "OptimalT
 
 
 # --- binarisation ------------------------------------------------------------------------------
+
+#: the largest binarised matrix (rows x Boolean features, one byte each) a fit may build
+MAX_BINARY_CELLS = 1 << 30
+_TRANSFORM_ROWS = 2048  # rows binarised per step: the step's output stays in cache
+
 
 def _check_n_thresholds(n_thresholds: object) -> int | None:
     if n_thresholds is None:
@@ -87,10 +119,16 @@ def _column_cuts(column: np.ndarray, weight: np.ndarray, n_thresholds: int | Non
 
 
 class ThresholdBinarizer:
-    """Boolean features ``x_j > c`` from thresholds learned on a training matrix (no labels used).
+    """Boolean features ``x_j > c`` (and ``x_j is missing``) learned on a training matrix (no labels used).
 
-    See :mod:`dtcore.estimators` for the rule. ``columns[k]`` and ``cuts[k]`` say that Boolean
-    feature k is ``X[:, columns[k]] > cuts[k]``; ``passthrough[k]`` marks a 0/1 column used as is.
+    See :mod:`dtcore.estimators` for the rule. Boolean feature k is ``X[:, columns[k]] > cuts[k]``
+    (False for a missing value); ``passthrough[k]`` marks a 0/1 column used as is and ``missing[k]``
+    a missing-value indicator, ``isnan(X[:, columns[k]])``, made for every column with NaN in training.
+
+    Parameters
+    ----------
+    n_thresholds : int or None, default=16
+        At most this many quantile cut points per real-valued column; None: every midpoint.
     """
 
     def __init__(self, n_thresholds: int | None = 16) -> None:
@@ -98,7 +136,28 @@ class ThresholdBinarizer:
 
     def fit(self, X: np.ndarray, sample_weight: np.ndarray | None = None,
             feature_names: list[str] | None = None) -> "ThresholdBinarizer":
-        """Learn the cut points of every column of ``X`` (2-D, finite) from rows of positive weight."""
+        """Learn the cut points of every column of ``X`` from the rows of positive weight.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values; NaN marks a missing value (infinities are refused by the estimators).
+        sample_weight : array of shape (m,), optional
+            Non-negative weights (a weight of 2 acts as a repeated row, 0 as an absent one).
+        feature_names : list of str, optional
+            Names of the p columns (default ``x0, x1, ...``).
+
+        Returns
+        -------
+        ThresholdBinarizer
+            self.
+
+        Raises
+        ------
+        ValueError
+            When the binarised training matrix would exceed :data:`MAX_BINARY_CELLS` bytes (for
+            instance ``n_thresholds=None`` on many rows of continuous data).
+        """
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] < 1:
             raise ValueError(f"X must be a 2-D array with at least one row, got shape {X.shape}")
@@ -110,21 +169,37 @@ class ThresholdBinarizer:
         Xk, wk = X[keep], weight[keep]
         self.n_input = n
         self.input_names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(n)]
-        columns, cuts, passthrough = [], [], []
+        columns, cuts, passthrough, missing = [], [], [], []
         for j in range(n):  # one NumPy body per column
             col = Xk[:, j]
-            if np.isin(col, (0.0, 1.0)).all():
+            seen = ~np.isnan(col)
+            col, w = col[seen], wk[seen]
+            if col.size and np.isin(col, (0.0, 1.0)).all():
                 c, through = np.array([0.5]), True
             else:
-                c, through = _column_cuts(col, wk, self.n_thresholds), False
+                c, through = _column_cuts(col, w, self.n_thresholds), False
             columns += [j] * c.size
             cuts += c.tolist()
             passthrough += [through] * c.size
+            missing += [False] * c.size
+            if not seen.all():  # a missing-value indicator: the tree learns where NaN goes
+                columns.append(j)
+                cuts.append(np.nan)
+                passthrough.append(False)
+                missing.append(True)
         if not columns:  # every column constant: one constant-0 feature keeps the tree well defined
-            columns, cuts, passthrough = [0], [np.inf], [False]
+            columns, cuts, passthrough, missing = [0], [np.inf], [False], [False]
+        cells = int(keep.sum()) * len(columns)
+        if cells > MAX_BINARY_CELLS:
+            raise ValueError(
+                f"n_thresholds={self.n_thresholds!r} gives {len(columns)} Boolean features on {int(keep.sum())} "
+                f"rows, a {cells / 2**30:.1f} GiB binary matrix (the limit is {MAX_BINARY_CELLS / 2**30:.0f} GiB "
+                f"= dtcore.estimators.MAX_BINARY_CELLS); pass an integer n_thresholds, e.g. 255")
         self.columns = np.asarray(columns, dtype=np.int64)
         self.cuts = np.asarray(cuts, dtype=np.float64)
         self.passthrough = np.asarray(passthrough, dtype=bool)
+        self.missing = np.asarray(missing, dtype=bool)
+        self.missing_columns = np.unique(self.columns[self.missing])
         return self
 
     @property
@@ -132,21 +207,98 @@ class ThresholdBinarizer:
         """Number of Boolean features."""
         return int(self.columns.size)
 
+    def feature_name(self, k: int, decimals: int = 4) -> str:
+        """The readable test of Boolean feature k: ``name``, ``name > cut`` or ``name is missing``.
+
+        Parameters
+        ----------
+        k : int
+            The Boolean feature's index.
+        decimals : int, default=4
+            Significant digits of the cut.
+
+        Returns
+        -------
+        str
+        """
+        name = self.input_names[self.columns[k]]
+        if self.missing[k]:
+            return f"{name} is missing"
+        return name if self.passthrough[k] else f"{name} > {self.cuts[k]:.{decimals}g}"
+
     @property
     def feature_names(self) -> list[str]:
-        """A readable name per Boolean feature: ``name`` for a 0/1 column, ``name > cut`` otherwise."""
-        out = []
-        for j, c, through in zip(self.columns, self.cuts, self.passthrough):
-            name = self.input_names[j]
-            out.append(name if through else f"{name} > {c:.4g}")
-        return out
+        """A readable name per Boolean feature: ``name`` for a 0/1 column, ``name > cut`` or
+        ``name is missing`` otherwise."""
+        return [self.feature_name(k) for k in range(self.n_features)]
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """The (m, n_features) uint8 matrix of Boolean features of ``X``."""
+    def _check(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_input:
             raise ValueError(f"X must have shape (m, {self.n_input}), got {X.shape}")
-        return np.ascontiguousarray((X[:, self.columns] > self.cuts[None, :]).astype(np.uint8))
+        return X
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """The Boolean features of ``X``, built a block of rows at a time.
+
+        A missing value is 1 in its column's indicator and 0 in every threshold feature.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one.
+
+        Returns
+        -------
+        ndarray of shape (m, n_features), uint8
+        """
+        X = self._check(X)
+        out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
+        blocks = []
+        for j, start, stop in self._blocks():  # per input column: its indicator, its ascending cuts
+            has_indicator = bool(self.missing[stop - 1])  # the indicator is a column's last feature
+            blocks.append((j, start, stop - has_indicator, has_indicator))
+        rank = np.arange(max(stop - start for _, start, stop, _ in blocks) if blocks else 0)
+        for s in range(0, X.shape[0], _TRANSFORM_ROWS):  # blocks of rows that stay in cache
+            rows, part = X[s:s + _TRANSFORM_ROWS], out[s:s + _TRANSFORM_ROWS]
+            for j, start, stop, has_indicator in blocks:  # one NumPy body per input column
+                column = rows[:, j]
+                missing = np.isnan(column)
+                if has_indicator:
+                    part[:, stop] = missing
+                # x > c for the ascending cuts c holds exactly for the cuts below x; NaN for none
+                below = np.searchsorted(self.cuts[start:stop], column, side="left")
+                below[missing] = 0
+                np.less(rank[None, : stop - start], below[:, None], out=part[:, start:stop], casting="unsafe")
+        return out
+
+    def _blocks(self) -> list[tuple[int, int, int]]:
+        """(column, first feature, end) of each input column's contiguous block of features."""
+        starts = np.flatnonzero(np.r_[True, self.columns[1:] != self.columns[:-1]])
+        ends = np.r_[starts[1:], self.columns.size]
+        return [(int(self.columns[a]), int(a), int(b)) for a, b in zip(starts, ends)]
+
+    def unseen_missing(self, X: np.ndarray) -> np.ndarray | None:
+        """Where a missing value meets a column that had none in training.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one.
+
+        Returns
+        -------
+        ndarray of shape (m, n_features), bool, or None
+            True where the row's value of the feature's column is missing and the column had no
+            missing value in training; None when there is no such value.
+        """
+        X = self._check(X)
+        nan = np.isnan(X)
+        if self.missing_columns.size:
+            nan[:, self.missing_columns] = False
+        if not nan.any():
+            return None
+        return nan[:, self.columns]
 
 
 # --- the shared estimator machinery --------------------------------------------------------------
@@ -167,25 +319,28 @@ def _check_int_param(name: str, value: object, low: int, allow_none: bool = Fals
     return int(value)
 
 
-class _BinaryTreeClassifier(ClassifierMixin, BaseEstimator):
-    """Shared fit/predict: validation, label encoding, binarisation, the tree and its rendering."""
+class _TreeClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fit/predict: validation, label encoding, binarisation, the tree and its fitted-tree API."""
+
+    #: impurity used by ``feature_importances_`` (subclasses with an ``impurity`` parameter use theirs)
+    _importance_impurity = "gini"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False  # the papers' learners are binary classifiers
+        tags.input_tags.allow_nan = True  # missing values: see the module docstring
         return tags
 
-    # subclasses: validate their own parameters and grow a DecisionTree on 0/1 data
+    # subclasses: validate their own parameters and grow a DecisionTree on 0/1 features
     def _validate_params(self) -> None:
         raise NotImplementedError
 
-    def _grow(self, Xb: np.ndarray, yb: np.ndarray, weight: np.ndarray | None) -> DecisionTree:
+    def _grow(self, Xb: np.ndarray, y: np.ndarray, n_classes: int, weight: np.ndarray | None) -> DecisionTree:
         raise NotImplementedError
 
     def _fit(self, X, y, sample_weight=None):
         self._validate_params()
         n_thresholds = _check_n_thresholds(self.n_thresholds)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         weight = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         if weight is not None:
@@ -193,61 +348,199 @@ class _BinaryTreeClassifier(ClassifierMixin, BaseEstimator):
             if not positive.any():
                 raise ValueError("sample_weight must have at least one positive entry")
             X, y, weight = X[positive], y[positive], weight[positive]
-        classes = np.unique(y)
-        if classes.size > 2:
-            y_type = type_of_target(y, input_name="y", raise_unknown=True)
-            raise ValueError(f"Only binary classification is supported. The type of the target is "
-                             f"{y_type}: y has {classes.size} classes, {type(self).__name__} "
-                             f"accepts at most 2")
-        self.classes_ = classes
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.n_classes_ = int(self.classes_.size)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         self.binarizer_ = ThresholdBinarizer(n_thresholds).fit(X, weight, names)
         Xb = self.binarizer_.transform(X)
-        yb = (y == classes[-1]).astype(np.uint8) if classes.size == 2 else np.zeros(y.shape[0], np.uint8)
-        tree = self._grow(Xb, yb, weight)
+        tree = self._grow(Xb, y_index.astype(np.int64), self.n_classes_, weight)
         tree.feature_names = self.binarizer_.feature_names
         self.tree_ = tree
         self.n_binary_features_ = self.binarizer_.n_features
+        # the class weights of the training points reaching every node: probabilities, importances
+        path, _ = self._paths(Xb, None)
+        value = np.asarray(path.T @ class_weights(y_index, self.n_classes_, weight))
+        for node in self._top_down_order():  # parents first: an empty node takes its parent's value
+            for child in (tree.child0[node], tree.child1[node]):
+                if child >= 0 and value[child].sum() <= 0:
+                    value[child] = value[node]
+        self.tree_value_ = value
         return self
 
-    def _binary(self, X) -> np.ndarray:
+    def _top_down_order(self) -> list[int]:
+        order, stack = [], [0]
+        while stack:  # one step per node
+            node = stack.pop()
+            order.append(node)
+            if self.tree_.feature[node] >= 0:
+                stack += [self.tree_.child0[node], self.tree_.child1[node]]
+        return order
+
+    def _paths(self, Xb: np.ndarray, unseen: np.ndarray | None):
+        """The (m, node_count) CSR indicator of the nodes each row visits, and each row's leaf.
+
+        A row whose value is missing in a column that had no missing value in training (``unseen``)
+        goes, at a test of that column, to the child that more training weight reached (ties: the
+        ``<= cut`` child), as scikit-learn's trees do.
+        """
+        tree = self.tree_
+        feature = np.asarray(tree.feature)
+        child0, child1 = np.asarray(tree.child0), np.asarray(tree.child1)
+        m = Xb.shape[0]
+        rows, nodes = [np.arange(m)], [np.zeros(m, dtype=np.int64)]
+        if unseen is not None:
+            mass = self.tree_value_.sum(axis=1)
+            heavier_right = np.where(feature >= 0, mass[child1] > mass[child0], False)
+        at = np.zeros(m, dtype=np.int64)
+        active = np.flatnonzero(feature[at] >= 0)
+        while active.size:  # one pass per tree level
+            here = at[active]
+            f = feature[here]
+            right = Xb[active, f] == 1
+            if unseen is not None:
+                right = np.where(unseen[active, f], heavier_right[here], right)
+            at[active] = np.where(right, child1[here], child0[here])
+            rows.append(active)
+            nodes.append(at[active])
+            active = active[feature[at[active]] >= 0]
+        r, c = np.concatenate(rows), np.concatenate(nodes)
+        path = csr_matrix((np.ones(r.size, dtype=np.int64), (r, c)), shape=(m, tree.node_count))
+        path.sort_indices()
+        return path, at
+
+    def _input(self, X) -> tuple[np.ndarray, np.ndarray | None]:
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.binarizer_.transform(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        return self.binarizer_.transform(X), self.binarizer_.unseen_missing(X)
+
+    def decision_path(self, X):
+        """The nodes each sample visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features_in_)
+            Samples (NaN allowed).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (m, tree_.node_count)
+            Entry (i, v) is 1 when sample i passes through node v of ``tree_``.
+        """
+        return self._paths(*self._input(X))[0]
+
+    def apply(self, X) -> np.ndarray:
+        """The id of the leaf (a node of ``tree_``) each sample reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features_in_)
+            Samples (NaN allowed).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            Leaf node ids.
+        """
+        return self._leaves(X)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities ``(m, n_classes)``: [1 - mu_T(x), mu_T(x)] (one-hot for 0/1 leaves)."""
-        Xb = self._binary(X)
-        mu = self.tree_.predict_proba(Xb)
-        if self.classes_.size == 1:
-            return np.ones((mu.size, 1))
-        return np.column_stack([1.0 - mu, mu])
+        """Class probabilities: the (weighted) training class proportions in the sample's leaf.
 
-    def predict(self, X) -> np.ndarray:
-        """The tree's label for every row, in the classes given to ``fit``."""
-        Xb = self._binary(X)
-        label = self.tree_.predict(Xb)
-        if self.classes_.size == 1:
-            return np.repeat(self.classes_, label.size)
-        return self.classes_[label.astype(np.int64)]
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features_in_)
+            Samples (NaN allowed).
 
-    def export_text(self) -> str:
-        """The fitted tree as indented text, with the Boolean features' names and the classes.
-
-        Like ``sklearn.tree.export_text``: one line per node, ``name > cut?`` at a query node, then
-        its ``0 ->`` (false) and ``1 ->`` (true) branches; leaves show the class label.
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
         """
         check_is_fitted(self, "tree_")
-        text = self.tree_.to_text()
-        if self.classes_.size == 2:
-            zero, one = (str(c) for c in self.classes_)
-            text = text.replace("leaf: 0", f"class: {zero}").replace("leaf: 1", f"class: {one}")
-        else:
-            text = text.replace("leaf: 0", f"class: {self.classes_[0]}")
-        return text
+        leaf = self._leaves(X)
+        value = self.tree_value_[leaf]
+        return value / value.sum(axis=1, keepdims=True)
+
+    def _leaves(self, X) -> np.ndarray:
+        return self._paths(*self._input(X))[1]
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of every sample (ties: the first in ``classes_``), as scikit-learn's tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features_in_)
+            Samples (NaN allowed).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            Labels from ``classes_``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def get_depth(self) -> int:
+        """The depth of the fitted tree.
+
+        Returns
+        -------
+        int
+            The longest root-to-leaf path (0 for a single leaf).
+        """
+        check_is_fitted(self, "tree_")
+        return int(self.tree_.depth)
+
+    def get_n_leaves(self) -> int:
+        """The number of leaves of the fitted tree.
+
+        Returns
+        -------
+        int
+            ``tree_.size``.
+        """
+        check_is_fitted(self, "tree_")
+        return int(self.tree_.size)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of each input column, normalised to sum to 1 (all 0 for one leaf).
+
+        As scikit-learn defines it: the sum over the nodes testing the column (any of its thresholds or
+        its missing indicator) of W(v) I(v) - W(v0) I(v0) - W(v1) I(v1), W the training weight reaching
+        a node and I the k-class impurity (:func:`dtcore.multiclass.impurity_k`; Gini for FIND).
+        """
+        check_is_fitted(self, "tree_")
+        tree, value = self.tree_, self.tree_value_
+        mass = value.sum(axis=1)
+        impurity = impurity_k(self._importance_impurity, value / np.where(mass > 0, mass, 1.0)[:, None])
+        feature = np.asarray(tree.feature)
+        inner = np.flatnonzero(feature >= 0)
+        c0, c1 = np.asarray(tree.child0)[inner], np.asarray(tree.child1)[inner]
+        decrease = mass[inner] * impurity[inner] - mass[c0] * impurity[c0] - mass[c1] * impurity[c1]
+        out = np.zeros(self.n_features_in_)
+        np.add.at(out, self.binarizer_.columns[feature[inner]], np.clip(decrease, 0.0, None))
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    def export_text(self) -> str:
+        """The fitted tree as indented text over its Boolean features, with the class names.
+
+        One line per node: ``name > cut?`` at a query node, then its ``0 ->`` (false) and ``1 ->``
+        (true) branches; a leaf shows the class ``predict`` gives there
+        (:func:`dtcore.export.boolean_text`). :func:`dtcore.export.export_text` prints the layout of
+        ``sklearn.tree.export_text`` instead (``name <= cut`` / ``name >  cut`` branches).
+
+        Returns
+        -------
+        str
+        """
+        from .export import boolean_text
+
+        return boolean_text(self)
 
 
-class TopDownClassifier(_BinaryTreeClassifier):
+class TopDownClassifier(_TreeClassifier):
     """TopDown_G (Blanc–Gupta–Lange–Tan, NeurIPS 2020, Sec. 1.1) as a scikit-learn classifier.
 
     Grows a tree best-first by purity gain to ``max_leaf_nodes`` leaves
@@ -267,7 +560,7 @@ class TopDownClassifier(_BinaryTreeClassifier):
         ``"uniform"`` weights a leaf by 2^-depth and its children 1/2-1/2 (BGLT 2020, Appendix A).
     batch_size : int or None, default=None
         Minibatch size b (>= 1) of MiniBatchTopDown_G; None uses the whole sample (TopDown_G).
-    n_thresholds : int or None, default=16
+    n_thresholds : int or None, default=255
         At most this many quantile cut points per real-valued column (see :mod:`dtcore.estimators`);
         None uses every midpoint.
     random_state : int, numpy.random.Generator or None, default=None
@@ -277,21 +570,32 @@ class TopDownClassifier(_BinaryTreeClassifier):
     Attributes
     ----------
     tree_ : DecisionTree
-        The learned tree on the Boolean features (their names in ``tree_.feature_names``).
+        The learned tree on the Boolean features (their names in ``tree_.feature_names``). With two
+        classes its leaf values are the learner's 0/1 labels (1 is ``classes_[1]``); with three or
+        more they are 0 and the classes are read from ``tree_value_``.
+    tree_value_ : ndarray of shape (tree_.node_count, n_classes)
+        Weighted class totals of the training points reaching each node.
     classes_ : ndarray of shape (n_classes,)
-        The labels seen in ``fit`` (one or two); ``classes_[1]`` is the positive class.
+        The labels seen in ``fit``, sorted.
+    n_classes_ : int
+        Their number.
     n_features_in_ : int
         Number of input columns.
     feature_names_in_ : ndarray of str
         Column names, when ``fit`` got a DataFrame with string column names.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised impurity decrease per input column (see :meth:`feature_importances_`).
     binarizer_ : ThresholdBinarizer
-        The learned cut points.
+        The learned cut points and missing-value indicators.
     n_binary_features_ : int
         Number of Boolean features the tree could query.
 
     Notes
     -----
-    ``fit`` takes no ``sample_weight``: TopDown_G's purity gains count sample points (BGLT 2020).
+    Two classes without ``sample_weight`` run :func:`dtcore.topdown.top_down` (or
+    :func:`~dtcore.topdown.minibatch_top_down`) unchanged; otherwise
+    :func:`dtcore.multiclass.weighted_top_down` (or ``weighted_minibatch_top_down``), whose gains
+    weigh each point by its weight and use the k-class impurity.
 
     Examples
     --------
@@ -302,18 +606,30 @@ class TopDownClassifier(_BinaryTreeClassifier):
     >>> clf.tree_.size
     4
     >>> print(clf.export_text())
-    worst perimeter > 110.2?
-      0 -> worst concave points > 0.1521?
+    worst radius > 16.77?
+      0 -> worst concave points > 0.1358?
         0 -> class: 1
-        1 -> class: 0
-      1 -> worst perimeter > 117.5?
-        0 -> class: 0
-        1 -> class: 0
+        1 -> worst texture > 25.52?
+          0 -> class: 1
+          1 -> class: 0
+      1 -> class: 0
+    >>> from dtcore.export import export_text
+    >>> print(export_text(clf))  # scikit-learn's layout
+    |--- worst radius <= 16.77
+    |   |--- worst concave points <= 0.14
+    |   |   |--- class: 1
+    |   |--- worst concave points >  0.14
+    |   |   |--- worst texture <= 25.52
+    |   |   |   |--- class: 1
+    |   |   |--- worst texture >  25.52
+    |   |   |   |--- class: 0
+    |--- worst radius >  16.77
+    |   |--- class: 0
     """
 
     def __init__(self, max_leaf_nodes: int | None = 16, impurity: str = "gini",
                  weighting: str = "empirical", batch_size: int | None = None,
-                 n_thresholds: int | None = 16, random_state=None) -> None:
+                 n_thresholds: int | None = 255, random_state=None) -> None:
         self.max_leaf_nodes = max_leaf_nodes
         self.impurity = impurity
         self.weighting = weighting
@@ -331,21 +647,51 @@ class TopDownClassifier(_BinaryTreeClassifier):
                 or (isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0)):
             raise ValueError(f"random_state must be None, an integer >= 0 or a numpy.random.Generator, got {rs!r}")
 
-    def _grow(self, Xb, yb, weight) -> DecisionTree:
+    @property
+    def _importance_impurity(self) -> str:
+        return self.impurity
+
+    def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
         t = Xb.shape[0] if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
+        rng = None
+        if self.batch_size is not None:
+            rs = self.random_state
+            rng = rs if isinstance(rs, np.random.Generator) else np.random.default_rng(0 if rs is None else rs)
+        if n_classes <= 2 and weight is None:  # the papers' kernels: 0/1 labels, unit weights
+            yb = y.astype(np.uint8)
+            if self.batch_size is None:
+                return top_down(Xb, yb, size=t, impurity=self.impurity, weighting=self.weighting).tree
+            return minibatch_top_down(Xb, yb, size=t, batch_size=int(self.batch_size), impurity=self.impurity,
+                                      rng=rng, weighting=self.weighting).tree
         if self.batch_size is None:
-            return top_down(Xb, yb, size=t, impurity=self.impurity, weighting=self.weighting).tree
-        rs = self.random_state
-        rng = rs if isinstance(rs, np.random.Generator) else np.random.default_rng(0 if rs is None else rs)
-        return minibatch_top_down(Xb, yb, size=t, batch_size=int(self.batch_size), impurity=self.impurity, rng=rng,
-                                  weighting=self.weighting).tree
+            return weighted_top_down(Xb, y, n_classes, size=t, sample_weight=weight, impurity=self.impurity,
+                                     weighting=self.weighting).tree
+        return weighted_minibatch_top_down(Xb, y, n_classes, size=t, batch_size=int(self.batch_size), rng=rng,
+                                           sample_weight=weight, impurity=self.impurity,
+                                           weighting=self.weighting).tree
 
-    def fit(self, X, y) -> "TopDownClassifier":
-        """Binarise X, encode y (two labels: ``classes_[1]`` is 1) and grow the tree."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None) -> "TopDownClassifier":
+        """Binarise X and grow the tree.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (m, p)
+            Training samples; NaN marks a missing value.
+        y : array-like of shape (m,)
+            Class labels (any number of classes).
+        sample_weight : array-like of shape (m,), optional
+            Non-negative weights; a weight multiplies the point's counts in every purity gain (an
+            integer weight acts as that many copies of the point).
+
+        Returns
+        -------
+        TopDownClassifier
+            self.
+        """
+        return self._fit(X, y, sample_weight)
 
 
-class ID3Classifier(_BinaryTreeClassifier):
+class ID3Classifier(_TreeClassifier):
     """ID3 (Brutzkus–Daniely–Malach, COLT 2020, Algorithm 1; :func:`dtcore.id3.id3`) for scikit-learn.
 
     Depth-first: splits on the feature of largest gain until every leaf is pure.
@@ -356,17 +702,19 @@ class ID3Classifier(_BinaryTreeClassifier):
         The impurity C of the gain.
     max_depth : int or None, default=None
         Depth limit (>= 0), passed to :func:`dtcore.id3.id3`; None grows until pure.
-    n_thresholds : int or None, default=16
+    n_thresholds : int or None, default=255
         At most this many quantile cut points per real-valued column; None uses every midpoint.
 
     Attributes
     ----------
-    tree_, classes_, n_features_in_, feature_names_in_, binarizer_, n_binary_features_
+    tree_, tree_value_, classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_, \
+binarizer_, n_binary_features_
         As in :class:`TopDownClassifier`.
 
     Notes
     -----
-    ``fit`` takes no ``sample_weight``: ID3's gains count sample points.
+    Two classes without ``sample_weight`` run :func:`dtcore.id3.id3` unchanged; otherwise
+    :func:`dtcore.multiclass.weighted_id3` (k-class impurity, weighted counts).
 
     Examples
     --------
@@ -380,7 +728,7 @@ class ID3Classifier(_BinaryTreeClassifier):
     """
 
     def __init__(self, impurity: str = "gini", max_depth: int | None = None,
-                 n_thresholds: int | None = 16) -> None:
+                 n_thresholds: int | None = 255) -> None:
         self.impurity = impurity
         self.max_depth = max_depth
         self.n_thresholds = n_thresholds
@@ -389,16 +737,37 @@ class ID3Classifier(_BinaryTreeClassifier):
         _check_choice("impurity", self.impurity, tuple(IMPURITIES))
         _check_int_param("max_depth", self.max_depth, 0, allow_none=True)
 
-    def _grow(self, Xb, yb, weight) -> DecisionTree:
+    @property
+    def _importance_impurity(self) -> str:
+        return self.impurity
+
+    def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
         depth = None if self.max_depth is None else int(self.max_depth)
-        return id3(Xb, yb, impurity=self.impurity, depth=depth).tree
+        if n_classes <= 2 and weight is None:  # the paper's kernel: 0/1 labels, unit weights
+            return id3(Xb, y.astype(np.uint8), impurity=self.impurity, depth=depth).tree
+        return weighted_id3(Xb, y, n_classes, sample_weight=weight, impurity=self.impurity, depth=depth)
 
-    def fit(self, X, y) -> "ID3Classifier":
-        """Binarise X, encode y and run ID3."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None) -> "ID3Classifier":
+        """Binarise X and run ID3.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (m, p)
+            Training samples; NaN marks a missing value.
+        y : array-like of shape (m,)
+            Class labels (any number of classes).
+        sample_weight : array-like of shape (m,), optional
+            Non-negative weights multiplying each point's counts in the gains.
+
+        Returns
+        -------
+        ID3Classifier
+            self.
+        """
+        return self._fit(X, y, sample_weight)
 
 
-class OptimalTreeClassifier(_BinaryTreeClassifier):
+class OptimalTreeClassifier(_TreeClassifier):
     """FIND (Blanc–Lange–Tan 2021, Figure 2; :func:`dtcore.find.find`): an optimal depth-d tree.
 
     Returns a tree of depth at most ``max_depth`` with the least (weighted) training error on the
@@ -414,10 +783,16 @@ class OptimalTreeClassifier(_BinaryTreeClassifier):
 
     Attributes
     ----------
-    tree_, classes_, n_features_in_, feature_names_in_, binarizer_, n_binary_features_
-        As in :class:`TopDownClassifier`.
+    tree_, tree_value_, classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_, \
+binarizer_, n_binary_features_
+        As in :class:`TopDownClassifier` (importances use the Gini impurity).
     training_error_ : float
         FIND's optimal (weighted) training error fraction on the Boolean features.
+
+    Notes
+    -----
+    Two classes run :func:`dtcore.find.find` unchanged (with the weights); three or more run
+    :func:`dtcore.multiclass.multiclass_find`, exact least misclassification over the k classes.
 
     Examples
     --------
@@ -450,11 +825,30 @@ class OptimalTreeClassifier(_BinaryTreeClassifier):
     def _validate_params(self) -> None:
         _check_int_param("max_depth", self.max_depth, 0)
 
-    def _grow(self, Xb, yb, weight) -> DecisionTree:
-        result = find(Xb, yb, depth=int(self.max_depth), sample_weight=weight)
-        self.training_error_ = float(result.error)
-        return result.tree
+    def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
+        if n_classes <= 2:  # the paper's kernel: 0/1 labels (it takes weights)
+            result = find(Xb, y.astype(np.uint8), depth=int(self.max_depth), sample_weight=weight)
+            self.training_error_ = float(result.error)
+            return result.tree
+        tree, errors, _ = multiclass_find(Xb, y, n_classes, depth=int(self.max_depth), sample_weight=weight)
+        self.training_error_ = errors / (float(weight.sum()) if weight is not None else Xb.shape[0])
+        return tree
 
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
-        """Binarise X, encode y and run FIND; ``sample_weight`` weighs each point's error."""
+        """Binarise X and run FIND.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (m, p)
+            Training samples; NaN marks a missing value.
+        y : array-like of shape (m,)
+            Class labels (any number of classes: least misclassification over all of them).
+        sample_weight : array-like of shape (m,), optional
+            Non-negative weights of each point's error.
+
+        Returns
+        -------
+        OptimalTreeClassifier
+            self.
+        """
         return self._fit(X, y, sample_weight)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cube import ProductDistribution, all_points, resolve_distribution
-from .id3 import _batched_gains
+from .id3 import _batched_gains, first_best
 from .impurity import get_impurity
 from .tree import DecisionTree
 from .validate import check_int
@@ -605,7 +605,7 @@ def id3_sizes(tables: np.ndarray, impurity: str = "entropy") -> tuple[np.ndarray
         N = np.full(n11.shape[0], 2**k, dtype=np.int64)
         n1 = np.full(n11.shape, 2 ** (k - 1), dtype=np.int64)
         g = _batched_gains(N, ones[level].reshape(-1), n1, n11, C)
-        choice = free[np.arange(level.size)[:, None], np.argmax(g, axis=1).reshape(level.size, B)]  # (L, B)
+        choice = free[np.arange(level.size)[:, None], first_best(g).reshape(level.size, B)]  # (L, B)
         c0 = sub.children[level[:, None], choice, 0]
         c1 = sub.children[level[:, None], choice, 1]
         size[level] = np.where(const[level], 1, size[c0, columns] + size[c1, columns])

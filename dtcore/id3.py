@@ -78,6 +78,10 @@ def _majority(ny: int, N: int) -> float:
     return 1.0 if 2 * ny >= N else 0.0
 
 
+#: Gains within this of a node's best gain are ties, and ties go to the smallest index. A gain is a
+#: difference of impurities of order 1, so float rounding leaves errors near 1e-16: gains equal in
+#: exact arithmetic can differ by ~1e-16 and plain ``np.argmax`` would then pick a larger index.
+GAIN_TIE_TOLERANCE = 1e-12
 _GAIN_BLOCK = 1 << 14                     # nodes x features whose gains are computed at once
 _PIECE = 255                              # rows an 8-bit lane can count without overflow
 _LOW_BITS = np.uint64(0x0101010101010101)  # bit 0 of each of the 8 bytes of a word
@@ -127,6 +131,14 @@ def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
     return out.reshape(S, 64 * W)
 
 
+def first_best(g: np.ndarray, tolerance: float = GAIN_TIE_TOLERANCE) -> np.ndarray:
+    """Per row of ``g`` (nodes x features; ``-inf`` marks features not in A), the smallest index
+    whose gain is within ``tolerance`` of the row's best: Algorithm 1's argmax with ties to the
+    smallest index, robust to the rounding of gains that are equal in exact arithmetic."""
+    best = g.max(axis=1, keepdims=True)
+    return np.argmax(g >= best - tolerance, axis=1)
+
+
 def _batched_gains(N: np.ndarray, ny: np.ndarray, n1: np.ndarray, n11: np.ndarray,
                    C: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Gain(S_k, i) for a batch of nodes k (rows) and every feature i (BDM 2020, Sec. 1.1):
@@ -172,7 +184,10 @@ def id3(X: np.ndarray, y: np.ndarray, *, impurity: Impurity = "gini",
     Notes
     -----
     * **Pure node**: all labels equal -> a leaf with that label (the paper's base case).
-    * **Split**: j = argmax_{i in A} Gain(S, i); ties go to the smallest index (``np.argmax``).
+    * **Split**: j = argmax_{i in A} Gain(S, i); ties go to the smallest index. Gains within
+      :data:`GAIN_TIE_TOLERANCE` (1e-12) of the best are ties (:func:`first_best`): gains equal in
+      exact arithmetic differ by ~1e-16 after float rounding, which would otherwise send a tie to a
+      larger index.
     * **Empty branch** (the paper leaves it undefined): the chosen x_j can be constant on S (its
       gain is then 0, so this happens only when no feature in A has positive gain); the child
       receiving no examples becomes a leaf labelled with the parent's majority label.
@@ -284,7 +299,7 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
             allowed = available[None, :] & ~used[nodes]
             g = _batched_gains(N[nodes], ny[nodes], n1, n11, C)
             np.copyto(g, -np.inf, where=~allowed)   # every open node has an allowed feature
-            j[nodes] = np.argmax(g, axis=1)
+            j[nodes] = first_best(g)
         kk = np.arange(K)
         majority = (2 * ny >= N).astype(np.float64)
         # children (node k, branch b) in the order k, then b

@@ -106,6 +106,40 @@ def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_v
     return X_out, v_out, queries
 
 
+def _draw_sensitive_pairs_shared(dist: ProductDistribution, oracle: Oracle, pairs_per_variable: int,
+                                 rng: np.random.Generator, skip_unchanged: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """The paper's Sec. 5.2 drawing: one x ~ mu shared by its n pairs (x, x^(i)), i = 1..n.
+
+    As :func:`_draw_sensitive_pairs` (same return values), but every drawn x serves all n variables:
+    f(x) is queried once per x and f(x^(i)) once per variable. With ``skip_unchanged`` the pairs whose
+    redrawn bit equals the old one are not queried (x^(i) = x), and f(x) only when some bit moved;
+    without it every f(x^(i)) is queried, as the paper's estimator is written: n + 1 labels per x.
+    """
+    n = dist.n
+    kept_x, kept_var, queries = [], [], 0
+    block = max(1, _CHUNK_ROWS // n)
+    for start in range(0, pairs_per_variable, block):  # fixed-size blocks of points, vectorised inside
+        rows = min(block, pairs_per_variable - start)
+        X = dist.sample(rows, rng)
+        fresh = (rng.random((rows, n)) < dist.p[None, :]).astype(np.uint8)
+        moved = fresh != X
+        point, var = np.nonzero(moved)
+        Xb = X[point]
+        Xb[np.arange(point.size), var] = fresh[point, var]
+        base = np.asarray(oracle(X))
+        yb = np.asarray(oracle(Xb))
+        if skip_unchanged:
+            queries += int(moved.any(axis=1).sum()) + point.size
+        else:
+            queries += rows * (n + 1)
+        sens = base[point] != yb
+        kept_x.append(X[point[sens]])
+        kept_var.append(var[sens].astype(np.int64))
+    X_out = np.concatenate(kept_x) if kept_x else np.zeros((0, n), np.uint8)
+    v_out = np.concatenate(kept_var) if kept_var else np.zeros(0, np.int64)
+    return X_out, v_out, queries
+
+
 def estimate_scores(tree: DecisionTree, oracle: Oracle, dist: ProductDistribution, m: int,
                     rng: np.random.Generator) -> np.ndarray:
     """The estimator of Equation (1) for every leaf and variable, from m pairs per variable.
@@ -165,8 +199,12 @@ class PracticalScorer:
     """
 
     def __init__(self, oracle: Oracle, dist: ProductDistribution, eps: float, delta: float,
-                 rng: np.random.Generator) -> None:
+                 rng: np.random.Generator, *, shared_x: bool = False, skip_unchanged: bool = True,
+                 schedule_scale: float = 1.0) -> None:
         self.oracle = oracle
+        self.shared_x = shared_x
+        self.skip_unchanged = skip_unchanged
+        self.schedule_scale = schedule_scale
         self.dist = dist
         self.n = dist.n
         self.eps = eps
@@ -226,14 +264,20 @@ class PracticalScorer:
         tree = frontier.tree
         lookup = np.full(tree.node_count, -1, dtype=np.int64)
         lookup[frontier.nodes] = frontier.states
-        need = math.ceil(m_score(j, self.delta, self.eps, self.n)) - self.pairs_per_variable
+        scale = self.schedule_scale
+        need = math.ceil(scale * m_score(j, self.delta, self.eps, self.n)) - self.pairs_per_variable
         if need > 0:
-            X, var, q = _draw_sensitive_pairs(self.dist, self.oracle, need, self.rng)
+            if self.shared_x:
+                X, var, q = _draw_sensitive_pairs_shared(self.dist, self.oracle, need, self.rng, self.skip_unchanged)
+            else:
+                X, var, q = _draw_sensitive_pairs(self.dist, self.oracle, need, self.rng)
+                if not self.skip_unchanged:  # every pair queried twice, moved or not
+                    q = 2 * need * self.n
             self.label_queries += q
             self.pairs_per_variable += need
             self.pairs.add(point_index(X), self._route(tree, lookup, X), var)
-        self._top_up_labelled(self.ll, math.ceil(m_label(j, self.eps, self.delta)), tree, lookup)
-        self._top_up_labelled(self.ee, math.ceil(m_error(j, self.eps, self.delta)), tree, lookup)
+        self._top_up_labelled(self.ll, math.ceil(scale * m_label(j, self.eps, self.delta)), tree, lookup)
+        self._top_up_labelled(self.ee, math.ceil(scale * m_error(j, self.eps, self.delta)), tree, lookup)
 
     def refresh(self, frontier: Frontier) -> None:
         """Lines 9–15 of Algorithm 2: top up the samples, re-estimate every score, relabel the leaves."""
@@ -301,6 +345,9 @@ def practical_build_top_down_dt(
     delta: float,
     rng: np.random.Generator,
     size: int | None = None,
+    shared_x: bool = False,
+    skip_unchanged: bool = True,
+    schedule_scale: float = 1.0,
 ) -> PracticalResult:
     """PracticalBuildTopDownDT (Moakhar et al. 2026, Algorithm 2, Appendix B), parameter-free.
 
@@ -326,6 +373,17 @@ def practical_build_top_down_dt(
         The source of every sample.
     size : int, optional
         A safety cap on the number of leaves.
+    shared_x : bool, default=False
+        False: every score pair (x, x^(i)) has its own x ~ mu. True: one x serves all n variables,
+        as the paper's Sec. 5.2 draws them (the estimates of different variables are then
+        dependent; each one keeps its distribution, so Lemma 5.2 and the per-pair Chernoff bounds
+        are unchanged).
+    skip_unchanged : bool, default=True
+        True: a pair whose redrawn bit equals the old one (x^(i) = x) is not sent to the oracle.
+        False: every f(x) and f(x^(i)) the estimator names is queried, as the paper counts them.
+    schedule_scale : float, default=1.0
+        Multiplies the three schedules M_S, M_LL, M_EE (1: the paper's). Below 1 the guarantee is
+        no longer proved: used to find the sample sizes at which failures start.
 
     Returns
     -------
@@ -354,7 +412,9 @@ def practical_build_top_down_dt(
     rng = check_rng(rng)
     if not callable(oracle):
         raise ValueError(f"oracle must be a callable f(X) -> labels, got {type(oracle).__name__}")
-    scorer = PracticalScorer(oracle, dist, eps, delta, rng)
+    schedule_scale = check_real("schedule_scale", schedule_scale, 0.0, math.inf)
+    scorer = PracticalScorer(oracle, dist, eps, delta, rng, shared_x=bool(shared_x),
+                             skip_unchanged=bool(skip_unchanged), schedule_scale=schedule_scale)
     result = grow(scorer, stop=scorer.stop, n=dist.n, size=size)
     hist = pd.DataFrame(scorer.history)
     trace = pd.concat([result.trace.reset_index(drop=True), hist], axis=1)

@@ -39,13 +39,18 @@ LOCK = BUILD / ".book-build.lock"
 BOOK_SOURCES: tuple[str, ...] = (
     "_config.yml",
     "_toc.yml",
+    "_static",
     "book",
     "dtcore",
     "scripts/offline_mathjax.py",
     "scripts/bibtex_labels.py",
+    "scripts/bibtex_backlinks.py",
 )
 #: What a build of the book reads: the configuration, the pages and the local Sphinx extensions.
-STAGED: tuple[str, ...] = ("_config.yml", "_toc.yml", "book", "scripts/offline_mathjax.py", "scripts/bibtex_labels.py")
+STAGED: tuple[str, ...] = (
+    "_config.yml", "_toc.yml", "_static", "book",
+    "scripts/offline_mathjax.py", "scripts/bibtex_labels.py", "scripts/bibtex_backlinks.py",
+)
 
 #: The `make book` command line (kept in step with the Makefile). ``--all``: Sphinx would
 #: otherwise re-read only changed pages, so a change in dtcore alone would leave stale outputs,

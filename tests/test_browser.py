@@ -10,10 +10,20 @@ test asserts that
   and MathJax reported no TeX error;
 - every image loaded (``naturalWidth > 0``) and the local server answered every request
   (no 404, e.g. for a MathJax font);
-- the page asked for nothing outside 127.0.0.1.
+- the page asked for nothing outside 127.0.0.1;
+- no figure or table caption shows raw maths (``$``, ``\\(``, ``\\[``) once MathJax is done;
+- the page does not scroll sideways, at a desktop width (1,280 px) and a phone width (420 px):
+  anything wider than the text column (a wide table, a long display equation) must scroll inside
+  its own box (``_static/reader.css``).
 
-Screenshots are kept as build artefacts under ``_build/screenshots``: the first screen of each
-page and every figure as it appears at page width (1280-px window).
+Every screenshot is taken after MathJax's typesetting promise has resolved and its fonts have
+loaded (``MathJax.startup.promise``, then ``MathJax.typesetPromise()`` for anything added since),
+so a caption never shows half-typeset maths. Screenshots are kept as build artefacts under
+``_build/screenshots``: the first screen of each page and every figure as it appears at page width
+(1,280-px window), and the first screen of each page at 420 px (``*-420-top.png``).
+
+Chromium's profile lives in a temporary folder that is removed only after the whole process group
+has exited, with retries (a crash handler may still write into it for a moment).
 
 Chromium comes from Debian's packages: ``scripts/install_chromium.sh`` installs it (``.ci/run``
 calls it on CI). Without Chromium the test skips and says so. The browser is driven through the
@@ -45,6 +55,8 @@ from tests.test_html import BUILD, book_pages, built_book  # noqa: F401  (fixtur
 
 SCREENSHOTS = BUILD / "screenshots"
 WINDOW = (1280, 900)
+#: The widths at which no page may scroll sideways: desktop and phone.
+WIDTHS = (1280, 420)
 INSTALL_HINT = "run `sudo scripts/install_chromium.sh` (Debian package chromium) to enable it"
 PAGE_TIMEOUT_S = 120.0
 
@@ -176,6 +188,8 @@ def launch_chromium(binary: str, profile: Path) -> tuple[subprocess.Popen[bytes]
         "--disable-component-update",
         "--disable-sync",
         "--disable-extensions",
+        "--disable-crash-reporter",  # no crash handler outliving the browser in the profile
+        "--disable-breakpad",
         "--hide-scrollbars",
         "--font-render-hinting=none",
         # Network off: every host but 127.0.0.1 resolves to nothing, and any proxied request
@@ -227,20 +241,28 @@ def stop_chromium(process: subprocess.Popen[bytes]) -> None:
             time.sleep(0.1)
 
 
-def remove_profile(profile: Path) -> None:
-    """Remove Chromium's profile folder; a helper process that outlived the group may still be
-    writing into it, so retry a few times before giving up (the folder is in the temp directory)."""
+def remove_profile(profile: Path, attempts: int = 40) -> None:
+    """Remove Chromium's profile folder once nothing writes into it any more.
+
+    Called after :func:`stop_chromium` has waited for the process group to exit. A straggler (a
+    helper process re-parented away from the group) may still create files for a moment, which
+    makes ``rmtree`` fail with "Directory not empty"; each retry waits a little longer (up to
+    about 20 s in all). A folder that still cannot be removed is renamed aside, so that the test
+    itself never fails on its teardown; it is in the temporary directory either way.
+    """
     import shutil
 
-    for _ in range(20):
+    for attempt in range(attempts):
         try:
             shutil.rmtree(profile)
             return
         except FileNotFoundError:
             return
         except OSError:
-            time.sleep(0.25)
+            time.sleep(min(1.0, 0.05 * (attempt + 1)))
     shutil.rmtree(profile, ignore_errors=True)
+    if profile.exists():
+        profile.rename(profile.with_name(f"{profile.name}-stale-{os.getpid()}-{time.monotonic_ns()}"))
 
 
 # What the page reports once MathJax has finished and every image has settled.
@@ -270,6 +292,37 @@ PAGE_PROBE = r"""
       .map(e => e.getAttribute('data-mjx-error') || e.textContent).slice(0, 20);
   const main = document.querySelector('main, [role=main]') || document.body;
   const box = main.getBoundingClientRect();
+  // captions with raw maths left after typesetting
+  const rawCaptions = [];
+  for (const cap of document.querySelectorAll('figcaption, caption, .caption-text')) {
+    let text = '';
+    const w = document.createTreeWalker(cap, NodeFilter.SHOW_TEXT);
+    while (w.nextNode()) {
+      const p = w.currentNode.parentElement;
+      if (p && !p.closest('mjx-container, mjx-assistive-mml, code, pre')) text += w.currentNode.textContent;
+    }
+    if (/\$|\\\(|\\\[/.test(text)) rawCaptions.push(text.trim().slice(0, 100));
+  }
+  // sideways scroll: the page itself, and anything in the article wider than the window that no
+  // scrolling box inside the article holds
+  const article = document.querySelector('article.bd-article') || main;
+  // the emulated device's width: a phone's layout viewport grows to fit content that overflows
+  const W = Math.min(innerWidth, screen.width || innerWidth);
+  const overflow = [];
+  for (const el of article.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= W + 1) continue;
+    let held = false;
+    for (let a = el.parentElement; a && a !== article; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= W + 1) {
+        held = true; break;
+      }
+    }
+    if (!held) overflow.push(`${el.tagName.toLowerCase()} to ${Math.round(r.right)} px: ` +
+                             (el.textContent || '').trim().slice(0, 50));
+    if (overflow.length >= 10) break;
+  }
+  const pageWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
   const images = [...document.images].map((i, k) => {
     const r = i.getBoundingClientRect();
     const holder = i.closest('figure') || i;
@@ -281,7 +334,8 @@ PAGE_PROBE = r"""
   });
   return {title: document.title, hasMath, mathjaxVersion: (window.MathJax && MathJax.version) || null,
           formulas: maths.length, containers: document.querySelectorAll('mjx-container').length,
-          untypeset, raw, errors, images, contentWidth: box.width,
+          untypeset, raw, errors, images, contentWidth: box.width, rawCaptions, overflow,
+          pageWidth, windowWidth: W, articleScroll: article.scrollWidth - article.clientWidth,
           height: document.documentElement.scrollHeight};
 })()
 """
@@ -296,6 +350,8 @@ class PageReport:
     probe: dict[str, Any]
     outside_requests: list[str] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
+    #: The probe at each window width (px), for the sideways-scroll check.
+    widths: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def problems(self) -> list[str]:
         p = self.probe
@@ -307,13 +363,50 @@ class PageReport:
         found += [f"MathJax error: {e!r}" for e in p["errors"]]
         found += [f"image did not load: {i['src']}" for i in p["images"] if not i["loaded"]]
         found += [f"request outside 127.0.0.1: {u}" for u in self.outside_requests[:10]]
+        found += [f"raw maths in a caption: {t!r}" for t in p.get("rawCaptions", [])[:10]]
+        found += self.width_problems()
         return [f"{self.name}: {f}" for f in found]
+
+    def width_problems(self) -> list[str]:
+        """Sideways scrolling at each width the page was loaded at."""
+        found = []
+        for width, p in sorted(self.widths.items(), reverse=True):
+            if p["pageWidth"] > p["windowWidth"] + 1:
+                found.append(f"at {width} px the page scrolls sideways ({p['pageWidth']} px wide)")
+            if p["articleScroll"] > 1:
+                found.append(f"at {width} px the text column scrolls sideways by {p['articleScroll']} px")
+            found += [f"at {width} px wider than the window, in no scrolling box: {o}" for o in p["overflow"]]
+        return found
+
+
+# Resolves once MathJax has typeset everything on the page (including maths that came into view or
+# was added since startup) and every font it asked for has loaded, two frames later.
+MATH_SETTLED = r"""
+(async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+    if (MathJax.typesetPromise) await MathJax.typesetPromise();
+  }
+  await document.fonts.ready;
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return [...document.querySelectorAll('.math')].filter(m => !m.querySelector('mjx-container')).length;
+})()
+"""
+
+
+async def settle_maths(devtools: DevTools) -> int:
+    """Wait for MathJax's typesetting promise and its fonts; return how many formulas are untypeset."""
+    result = await devtools.send("Runtime.evaluate", expression=MATH_SETTLED, awaitPromise=True, returnByValue=True)
+    if "exceptionDetails" in result:
+        raise RuntimeError(f"waiting for MathJax failed: {result['exceptionDetails']}")
+    return int(result["result"]["value"])
 
 
 async def _save_png(devtools: DevTools, path: Path, clip: dict[str, float]) -> Path:
     # Scroll the region into view first (below the theme's fixed header): capturing beyond the
     # viewport re-lays out the whole page for every shot, which is slow on long chapters.
     await devtools.send("Runtime.evaluate", expression=f"window.scrollTo(0, {max(0.0, clip['y'] - 150)})")
+    await settle_maths(devtools)  # the maths in view is typeset and drawn before the shot
     shot = await devtools.send(
         "Page.captureScreenshot",
         format="png",
@@ -324,48 +417,65 @@ async def _save_png(devtools: DevTools, path: Path, clip: dict[str, float]) -> P
     return path
 
 
-async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[PageReport]:
-    """Load each page (path relative to the site root) and probe it; take its screenshots."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SCREENSHOTS.glob("*.png"):
+async def _load(devtools: DevTools, url: str) -> dict[str, Any]:
+    """Navigate to ``url``, wait for the load event and MathJax, and return the page probe."""
+    del devtools.events[:]  # keep only this page's events
+    await devtools.send("Page.navigate", url=url)
+    await devtools.wait_event("Page.loadEventFired", 0)
+    await settle_maths(devtools)
+    result = await devtools.send("Runtime.evaluate", expression=PAGE_PROBE, awaitPromise=True, returnByValue=True)
+    if "exceptionDetails" in result:
+        raise RuntimeError(f"{url}: probe failed: {result['exceptionDetails']}")
+    return result["result"]["value"]
+
+
+async def _set_width(devtools: DevTools, width: int) -> None:
+    await devtools.send(
+        "Emulation.setDeviceMetricsOverride",
+        width=width, height=WINDOW[1], deviceScaleFactor=1, mobile=width < 600,
+        screenWidth=width, screenHeight=WINDOW[1],
+    )
+
+
+async def check_pages(binary: str, base_url: str, pages: list[str], shots: Path = SCREENSHOTS) -> list[PageReport]:
+    """Load each page (path relative to the site root) and probe it; take its screenshots.
+
+    At the desktop width every page is probed in full and its figures are photographed; then the
+    window narrows to each other width of :data:`WIDTHS` (the page re-lays out; its maths need
+    no second typesetting) for the sideways-scroll check and a shot of its first screen.
+    """
+    shots.mkdir(parents=True, exist_ok=True)
+    for old in shots.glob("*.png"):
         old.unlink()
-    reports = []
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    reports: list[PageReport] = []
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     try:
-        process, url = launch_chromium(binary, Path(profile))
-        devtools = await DevTools.connect(url)
+        process, url = launch_chromium(binary, profile)
+        try:
+            devtools = await DevTools.connect(url)
+        except BaseException:
+            stop_chromium(process)
+            raise
         try:
             target = await devtools.send("Target.createTarget", url="about:blank")
             attached = await devtools.send("Target.attachToTarget", targetId=target["targetId"], flatten=True)
             devtools.session = attached["sessionId"]
             await devtools.send("Page.enable")
             await devtools.send("Network.enable")
-            await devtools.send(
-                "Emulation.setDeviceMetricsOverride",
-                width=WINDOW[0], height=WINDOW[1], deviceScaleFactor=1, mobile=False,
-            )
+            await _set_width(devtools, WINDOW[0])
             for page in pages:
                 start = time.perf_counter()
-                del devtools.events[:]  # keep only this page's events
-                mark = 0
-                await devtools.send("Page.navigate", url=f"{base_url}/{page}")
-                await devtools.wait_event("Page.loadEventFired", mark)
-                result = await devtools.send(
-                    "Runtime.evaluate", expression=PAGE_PROBE, awaitPromise=True, returnByValue=True
-                )
-                if "exceptionDetails" in result:
-                    raise RuntimeError(f"{page}: probe failed: {result['exceptionDetails']}")
-                probe = result["result"]["value"]
+                probe = await _load(devtools, f"{base_url}/{page}")
                 outside = [
                     e["params"]["request"]["url"]
-                    for e in devtools.events[mark:]
+                    for e in devtools.events
                     if e.get("method") == "Network.requestWillBeSent"
                     and not re.match(r"(https?://127\.0\.0\.1[:/]|data:|blob:|about:)", e["params"]["request"]["url"])
                 ]
-                report = PageReport(page, time.perf_counter() - start, probe, outside)
+                report = PageReport(page, time.perf_counter() - start, probe, outside, widths={WINDOW[0]: probe})
                 stem = Path(page).stem
                 report.screenshots.append(
-                    await _save_png(devtools, SCREENSHOTS / f"{stem}-top.png",
+                    await _save_png(devtools, shots / f"{stem}-top.png",
                                     {"x": 0, "y": 0, "width": WINDOW[0], "height": WINDOW[1]})
                 )
                 taken = set()
@@ -376,14 +486,28 @@ async def check_pages(binary: str, base_url: str, pages: list[str]) -> list[Page
                         continue  # logos and icons; two images in one output share a shot
                     taken.add(key)
                     report.screenshots.append(
-                        await _save_png(devtools, SCREENSHOTS / f"{stem}-img{image['index']:02d}.png", clip)
+                        await _save_png(devtools, shots / f"{stem}-img{image['index']:02d}.png", clip)
                     )
+                for width in WIDTHS:  # the same page, narrower: no second load or typesetting
+                    if width == WINDOW[0]:
+                        continue
+                    await _set_width(devtools, width)
+                    await settle_maths(devtools)  # two frames: the new layout is in place
+                    result = await devtools.send(
+                        "Runtime.evaluate", expression=PAGE_PROBE, awaitPromise=True, returnByValue=True
+                    )
+                    report.widths[width] = result["result"]["value"]
+                    report.screenshots.append(
+                        await _save_png(devtools, shots / f"{stem}-{width}-top.png",
+                                        {"x": 0, "y": 0, "width": width, "height": WINDOW[1]})
+                    )
+                    await _set_width(devtools, WINDOW[0])
                 reports.append(report)
         finally:
             devtools.close()
             stop_chromium(process)
     finally:
-        remove_profile(Path(profile))
+        remove_profile(profile)
     return reports
 
 
@@ -402,6 +526,7 @@ def test_every_page_renders_offline(book_server: tuple[str, list[tuple[str, int]
             "typeset": r.probe["containers"],
             "images": len(r.probe["images"]),
             "content_width_px": round(r.probe["contentWidth"]),
+            "page_width_px": {w: p["pageWidth"] for w, p in r.widths.items()},
             "screenshots": [s.name for s in r.screenshots],
         }
         for r in reports
@@ -413,3 +538,70 @@ def test_every_page_renders_offline(book_server: tuple[str, list[tuple[str, int]
     problems += [f"server answered an error for {path}" for path in missing]
     assert sum(r.probe["formulas"] for r in reports) > 0, "no formula found in the whole book"
     assert not problems, f"{len(problems)} problems in the browser:\n" + "\n".join(problems)
+
+
+FIXTURE_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body {{ margin: 0 }} article {{ display: block; width: 100%; }}</style></head><body><main>
+<article class="bd-article"><p>Text.</p>{body}</article></main></body></html>"""
+
+
+#: One-page fixtures for the browser checks, with what each must (or must not) raise.
+FIXTURES = {
+    "boxed.html": ('<div style="overflow-x: auto"><table><tr><td style="min-width: 900px">wide, in its box</td>'
+                   "</tr></table></div>", []),
+    "unboxed.html": ('<table><tr><td style="min-width: 900px">wide, no box</td></tr></table>',
+                     ["at 420 px wider than the window, in no scrolling box"]),
+    "caption.html": ("<figure><figcaption>Error against $\\eta$.</figcaption></figure>", ["raw maths in a caption"]),
+}
+
+
+def test_width_and_caption_checks_can_fail(tmp_path: Path) -> None:
+    """One-page sites in the browser (one Chromium for all): a wide table in a scrolling box passes
+    at 420 px, one outside any box is flagged, and so is a caption with raw maths."""
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip(f"headless Chromium not found; {INSTALL_HINT}")
+    site = tmp_path / "site"
+    site.mkdir()
+    for name, (body, _) in FIXTURES.items():
+        (site / name).write_text(FIXTURE_PAGE.format(body=body))
+    handler = _handler_class(str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        reports = asyncio.run(check_pages(binary, base, list(FIXTURES), shots=tmp_path / "shots"))
+    finally:
+        server.shutdown()
+        server.server_close()
+    for report in reports:
+        problems, expected = report.problems(), FIXTURES[report.name][1]
+        assert set(report.widths) == set(WIDTHS)
+        for text in expected:
+            assert any(text in p for p in problems), (report.name, problems)
+        if not expected:
+            assert problems == [], (report.name, problems)
+
+
+def test_profile_removal_outlasts_a_late_writer(tmp_path: Path) -> None:
+    """A process still writing into the profile for a moment does not fail the teardown."""
+    profile = tmp_path / "profile"
+    (profile / "Default").mkdir(parents=True)
+    stop = time.monotonic() + 0.6
+
+    def write() -> None:
+        k = 0
+        while time.monotonic() < stop:
+            try:
+                (profile / "Default").mkdir(parents=True, exist_ok=True)
+                (profile / "Default" / f"f{k}").write_text("x")
+            except OSError:
+                pass
+            k += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    remove_profile(profile)
+    writer.join()
+    remove_profile(profile)  # whatever the writer left after the first removal
+    assert not profile.exists()

@@ -24,6 +24,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dtcore.estimators import ID3Classifier, OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
+from dtcore.export import export_text
 from dtcore.find import find, training_errors
 from dtcore.id3 import id3
 from dtcore.topdown import minibatch_top_down, top_down
@@ -139,16 +140,10 @@ def test_any_two_labels_returned_as_given(make):
         assert np.array_equal(pred == labels[1], make().fit(X, y).predict(X) == 1)
 
 
-@pytest.mark.parametrize("cls", [TopDownClassifier, ID3Classifier, OptimalTreeClassifier])
-def test_more_than_two_classes_rejected(cls):
-    X, y = make_classification(n_samples=60, n_classes=3, n_informative=3, random_state=0)
-    with pytest.raises(ValueError, match="Only binary classification is supported"):
-        cls().fit(X, y)
-
-
-def test_binary_only_declared_in_tags():
+def test_multi_class_declared_in_tags():
     for est in ESTIMATORS:
-        assert est.__sklearn_tags__().classifier_tags.multi_class is False
+        tags = est.__sklearn_tags__()
+        assert tags.classifier_tags.multi_class is True and tags.input_tags.allow_nan is True
 
 
 def test_feature_names_kept_and_printed():
@@ -158,6 +153,9 @@ def test_feature_names_kept_and_printed():
     text = clf.export_text()
     assert "worst" in text and "class: 0" in text and "x5" not in text
     assert str(clf.tree_).splitlines()[0] == text.splitlines()[0]
+    first = clf.tree_.feature_names[clf.tree_.feature[0]]  # "name > cut"
+    name, cut = first.rsplit(" > ", 1)
+    assert export_text(clf).splitlines()[0] == f"|--- {name} <= {float(cut):.2f}"
     assert all(" > " in name for name in clf.tree_.feature_names)
     # a numpy array gets x0, x1, ...
     clf2 = OptimalTreeClassifier(max_depth=1).fit(X.to_numpy(), y)

@@ -232,3 +232,32 @@ def test_smoothed_covariance_failure_is_exact_for_a_dictator_and_agrees_with_pla
     p = 0.5 + rng.uniform(-0.2, 0.2, size=(20000, 2))
     plain = (np.abs(p[:, 0] * (1 - p[:, 0]) * (1 - 2 * p[:, 1])) <= 0.01).mean()  # I(D, 0) of x0 xor x1
     assert est[0, 0, 0] == pytest.approx(plain, abs=4 * se[0, 0, 0] + 0.01)
+
+
+def test_atlas_rows_kinds_follow_the_verdicts():
+    import pandas as pd
+
+    from dtcore.book.experiments import exhaustive as experiment
+    from dtcore.book.report import VerificationTable, lint_table
+
+    base = dict(paper="MGBH26", statement="s", table="00ff", measure="uniform")
+    frame = pd.DataFrame([
+        dict(base, result="Lemma C.1", form="as printed", sup_ratio=2.0, verdict="violated", exact_ratio="2"),
+        dict(base, result="Lemma C.1", form="corrected (factor 2)", sup_ratio=1.0, verdict="tight", exact_ratio=None),
+        dict(base, result="Lemma 4.2", form="depth form", sup_ratio=0.5, verdict="slack by 2", exact_ratio=None),
+        dict(base, paper="BDM20", result="Lemma 6", form="gini, proof's step (beta I^2 / (2 p(1-p)))", sup_ratio=1.0,
+             verdict="tight", exact_ratio=None),
+        dict(base, result="Lemma E.1", form="least Delta", sup_ratio=1.5, verdict="violated", exact_ratio="3/2"),
+    ])
+    table = VerificationTable()
+    experiment.atlas_rows(table, frame, known_equalities=set(), own_rows={"Lemma E.1"})
+    kinds = [row["kind"] for row in table.rows]
+    assert kinds == ["counterexample", "theorem", "identity", "theorem", "observation"]
+    assert all(row["box"] for row in table.rows)
+    assert lint_table(table) == []
+    # a bound exceeded without an exact confirmation fails its theorem row
+    failing = VerificationTable()
+    experiment.atlas_rows(failing, frame.iloc[[2]].assign(sup_ratio=1.01), known_equalities=set(), own_rows=set())
+    assert not failing.rows[0]["holds"]
+    with pytest.raises(ValueError, match="result must be"):
+        experiment.atlas_provenance("Lemma 99", "x")

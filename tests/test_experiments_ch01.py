@@ -51,7 +51,7 @@ def lower() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def constant() -> pd.DataFrame:
-    return ch01.selector_runs(n_max=8)
+    return ch01.selector_runs(n_max=8, seed=0, n_orders=3)
 
 
 # --- the traced run ------------------------------------------------------------------------------
@@ -74,9 +74,14 @@ def test_trace_glue_says_approximates_when_the_tree_is_not_exact():
 def test_trace_table_shows_the_trace_columns_and_dashes_for_the_final_row():
     run, _ = ch01.traced_run(0.05)
     styler = ch01.trace_table(run.trace)
-    assert list(styler.data.columns) == ["step", "leaves", "cost", "error", "feature", "score", "depth"]
+    assert list(styler.data.columns) == ["step", "leaves before", "cost", "error", "split on", "score of the split",
+                                         "depth of the split leaf"]
     assert len(styler.data) == len(run.trace)
-    assert "—" in styler.to_html()
+    last = styler.data.iloc[-1]  # the returned tree: no split, so no variable (the trace records -1)
+    assert pd.isna(last["split on"]) and math.isnan(last["score of the split"])
+    assert styler.data["split on"].iloc[0] == "x0"
+    html = styler.to_html()
+    assert "—" in html and "-1" not in html
 
 
 def test_trace_figures():
@@ -152,6 +157,17 @@ def test_osss_trees_keep_nonconstant_trees_and_satisfy_both_bounds(osss):
     m = ch01.osss_measures(osss)
     assert m["osss_ratio"] >= 1.0 - 1e-12 and m["lemma53_ratio"] <= 1.0 and m["parseval_gap"] <= 1e-12
     assert m["osss_ratio"] == osss["osss_ratio"].min()
+
+
+def test_small_number_text_never_uses_e_notation():
+    assert ch01.small_number_text(0.0) == "exactly"
+    assert ch01.small_number_text(2.2e-16) == "to within 2.2 × 10⁻¹⁶"
+
+
+def test_readable_tables_have_no_snake_case_headers(osss, runs):
+    for styler in (ch01.osss_tightness_table(osss), ch01.closest_table(runs)):
+        assert not any("_" in str(c) for c in styler.data.columns)
+        assert "Lemma 5" not in styler.to_html()  # book numbering: Lemmas 1.2-1.4
 
 
 def test_osss_tightness_and_glue_known_answers():
@@ -309,27 +325,100 @@ def test_nested_decoy_glue_and_figure(lower):
     assert axes_of(ch01.fig_nested(lower)) == 2
 
 
-def test_selector_runs_explicit_tree_is_exact_and_greedy_trees_are_eps_close(constant):
-    assert len(constant) == 4 * 2 and list(dict.fromkeys(constant["eps"])) == [0.1, 0.05]
+def test_selector_runs_cover_every_order_up_to_six_variables_and_a_sample_above(constant):
+    ranges = ch01.selector_ranges(constant)
+    assert list(dict.fromkeys(constant["eps"])) == [0.1, 0.05]
+    by_instance = ranges[ranges["eps"] == 0.1].set_index(["k", "t"])
+    assert by_instance.loc[(1, 1), "orders_run"] == 24 and by_instance.loc[(3, 1), "orders_run"] == 720
+    assert by_instance.loc[(1, 2), "orders_run"] == 3 and not by_instance.loc[(1, 2), "all_orders"]
+    assert len(constant) == (24 + 3 + 120 + 720) * 2
     assert (constant["explicit_gap"] == 0).all() and constant["decoys_first"].all()
-    assert (constant["error"] <= constant["eps"]).all()
+    identity = constant[constant["order"] == 0]
+    assert identity["error"].notna().all() and (identity["error"] <= identity["eps"]).all()
+    assert constant.loc[constant["order"] > 0, "error"].isna().all()
+    # the tie-breaking order moves the greedy size: k = 3, t = 1 at ε = 0.05 spans 19 to 25 leaves
+    spans = ranges.set_index(["eps", "k", "t"])
+    assert (spans.loc[(0.05, 3, 1), "size_min"], spans.loc[(0.05, 3, 1), "size_max"]) == (19, 25)
     with pytest.raises(ValueError, match="n_max"):
-        ch01.selector_runs(n_max=3)
+        ch01.selector_runs(n_max=3, seed=0, n_orders=2)
+    with pytest.raises(ValueError, match="n_orders"):
+        ch01.selector_runs(n_max=8, seed=0, n_orders=0)
 
 
-def test_selector_measures_table_glue_and_figure(constant):
+def test_selector_lockstep_sizes_match_single_runs_under_every_order():
+    from dtcore.buildtopdown import build_top_down_dt
+    from dtcore.functions import decoy_selector_parity
+    f = truth_table(lambda X: decoy_selector_parity(X, 2, 1), 5)
+    orders, every = ch01.variable_orders(5, 1, np.random.default_rng(0))
+    assert every and len(orders) == 120 and (orders[0] == np.arange(5)).all()
+    tables = ch01.permute_variables(f, orders[::17])
+    positions = np.argsort(orders[::17], axis=1)[:, :2]
+    sizes, first = ch01._greedy_sizes_every_order(tables, [0.1, 0.05], 2, positions)
+    for g, row in zip(tables, sizes):  # the lock-step runner against BuildTopDownDT itself
+        assert list(row) == [build_top_down_dt(g, eps=e).tree.size for e in (0.1, 0.05)]
+    assert first.all()
+
+
+def test_variable_orders_and_permute_variables_known_answers():
+    orders, every = ch01.variable_orders(8, 5, np.random.default_rng(1))
+    assert not every and orders.shape == (5, 8) and (orders[0] == np.arange(8)).all()
+    assert all(sorted(o) == list(range(8)) for o in orders)
+    dictator = truth_table(lambda X: X[:, 0], 3)  # f = x0
+    moved = ch01.permute_variables(dictator, np.array([[2, 0, 1]]))[0]  # new x1 stands for old x0
+    assert np.array_equal(moved, truth_table(lambda X: X[:, 1], 3))
+    with pytest.raises(ValueError, match="f must have"):
+        ch01.permute_variables(dictator, np.array([[0, 1]]))
+    with pytest.raises(ValueError, match="n_orders"):
+        ch01.variable_orders(8, 0, np.random.default_rng(1))
+
+
+def test_selector_measures_table_glue_and_figures(constant, lower):
     m = ch01.selector_measures(constant)
-    assert m["explicit_gap"] == 0.0 and m["decoys_first"] == 1.0
+    assert m["explicit_gap"] == 0.0 and m["decoys_first"] == 1.0 and m["runs"] == 24 + 3 + 120 + 720
     assert m["error_over_eps"] <= 1.0 and m["error_over_eps_high"] == 10.0
     assert list(m["largest_ratio"]) == [0.1, 0.05]
-    assert m["largest_ratio"][0.05] == constant.loc[constant["eps"] == 0.05, "ratio"].max()
+    low, high = m["largest_ratio"][0.05]
+    assert high == constant.loc[constant["eps"] == 0.05, "ratio"].max() and low <= high
     styler = ch01.selector_size_table(constant)
-    assert styler.data.shape == (4, 2)
-    assert list(styler.data.columns) == ["greedy size, ε = 0.05", "greedy size, ε = 0.1"]
-    values = ch01.selector_glue(constant)
+    assert list(styler.data.columns) == ["k", "t", "explicit size s", "variable orders", "leaves, ε = 0.1",
+                                         "greedy / s, ε = 0.1", "leaves, ε = 0.05", "greedy / s, ε = 0.05"]
+    assert styler.data["variable orders"].tolist() == ["all 24", "3 drawn", "all 120", "all 720"]
+    assert "19–25" in styler.data["leaves, ε = 0.05"].tolist()
+    values = ch01.selector_glue(constant, lower)
     assert values["ch1_ce_n_max"] == 8 and values["ch1_ce_kt_010"].startswith("k = ")
-    assert values["ch1_ce_last_growth_010"] > 0  # k = 1 has t = 1, 2 on 8 variables
+    assert values["ch1_ce_ratio_best_order_005"] == low and values["ch1_ce_ratio_005"] == high
+    assert values["ch1_ce_orders"].startswith("every order of its variables for each instance on at most 6 variables, and")
+    assert "2 orders drawn" in values["ch1_ce_orders"]
+    for key in ("005", "010"):
+        assert values[f"ch1_ce_where_{key}"].count("(k, t) = ") >= 1 and "_" not in values[f"ch1_ce_where_{key}"]
+    assert {"ch1_ce_slope_005", "ch1_ce_slope_010", "ch1_lb_slope_exact"} <= set(values)
     assert axes_of(ch01.fig_constant_eps(constant)) == 2
+    assert axes_of(ch01.fig_exponent(constant, lower)) == 1
+
+
+def test_selector_glue_says_where_the_blow_up_holds_and_whether_it_grows():
+    frame = pd.DataFrame({"k": [1, 1, 2, 2], "t": [1, 2, 1, 2], "n": [4, 8, 5, 10], "eps": 0.1, "order": 0,
+                          "all_orders": True, "orders_run": 1, "explicit_size": [6, 16, 10, 28],
+                          "greedy_size": [5, 20, 12, 60]})
+    frame["ratio"] = frame["greedy_size"] / frame["explicit_size"]
+    frame["exponent"] = np.log(frame["greedy_size"]) / np.log(frame["explicit_size"])
+    values = ch01.selector_glue(frame)
+    assert values["ch1_ce_where_010"] == ("larger than the explicit tree under every order at (k, t) = (1, 2), "
+                                          "(2, 1), (2, 2); smaller under every order at (k, t) = (1, 1)")
+    assert values["ch1_ce_growth_010"] == "rises with t under every order for k = 1, 2"
+    values = ch01.selector_glue(frame.assign(greedy_size=[5, 4, 12, 60],
+                                             ratio=lambda d: d["greedy_size"] / d["explicit_size"]))
+    assert values["ch1_ce_growth_010"] == ("rises with t under every order for k = 2, and does not for k = 1 "
+                                           "(its ranges at consecutive t overlap or fall)")
+    assert values["ch1_ce_greedy_010"] == "60" and values["ch1_ce_explicit_010"] == 28
+
+
+def test_exponent_trends_fit_a_line_in_log2_s():
+    constant = pd.DataFrame({"eps": 0.1, "explicit_size": [4.0, 16.0], "exponent": [1.0, 1.5]})
+    lower = pd.DataFrame({"t": [0, 1, 2], "explicit_size": [4, 4, 16], "greedy_size": [4, 16, 16 ** 2]})
+    trends = ch01.exponent_trends(constant, lower).set_index("series")
+    assert trends.loc["decoy selector, ε = 0.1", "slope"] == pytest.approx(0.25)  # +0.5 over two doublings
+    assert trends.loc["nested decoys, exact", "slope"] == pytest.approx(0.0)  # exponent 2 at both sizes
 
 
 # --- the stop rule and the labels, recomputed -----------------------------------------------------
@@ -417,3 +506,100 @@ def test_exhaustive_glue_one_sentence_per_result(suprema):
                            "ch1_ex_lemma_54", "ch1_ex_seconds"}
     assert "256 functions on 3 variables" in values["ch1_ex_lemma_511"] and "slack by 2" in values["ch1_ex_lemma_511"]
     assert values["ch1_ex_osss_inequality"].endswith("tight")
+
+
+# --- Theorem 3's proof at its worst over every function on n <= 3 --------------------------------
+
+@pytest.fixture(scope="module")
+def phases() -> pd.DataFrame:
+    return ch01.theorem3_phases(n=3)
+
+
+def test_theorem3_phases_hold_with_known_answers_on_three_variables(phases):
+    by_key = phases.set_index("key")
+    assert set(ch01.THEOREM3_STEPS) < set(by_key.index)
+    assert (phases["sup_ratio"] <= 1 + 1e-9).all() and (phases["cases"] > 0).all()
+    # C0 = Inf(f) <= log2 s is an equality at a dictator (Inf = 1, s = 2); error <= Var has room 2 (q = 1/2)
+    assert by_key.loc["initial cost", "sup_ratio"] == pytest.approx(1.0)
+    assert by_key.loc["error over variance", "sup_ratio"] == pytest.approx(0.5)
+    # a phase 1 of one split meets its count ceil(x) = 2 for x in (1, 2]
+    assert by_key.loc["phase 1 leaves (one split)", "sup_ratio"] == pytest.approx(1.0)
+    assert by_key.loc["phase 1 leaves", "sup_ratio"] < 1
+    with pytest.raises(ValueError, match="n"):
+        ch01.theorem3_phases(n=5)
+
+
+def test_theorem3_phase_rows_pass_the_table_and_its_lint(phases):
+    from dtcore.book.report import VerificationTable, lint_table
+    table = VerificationTable()
+    for key in ch01.THEOREM3_STEPS:
+        check = ch01.theorem3_phase_check(phases, key)
+        assert check["worst_case"].startswith("f = ") and "256 functions on n = 3" in check["worst_case"]
+        assert table.theorem(**check, box="thm-blt-3")
+    assert lint_table(table) == []
+    with pytest.raises(ValueError, match="key"):
+        ch01.theorem3_phase_check(phases, "phase 3")
+
+
+def test_theorem3_phase_rows_fail_when_the_proof_claims_more(phases):
+    """The rows can fail: a supremum above 1 (as a bound too small would give) fails its row."""
+    from dtcore.book.report import VerificationTable
+    broken = phases.copy()
+    broken.loc[broken["key"] == "phase 1 leaves", "sup_ratio"] = 1.5
+    table = VerificationTable()
+    table.theorem(**ch01.theorem3_phase_check(broken, "phase 1 leaves"), box="thm-blt-3")
+    with pytest.raises(AssertionError):
+        table.assert_all(allow_legacy=False)
+
+
+def test_theorem3_phase_table_and_glue(phases):
+    styler = ch01.theorem3_phase_table(phases)
+    assert len(styler.data) == 6 and "eps" not in styler.to_html()
+    values = ch01.theorem3_phase_glue(phases)
+    assert values["ch1_t3p_initial_cost"] == pytest.approx(1.0)
+    assert values["ch1_t3p_phase1_room"] == pytest.approx(1 / values["ch1_t3p_phase_1_leaves"])
+    assert values["ch1_t3p_room_phase_1_drop"] == pytest.approx(1 / values["ch1_t3p_phase_1_drop"])
+    assert values["ch1_t3p_initial_witness"].startswith("f = ") and values["ch1_t3p_seconds"] > 0
+
+
+def test_theorem3_phase_bounds_known_answers():
+    from dtcore import bounds
+    assert bounds.blt20_initial_cost_upper(8) == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="s must be"):
+        bounds.blt20_initial_cost_upper(1)
+    a, b = math.log2(4 * 4 / 0.1), 2.0
+    assert bounds.blt20_theorem3_phase1_leaves(4, 0.1, 0.05) == 1.0  # C0 <= eps A: phase 1 is empty
+    assert bounds.blt20_theorem3_phase1_leaves(4, 0.1, 1.0) == math.ceil((1.0 / (0.1 * a)) ** (a * b))
+    assert bounds.blt20_theorem3_phase2_harmonic(4, 0.25, 0.75) == pytest.approx(2 * (3 - 1))
+    with pytest.raises(ValueError, match="initial_cost"):
+        bounds.blt20_theorem3_phase1_leaves(4, 0.1, -1.0)
+
+
+def test_theorem3_phase_counts_of_single_runs_stay_within_the_exhaustive_supremum(phases):
+    """Recount phase 1 from BuildTopDownDT's own trace on a few functions and errors: never above the supremum."""
+    from dtcore import bounds
+    from dtcore.buildtopdown import build_top_down_dt
+    from dtcore import exhaustive as ex
+    rng = np.random.default_rng(3)
+    tables = ex.all_tables(3)[rng.choice(256, 30, replace=False)]
+    sizes = ex.optimal_trees(tables).root_size
+    worst_seen = 0.0
+    for f, s in zip(tables, sizes):
+        if s < 2:
+            continue
+        for eps in (0.05, 0.1, 0.2, 0.3, 0.45):
+            trace = build_top_down_dt(f, eps=eps).trace
+            threshold = eps * math.log2(4 * s / eps)
+            ends = trace.loc[trace["cost"] <= threshold, "leaves"]
+            phase1_end = int(ends.iloc[0]) if len(ends) else int(trace["leaves"].iloc[-1])
+            if phase1_end >= 3:
+                ratio = phase1_end / bounds.blt20_theorem3_phase1_leaves(s, eps, float(trace["cost"].iloc[0]))
+                worst_seen = max(worst_seen, ratio)
+    assert worst_seen <= phases.set_index("key").loc["phase 1 leaves", "sup_ratio"] + 1e-12
+
+
+def test_nested_decoy_table_is_readable(lower):
+    styler = ch01.nested_decoy_table(lower)
+    assert not any("_" in str(c) for c in styler.data.columns) and len(styler.data) == len(lower)
+    assert set(styler.data["top k levels only decoys"]) <= {"yes", "no", "—"}
+    assert "True" not in styler.to_html() and "False" not in styler.to_html()

@@ -198,8 +198,9 @@ def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     table = VerificationTable()
     ch02.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
     kinds = _kinds(table)
-    # 3 excess rows at t = 8, the lists' size, the lists' error (t >= 2 s), the two cap formulas, one depth row per t
-    assert kinds == ["theorem"] * 3 + ["identity", "theorem", "identity"] + ["identity"] * len(SIZES)
+    # 3 excess rows at t = 8, the lists' size, the random lists' error (t >= 2 s; an illustration), the two cap
+    # formulas, one depth row per t
+    assert kinds == ["theorem"] * 3 + ["identity", "observation", "identity"] + ["identity"] * len(SIZES)
     assert lint_table(table) == []
     deep = VerificationTable()
     ch02.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
@@ -247,12 +248,14 @@ def test_replay_reads_one_row_per_split_plus_the_final_state():
 
 
 def test_proof_statistics_and_their_rows(proof):
-    stats = ch02.proof_statistics(proof, eps=0.02, s_mono=9, t=16, n=N, delta=0.1)
+    stats = ch02.proof_statistics(proof, eps=0.02, s_mono=9, t=16, n=N, delta=0.1, n_train=N_TRAIN)
     assert stats["fact21_deviation"] <= 1e-12 and 0 <= stats["b7_max"] <= 4
     assert stats["splits"] == proof["true_gain"].notna().sum() and stats["b3_needed"] > 0
     table = VerificationTable()
     ch02.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
-    assert _kinds(table) == ["identity", "theorem", "theorem", "theorem", "observation"] and lint_table(table) == []
+    # Fact 2.1 identity, Fact B.4 theorem, Lemma B.5 (premise unmet) and B.1/B.2/B.6/summation observations, B.7, B.3
+    assert _kinds(table) == ["identity", "theorem"] + ["observation"] * 5 + ["theorem", "observation"]
+    assert lint_table(table) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
     values = ch02.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
     broken = VerificationTable()
@@ -277,7 +280,8 @@ def test_size_estimator_is_exactly_unbiased_and_its_tail_falls(c1):
 def test_check_size_estimator_rows_and_glue(c1):
     table = VerificationTable()
     ch02.check_size_estimator(table, c1, n_draws=400, delta=0.1)
-    assert _kinds(table) == ["identity"] + ["theorem"] * 4 and _all_hold(table) and lint_table(table) == []
+    # per m: unbiasedness (theorem) and the tail on this random tree (an illustration: observation)
+    assert _kinds(table) == ["identity"] + ["theorem", "observation"] * 2 and _all_hold(table) and lint_table(table) == []
     values = ch02.size_estimator_glue(c1)
     assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
     assert _is_book_figure(ch02.size_estimator_figure(c1, n_draws=400), 1)
@@ -461,3 +465,86 @@ def test_speed_benchmark_builds_the_same_tree_as_scikit_learn():
     ch02.check_speed(table, speed)
     assert _all_hold(table) and "2000 x 10, t = 8" in table.frame()["quantity"].iloc[0]
     assert ch02.speed_glue(speed)["ch2_speed_shape"] == "2,000 × 10, t = 8"
+
+
+# --- issue 24 items 6-10, issue 23 items 2 and 5 ------------------------------------------------------------
+
+def test_growth_exponent_reads_power_laws():
+    x = np.array([8, 16, 32, 64])
+    assert ch02.growth_exponent(x, 3 * x**2) == pytest.approx(2.0)
+    assert ch02.growth_exponent(x, np.ones(4)) == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="positive"):
+        ch02.growth_exponent(x, np.zeros(4))
+
+
+def test_label_savings_counts_and_lemma_d1_rows(sample):
+    X, y = sample
+    sav = ch02.label_savings(X, y, sizes=[8, 32], b=4, n_queries=2, rng=_rng(20))
+    assert list(sav["t"]) == [8, 32] and (sav["query_requests"] <= sav["reach"]).all()
+    assert (sav["query_labels"] <= sav["tree_labels"]).all() and (sav["savings"] >= 1).all()
+    table = VerificationTable()
+    ch02.check_label_savings(table, sav, b=4, n_queries=2)
+    assert _all_hold(table) and lint_table(table) == [] and set(_kinds(table)) <= {"theorem"}
+    over = VerificationTable()
+    ch02.check_label_savings(over, sav.assign(query_requests=sav["bound"] + 1), b=4, n_queries=2)
+    assert len(over.failures()) == len(over.frame()) > 0
+    assert list(ch02.savings_table(sav).columns)[0] == "t"
+
+
+def test_worst_depth_profile_finds_the_two_point_tree_and_the_halved_deviation_fails():
+    counts, ratio, evaluated = ch02.worst_depth_profile(6, restarts=16, steps=30, rng=_rng(21))
+    assert ratio == pytest.approx(ch02.depth_profile_variance_ratio(counts)) and evaluated > 16
+    assert ratio == pytest.approx((2**6 - 2) ** 2 / 4 / 4**6)  # one leaf at depth 1, the rest complete at depth 6
+    tree = ch02.tree_from_depth_profile(counts, 8)
+    assert np.array_equal(np.bincount(tree.leaf_depths(), minlength=counts.size), counts)
+    with pytest.raises(ValueError, match="Kraft"):
+        ch02.depth_profile_variance_ratio(np.array([0, 1, 1, 1]))
+    w = ch02.worst_size_estimator(8, h=6, m_grid=[16], n_draws=2000, delta=0.1, restarts=16, steps=30, rng=_rng(22))
+    table = VerificationTable()
+    ch02.check_worst_size_estimator(table, w, n_draws=2000, delta=0.1)
+    assert _kinds(table) == ["theorem"] and _all_hold(table) and lint_table(table) == []
+    glue = ch02.bound_factor_glue(w, delta=0.1)
+    assert glue["ch2_c1w_tail1"] <= 0.1 < glue["ch2_c1w_tail2"] and glue["ch2_c1w_fail_factor"] <= 2.0
+    assert list(ch02.bound_factor_table(w, delta=0.1)["verdict"])[-1] == "fails"
+
+
+def test_worst_monotone_list_search_and_its_observation():
+    tree = ch02.monotone_list_from_exits(8, [3, 1, 5, 0], [True, False, True])
+    from dtcore.exact_size import reduced_size
+    assert reduced_size(tree) == 5
+    with pytest.raises(ValueError, match="flags"):
+        ch02.monotone_list_from_exits(8, [3, 1, 5], [True])
+    w = ch02.worst_monotone_list(N, N_TRAIN, s=6, t=12, search_b=4, batch_sizes=[2, 8, 64], eps=0.05, restarts=2,
+                                 steps=1, neighbours=2, search_reps=1, runs=2, rng=_rng(23))
+    assert w.evaluated == 2 * (1 + 2) and list(w.per_b["b"]) == [2, 8, 64]
+    table = VerificationTable()
+    ch02.check_worst_list(table, w, s=6, t=12, n=N, eps=0.05, delta=0.1, runs=2)
+    assert _kinds(table) == ["identity", "observation"] and _all_hold(table) and lint_table(table) == []
+    assert ch02.worst_list_glue(w, s=6, t=12, n=N, eps=0.05, delta=0.1)["ch2_wl_search_b"] == 4
+
+
+def test_bstar_display_and_trend(thm1):
+    bstar = ch02.matching_b(thm1, ["target", "impurity", "t"])
+    bstar_d = ch02.matching_b(thm1[thm1["t"] == 8].assign(d=N), ["target", "impurity", "d"])
+    bstar_d = bstar_d[(bstar_d["target"] == "majority") & (bstar_d["impurity"] == "gini")]
+    out = ch02.bstar_display(bstar, bstar_d)
+    assert out.shape[0] == len(ch02.TARGETS) and f"d = {N}" in out.columns  # the fixture runs Gini only
+    trend = ch02.bstar_trend(bstar, bstar_d)
+    assert trend["ch2_bstar_rows"] == len(ch02.TARGETS) and "median b*" in trend["ch2_bstar_trend"]
+
+
+def test_nested_union_factor_and_the_smallest_premise():
+    assert ch02.leaves_up_to_depth(3, 1) == 1 + 3 * 2 and ch02.leaves_up_to_depth(2, 5) == 9
+    assert ch02.nested_union_factor(64, 16, 0.1) > 1
+    assert ch02.smallest_premise_batch() > 1e8
+
+
+def test_fact_b4_on_every_monotone_function_of_a_small_cube():
+    assert len(ch02.monotone_tables(3)) == 20 and len(ch02.bare_trees(2, 4)) == 1 + 2 + 4 + 1  # as leaf sets
+    b4 = ch02.fact_b4_exhaustive(n=3, max_leaves=4)
+    assert list(b4["G"]) == [ch02.G_NAMES[g] for g in IMPURITIES] and (b4["min_ratio"] > 1).all()
+    # Gini at a dictator on the one-leaf tree: gain 1 against (2/32)(1/2)^2 = 1/64
+    assert b4.loc[b4["impurity"] == "gini", "min_ratio"].iloc[0] == pytest.approx(64.0)
+    table = VerificationTable()
+    ch02.check_fact_b4_exhaustive(table, b4, n=3, max_leaves=4)
+    assert _kinds(table) == ["theorem"] * 3 and _all_hold(table) and lint_table(table) == []

@@ -244,17 +244,31 @@ def test_table1_runs_grid_and_excess(runs, setting):
     assert values["ch3_n_runs"] == len(runs) and values["ch3_two_gamma"] == 2 * setting.gamma
 
 
-def test_excess_exponents_recover_a_power_law():
-    rows = [{"algorithm": name, "eta": eta, "excess": 3 * eta**2 if name == "FIND" else eta}
-            for name in ch03.LEARNERS for eta in (0.05, 0.1, 0.2) for _ in range(2)]
-    exponents = ch03.excess_exponents(pd.DataFrame(rows))
-    assert exponents["FIND"] == pytest.approx(2.0) and exponents["L1 regression"] == pytest.approx(1.0)
+def test_exponent_fits_recover_a_power_law_without_clipping_and_count_zeros():
+    rows = [{"algorithm": name, "adversary": "random", "eta": eta, "rep": r,
+             "excess": (3 * eta**2 if name == "FIND" else eta) * (1 + 0.01 * r)}
+            for name in ch03.LEARNERS for eta in (0.02, 0.05, 0.1, 0.2) for r in range(3)]
+    rows += [{"algorithm": "FIND", "adversary": "random", "eta": 0.01, "rep": 0, "excess": 0.0}]
+    fits = ch03.exponent_fits(pd.DataFrame(rows)).set_index("algorithm")
+    assert fits.loc["FIND", "exponent"] == pytest.approx(2.0, abs=0.01) and fits.loc["FIND", "zero excess"] == 1
+    assert fits.loc["L1 regression", "low"] < 1.0 < fits.loc["L1 regression", "high"]
+    assert fits.loc["L2 (low-degree)", "zero excess"] == 0 and fits.loc["FIND", "runs"] == 13
+    values = ch03.exponent_glue(fits.reset_index(), reps=3, etas=[0.02, 0.05, 0.1, 0.2])
+    assert "above 1/2" in values["ch3_exp_verdict"] and values["ch3_exp_FIND_zero"] == 1
+
+
+def test_exponent_runs_and_figure(setting, runs):
+    strongest = ch03.strongest_adversaries(runs)
+    assert set(strongest) == set(ch03.LEARNERS) and set(strongest.values()) <= set(ADVERSARIES)
+    exp_runs = ch03.exponent_runs(setting, etas=[0.05, 0.1], reps=2, adversaries=strongest, seed=0)
+    assert len(exp_runs) == 3 * 2 * 2 and (exp_runs["excess"] >= -1e-12).all()
+    again = ch03.exponent_runs(setting, etas=[0.05, 0.1], reps=2, adversaries=strongest, seed=0)
+    pd.testing.assert_frame_equal(exp_runs, again)
+    assert _is_book_figure(ch03.exponent_figure(exp_runs, ch03.exponent_fits(exp_runs)))
 
 
 def test_table1_figure(runs, setting):
-    exponents = ch03.excess_exponents(runs)
-    assert set(exponents) == set(ch03.LEARNERS)
-    assert _is_book_figure(ch03.table1_figure(runs, setting, eta_grid=[0.0, 0.05, 0.1], exponents=exponents))
+    assert _is_book_figure(ch03.table1_figure(runs, setting, eta_grid=[0.0, 0.05, 0.1]))
 
 
 def test_learner_worsts_takes_maxima_and_keeps_nan():
@@ -298,8 +312,9 @@ def test_learner_seconds_table1_frame_style_and_glue(target, runs, setting):
     table1 = ch03.table1_frame(runs, seconds, n=5, eta_grid=[0.0, 0.05, 0.1])
     assert len(table1) == 4 and table1["returns a tree"].tolist() == [False, False, False, True]
     assert math.isnan(table1.loc[2, "seconds at n=5"]) and "worst error, η=0.05" in table1.columns
-    assert "not run" in ch03.table1_style(table1).to_html()
-    values = ch03.table1_glue(runs, seconds, setting, eta_grid=[0.0, 0.05, 0.1], exponents=ch03.excess_exponents(runs))
+    html = ch03.table1_style(table1).to_html()
+    assert "not run" in html and ">yes<" in html and "True" not in html and "False" not in html
+    values = ch03.table1_glue(runs, seconds, setting, eta_grid=[0.0, 0.05, 0.1])
     find_at_max = runs[(runs.algorithm == "FIND") & (runs.eta == 0.1)]
     assert values["ch3_excess_F"] == pytest.approx(find_at_max["error"].max() - setting.opt)
     assert values["ch3_strongest_adv"] in ADVERSARIES and values["ch3_etamax"] == 0.1
@@ -310,7 +325,8 @@ def test_learner_seconds_table1_frame_style_and_glue(target, runs, setting):
 def test_deep_target_has_stochastic_leaves_on_both_sides_of_a_half():
     deep = ch03.deep_target(n=6, deep_depth=3, rng=np.random.default_rng(9))
     leaves = np.array([deep.value[leaf] for leaf in deep.leaves()])
-    assert deep.size == 2**2 + 3 and not deep.has_stochastic_nodes and deterministic_depths(deep).max() == 3
+    assert deep.size == 2**1 + 3 and not deep.has_stochastic_nodes and deterministic_depths(deep).max() == 3
+    assert ch03.deep_target(n=8, deep_depth=5, rng=np.random.default_rng(9)).size * 2.0**-5 < 0.5   # Corollary 4.1's ε
     assert (((0.05 <= leaves) & (leaves <= 0.3)) | ((0.7 <= leaves) & (leaves <= 0.95))).all()
 
 
@@ -334,19 +350,18 @@ def test_depth_sweep_reaches_opt_at_the_target_depth_and_obeys_corollary_4_1():
 
 # --- the indistinguishable pair -----------------------------------------------------------------
 
-@pytest.mark.parametrize("eta_grid, codim", [([0.0, 0.2], 1), ([0.05], 3), ([0.0], 1)])
-def test_pair_setting_takes_the_largest_codimension_t_allows(eta_grid, codim):
-    setting = ch03.pair_setting(n=8, m=5000, eta_grid=eta_grid, depth=2, degree=1)
-    assert setting.codim == codim and setting.m == 1500 and setting.eta_pair == 0.75 * max(eta_grid)
-    if setting.eta > 0:
-        assert setting.eta_pair * 2**setting.codim <= 0.5 < setting.eta_pair * 2 ** (setting.codim + 1)
+@pytest.mark.parametrize("eta_grid, depth, codim", [([0.0, 0.2], 2, 2), ([0.05], 3, 3), ([0.0], 2, 2)])
+def test_pair_setting_puts_the_region_at_finds_depth(eta_grid, depth, codim):
+    setting = ch03.pair_setting(n=8, m=5000, eta_grid=eta_grid, depth=depth, degree=1)
+    assert setting.codim == codim and setting.m == 1500 and setting.eta_pair == ch03.PAIR_T * 2.0**-codim
+    assert setting.eta == (setting.eta_pair / 0.75 if max(eta_grid) > 0 else 0.0)
 
 
 def test_run_pair_equalizes_the_region_and_spends_the_budget(pair_setting):
     rows = ch03.run_pair(np.random.default_rng(11), 0, "-", setting=pair_setting)
     assert [r["algorithm"] for r in rows] == list(ch03.LEARNERS)
     for r in rows:
-        assert abs(r["ones_in_R_minus_half"]) <= 0.5 and r["changed"] == r["budget"] == 12
+        assert abs(r["ones_in_R_minus_half"]) <= 0.5 and r["changed"] == r["budget"] == 16
         assert r["balanced"] and r["budget_covers"] and not r["budget_short"]
         assert 0 <= r["a_R"] <= 1 and r["excess_own"] >= -1e-12
     with pytest.raises(ValueError, match="sign"):
@@ -409,7 +424,8 @@ def test_lower_bound_tests_use_only_covered_samples(pair_setting):
 
 def test_lower_bound_tests_give_p_one_when_every_output_is_the_same(pair_setting):
     pair = pd.DataFrame([{"algorithm": name, "sign": s, "a_R": 0.5, "excess_own": 0.1 if s == "+" else 0.2,
-                          "budget_covers": True} for name in ch03.LEARNERS for s in "+-" for _ in range(3)])
+                          "budget_covers": True, "constant_on_R": False}
+                         for name in ch03.LEARNERS for s in "+-" for _ in range(3)])
     tests = ch03.lower_bound_tests(pair, pair_setting, seed=0)
     assert (tests["p-value"] == 1.0).all()
     assert tests["worse / η'"].tolist() == pytest.approx([0.2 / pair_setting.eta_pair] * 3)
@@ -459,3 +475,68 @@ def test_check_pair_counts_the_tests_only_on_enough_covered_samples():
                         pair_tests=tests, covered_reps=covered, sum_bound=0.1,
                         pair_setting=SimpleNamespace(eta_pair=0.1))
         assert [r["kind"] for r in table.rows] == kinds and table.failures().empty
+
+
+# --- Theorems 1 and 3 at the hardest member, Theorem 4's L2 row, tables --------------------------------
+
+def test_hard_target_has_a_coin_inside_and_the_asked_depth_and_mutation_keeps_the_shape():
+    rng = np.random.default_rng(3)
+    tree = ch03.hard_target(n=6, size=8, n_stochastic=2, query_depth=4, rng=rng)
+    assert ch03.coins_above_internal_nodes(tree) >= 1 and deterministic_depths(tree).max() == 4
+    step = ch03.mutate_target(tree, rng)
+    assert step.feature == tree.feature and step.size == tree.size
+    assert step.value != tree.value or step.branch_prob != tree.branch_prob
+    with pytest.raises(ValueError, match="n_stochastic"):
+        ch03.hard_target(n=6, size=8, n_stochastic=0, query_depth=4, rng=rng)
+    with pytest.raises(ValueError, match="query depth"):
+        ch03.hard_target(n=6, size=4, n_stochastic=2, query_depth=4, rng=rng, tries=3)
+
+
+def test_theorem_search_rows_and_glue_at_the_worst_member():
+    evals, worst = ch03.theorem_search(n=6, size=8, n_stochastic=2, depth=2, degree=1, m=300, etas=[0.1], delta=0.05,
+                                       restarts=2, steps=1, seed=0)
+    assert evals["target"].nunique() == 3 and len(evals) == 3 * (1 + len(ADVERSARIES))
+    assert set(worst) == {"Theorem 1", "Theorem 3"} and worst["Theorem 1"][1] == "none" and worst["Theorem 3"][2] == 0.1
+    top = evals[evals.eta > 0]["allowance_share"].max()
+    member, adversary, _ = worst["Theorem 3"]
+    assert evals[(evals.eta > 0) & (evals.adversary == adversary) & (evals.opt == member.opt)]["allowance_share"].max() == top
+    rows = ch03.theorem_rows(worst, n=6, depth=2, degree=1, m=300, delta=0.05, reps=2, restarts=2, steps=1, seed=0)
+    eps = ch03.theorem_epsilon(member, n=6, depth=2, m=300, delta=0.05 / 2)
+    r3 = rows.set_index("result").loc["Theorem 3"]
+    assert r3["eps"] == pytest.approx(eps) and r3["bound"] == pytest.approx(member.opt + 0.2 + eps)
+    table = VerificationTable()
+    ch03.check_theorems(table, rows)
+    assert not lint_table(table)
+    values = ch03.theorem_glue(rows, evals, size=8, depth=2)
+    assert values["ch3_thm1_fail_factor"] == pytest.approx(1 / values["ch3_thm1_margin"])
+    assert values["ch3_thm_cor_depth"] == math.ceil(math.log2(8**5 / 0.49)) and values["ch3_thm3_half"] in ("fail", "still hold")
+
+
+def test_theorem_row_fails_when_the_bound_is_below_the_worst_error():
+    rows = pd.DataFrame([{"result": "Theorem 1", "adversary": "none", "eta": 0.0, "worst_error": 0.3, "bound": 0.2,
+                          "worst_case": "a member"}])
+    table = VerificationTable()
+    ch03.check_theorems(table, rows)
+    with pytest.raises(AssertionError):
+        table.assert_all(allow_legacy=False)
+
+
+def test_lemma52_sample_size_is_the_least_m_below_the_target():
+    m = ch03.lemma52_sample_size(16, 0.05, target_eps=0.5)
+    assert bounds.blt21_lemma52_eps(m, 16, 0.05) < 0.5 <= bounds.blt21_lemma52_eps(m - 1, 16, 0.05)
+    with pytest.raises(ValueError, match="target_eps"):
+        ch03.lemma52_sample_size(16, 0.05, target_eps=1.5)
+
+
+def test_l2_large_sample_bound_uses_the_epsilons_at_its_m(setting):
+    row = ch03.l2_large_sample(setting, m=400, eta=0.05, adversary="random", seed=0)
+    eps52 = bounds.blt21_lemma52_eps(400, ch03.n_monomials(setting.target.n, setting.degree), setting.delta)
+    assert row["eps52"] == eps52 and 0 <= row["error"] <= 1
+    assert row["bound"] == bounds.blt21_low_degree_error_bound(setting.opt, 0.05, setting.a2 + eps52 + row["gamma1"])
+
+
+def test_styled_tables_have_readable_headers_and_no_bare_floats():
+    frame = pd.DataFrame({"max_abs_difference": [0.0, 2.0], "mean_l1": [0.123456, 0.5], "flag": [True, False]})
+    html = ch03.styled(frame, {"max_abs_difference": "largest difference", "mean_l1": "mean L1"}).to_html()
+    assert "largest difference" in html and "max_abs_difference" not in html and "0.1235" in html
+    assert ">2<" in html and ">yes<" in html and "True" not in html

@@ -296,9 +296,9 @@ def test_check_size_and_values(runs):
     assert values["ch4_size_runs"] == (runs["rule"] == "greedy").sum()
     assert 0 <= values["ch4_t11_bites"] <= values["ch4_size_runs"]
     assert values["ch4_t11_gap"] > 0 and values["ch4_t51_gap"] > 0
-    # a size bound at or above 2^n cannot fail: with 2^0 = 1 below every bound the rows are observations
+    # a size bound at or above 2^r (r relevant variables) cannot fail: with r = 0 the rows are observations
     vacuous = VerificationTable()
-    ch04.check_size(vacuous, runs, 0.15, 0)
+    ch04.check_size(vacuous, runs.assign(relevant=0), 0.15, 5)
     assert [r["kind"] for r in vacuous.rows][-2:] == ["observation", "observation"]
 
 
@@ -313,7 +313,8 @@ def test_check_phases_and_values(runs):
     assert not lint_table(table)
     values = ch04.phases_values(runs, 5)
     greedy = runs[runs["rule"] == "greedy"]
-    assert values["ch4_l46_bites"] == int((greedy["lemma46_bound"] < 31).sum())
+    assert values["ch4_l46_bites"] == int((greedy["lemma46_bound"] < 2.0 ** greedy["relevant"] - 1).sum())
+    assert (greedy["relevant"] <= 5).all() and (greedy["relevant"] >= 1).all()
     assert 0 <= values["ch4_l47_ratio"] <= 1
 
 
@@ -437,7 +438,7 @@ def test_figure2_values(fig2):
 def test_check_figure2_holds_and_can_fail(fig2):
     table = VerificationTable()
     ch04.check_figure2(table, fig2, 0.1)
-    assert [r["kind"] for r in table.rows] == ["theorem"] * 4 + ["identity"] + ["observation"] * 2
+    assert [r["kind"] for r in table.rows] == ["theorem"] * 3 + ["observation", "identity"] + ["observation"] * 2
     assert counted_rows_hold(table) and not lint_table(table)
     off_schedule = VerificationTable()
     ch04.check_figure2(off_schedule, fig2.assign(queries_z=6.0), 0.1)
@@ -468,3 +469,75 @@ def test_speed_values_and_check():
     bad = VerificationTable()
     ch04.check_speed(bad, speed.assign(error=0.2))
     assert len(bad.failures()) == 1
+
+
+# --- Algorithm 2's selection guarantee, the schedule sweep, Theorem 1.1 at the hardest members ------
+
+@pytest.fixture(scope="module")
+def search() -> tuple[pd.DataFrame, pd.DataFrame]:
+    return ch04.exhaustive_search(delta=0.1, measures=((0.1, 0.1, 0.1), (0.5, 0.5, 0.5)), n=3, size_eps=(0.1,))
+
+
+@pytest.fixture(scope="module")
+def selection(search) -> pd.DataFrame:
+    members = ch04.selection_members(search[0].head(1), n=3, gated_k=3, gated_q=0.4)
+    return ch04.selection_runs(members, delta=0.1, reps=3, sweep_reps=2, seed=5, scales=(1.0, 1 / 512))
+
+
+def test_exhaustive_search_finds_low_rivals(search):
+    candidates, sizes = search
+    assert len(candidates) >= 1 and (candidates["z"] > 0).all() and (candidates["eps"] > ch04.SELECTION_EPS_FLOOR).all()
+    assert candidates["z"].is_monotonic_increasing
+    # the dictator under p = 1/2: size 2 against e/eps, the largest size/bound on three variables
+    assert (sizes["log10_size_over_bound"] < 0).all() and (sizes["log10_bound_over_2r"] > 0).all()
+
+
+def test_selection_runs_and_rows(selection):
+    assert set(selection["scale"]) == {1.0, 1 / 512}
+    full = selection[selection["scale"] == 1.0]
+    assert (full["premise_min_share"].dropna() >= 0.25).all() and (full["error"] <= full["eps"]).all()
+    table = VerificationTable()
+    ch04.check_selection(table, selection, 0.1)
+    ch04.check_schedule_sweep(table, selection, 0.1)
+    assert counted_rows_hold(table) and not lint_table(table)
+    assert table.rows[0]["kind"] == "theorem"
+    # a selector that picks below 1/4 in every run fails the row
+    bad = VerificationTable()
+    ch04.check_selection(bad, selection.assign(failed=True), 0.1)
+    assert "Algorithm 2 (Sec. 5.2, ¼ selection)" in list(bad.failures()["result"])
+    shown = ch04.selection_display(selection, 0.1)
+    assert list(shown["schedule × "]) [-1] == "1/512"
+    values = ch04.selection_values(selection, 0.1)
+    assert values["ch4_sel_fail"] == 0 and 0 < values["ch4_sel_cp"] < 1
+
+
+def test_clopper_pearson_known_value():
+    # 0 failures in 59 runs: the 95% lower bound is 0.05^(1/59) = 0.9505
+    assert ch04.clopper_pearson_lower(59, 59) == pytest.approx(0.05 ** (1 / 59))
+    with pytest.raises(ValueError, match="trials"):
+        ch04.clopper_pearson_lower(0, 0)
+
+
+def test_full_tree_bite_depth():
+    assert ch04.full_tree_bite_depth(0.1) == 9 and ch04.full_tree_bite_depth(0.1, 4.0) == 12
+
+
+def test_label_variants_count_as_derived():
+    frame = ch04.label_variants(n=6, biases=(0.5,), eps=0.3, delta=0.1, rng=np.random.default_rng(0))
+    default = frame[(frame["x per pair"] == "independent") & (frame["unchanged pairs"] == "skipped")]
+    no_skip = frame[(frame["x per pair"] == "independent") & (frame["unchanged pairs"] == "queried")]
+    shared_all = frame[(frame["x per pair"] == "shared") & (frame["unchanged pairs"] == "queried")]
+    # without skipping, every pair costs 2 labels (independent x) or n + 1 labels per n pairs (shared x)
+    assert int(no_skip["score labels"].iloc[0]) == 2 * 6 * int(no_skip["pairs per variable"].iloc[0])
+    assert int(shared_all["score labels"].iloc[0]) == 7 * int(shared_all["pairs per variable"].iloc[0])
+    assert int(default["score labels"].iloc[0]) < int(no_skip["score labels"].iloc[0])
+
+
+def test_theorem11_hardest_rows_are_observations_with_bite_sizes(search, gated):
+    t11 = ch04.theorem11_gated(gated)
+    # r = D_opt = k + 1 and Delta >= 1: the bound is at least e^(k+1) > 2^(k+1)
+    assert (t11["log10 bound"] > t11["log10 2^(k+1)"]).all()
+    table = VerificationTable()
+    ch04.check_theorem11_hardest(table, search[1], t11, 0.1)
+    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table)
+    assert "depth 9" in table.rows[0]["note"]

@@ -109,15 +109,20 @@ def test_compare_at_depth_finds_a_perfect_stump_and_the_xor_that_greedy_cart_mis
     rows = {r["method"]: r for r in ch06.compare_at_depth(X, y, X, y, depth=2, n_thresholds=3, random_state=0)}
     assert rows["FIND"]["training errors"] == rows["pystreed"]["training errors"] == 0
     assert rows["CART, same features"]["training errors"] > 0.1 * len(y)
-    assert math.isnan(rows["CART, raw features"]["seconds"]) and rows["FIND"]["seconds"] > 0
+    assert all(r["seconds"] > 0 for r in rows.values())
+    assert rows["CART, raw features"]["binarise seconds"] == 0 < rows["FIND"]["binarise seconds"]
+    assert rows["FIND"]["binarise seconds"] == rows["ID3, same features"]["binarise seconds"]
+    # ID3 stopped at depth 2 is one more depth-2 tree on the same features: never below FIND
+    assert rows["ID3, same features"]["training errors"] >= rows["FIND"]["training errors"]
     with pytest.raises(ValueError, match="depth"):
         ch06.compare_at_depth(X, y, X, y, depth=0, n_thresholds=3, random_state=0)
 
 
 def test_find_cart_pystreed_has_one_row_per_data_set_fold_depth_and_method(depth_runs):
-    assert list(depth_runs.columns) == ["data set", "fold", "d", "method", "training errors", "m_train",
-                                        "accuracy", "leaves", "seconds"]
-    assert len(depth_runs) == 2 * 2 * 2 * 4
+    assert list(depth_runs.columns) == ["data set", "fold", "d", "m_train", "method", "training errors",
+                                        "accuracy", "leaves", "seconds", "binarise seconds",
+                                        "estimator training errors"]
+    assert len(depth_runs) == 2 * 2 * 2 * 5
     assert depth_runs["accuracy"].between(0, 1).all()
     assert (depth_runs.loc[depth_runs["d"] == 1, "leaves"] <= 2).all()
 
@@ -125,16 +130,16 @@ def test_find_cart_pystreed_has_one_row_per_data_set_fold_depth_and_method(depth
 def test_training_error_gaps_satisfy_lemma_3_1(depth_runs):
     wide = ch06.training_error_gaps(depth_runs)
     assert len(wide) == 2 * 2 * 2
-    assert (wide["CART - FIND"] >= 0).all()
+    assert (wide["CART - FIND"] >= 0).all() and (wide["ID3 - FIND"] >= 0).all()
     assert (wide["FIND - pystreed"] == 0).all()
     assert np.array_equal(wide["CART - FIND"], wide["CART, same features"] - wide["FIND"])
 
 
 def test_depth_summary_and_its_long_form_agree(depth_runs):
     summary = ch06.depth_summary(depth_runs)
-    assert summary.shape == (4, 8)  # (data set, d) x (accuracy, leaves) x 4 methods
+    assert summary.shape == (4, 10)  # (data set, d) x (accuracy, leaves) x 5 methods
     long = ch06.long_summary(summary)
-    assert len(long) == 4 * 4 and list(long.columns) == ["data set", "d", "method", "accuracy", "leaves"]
+    assert len(long) == 4 * 5 and list(long.columns) == ["data set", "d", "method", "accuracy", "leaves"]
     one = long[(long["data set"] == "digits") & (long["d"] == 2) & (long["method"] == "FIND")]
     expected = depth_runs[(depth_runs["data set"] == "digits") & (depth_runs["d"] == 2)
                           & (depth_runs["method"] == "FIND")]["accuracy"].mean()
@@ -151,7 +156,7 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     table = VerificationTable()
     ch06.check_find(table, depth_runs)
     kinds = [r["kind"] for r in table.rows]
-    assert kinds == ["theorem", "identity"] * 2 + ["observation"]
+    assert kinds == ["theorem", "identity", "identity", "theorem"] * 2 + ["observation"]
     assert table.failures().empty and lint_table(table) == []
     theorem, identity = table.rows[0], table.rows[1]
     # 0 at d = 1 wherever CART's stump is optimal: never named as the closest call
@@ -163,7 +168,7 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     broken.loc[cart, "training errors"] = 0  # a CART better than the optimum: Lemma 3.1 violated
     table = VerificationTable()
     ch06.check_find(table, broken)
-    assert not table.rows[2]["holds"]
+    assert not table.rows[4]["holds"]
     assert len(table.failures()) == 1
 
 
@@ -180,7 +185,7 @@ def test_readable_tree_names_features_and_classes():
     X, y = ch06.load_dataset("breast cancer")
     text = ch06.readable_tree(X, y, depth=1, n_thresholds=2)
     assert "?" in text and "class: benign" in text and "class: malignant" in text
-    assert text.endswith("on 569 tumours") and "training error 0." in text
+    assert text.startswith("```text") and text.endswith("on the 569 tumours.") and "training error is 0." in text
 
 
 # ----------------------------------------------------------------- TopDown_G against best-first CART
@@ -312,3 +317,70 @@ def test_est_split_moves_with_the_seed_and_nothing_else():
     c = ch06.est_against_full_trees(X, y, seed=1, **kwargs)
     assert a.learn.equals(b.learn)
     assert not a.learn[["estimated_error", "labels_total"]].equals(c.learn[["estimated_error", "labels_total"]])
+
+
+def test_cross_validation_at_budget_and_the_verdict():
+    X, y = ch06.load_dataset("flchain")
+    run = ch06.est_against_full_trees(X, y, seed=0, est_sizes=[2, 4], batch_size=16, n_thresholds=2, n_test=200,
+                                      n_heldout=300, delta=0.05)
+    choice = ch06.choice_of_t(run)
+    baseline = ch06.cross_validation_at_budget(X, y, run, budgets=[100, 200], sizes=[2, 4], folds=3, repeats=2,
+                                               n_thresholds=2, seed=0)
+    assert list(baseline["labels"]) == [100, 100, 200, 200]
+    assert baseline["t chosen by CV"].isin([2, 4]).all() and baseline["held-out error"].between(0, 1).all()
+    again = ch06.cross_validation_at_budget(X, y, run, budgets=[100, 200], sizes=[2, 4], folds=3, repeats=2,
+                                            n_thresholds=2, seed=0)
+    pd.testing.assert_frame_equal(baseline, again)  # same seed, same draws
+    summary = ch06.budget_summary(baseline, choice)
+    assert len(summary) == 3 and summary["held-out error (min)"].le(summary["held-out error (max)"]).all()
+    verdict = ch06.est_verdict(baseline, choice, run, delta=0.05)
+    assert verdict["ch6_cv_budget_low"] <= verdict["ch6_cv_budget_high"]
+    assert 1 <= verdict["ch6_overlapping_sizes"] <= verdict["ch6_n_sizes"] == 2
+    better = baseline.assign(**{"held-out error": 0.0})
+    assert "does not help" in ch06.est_verdict(better, choice, run, delta=0.05)["ch6_est_verdict"]
+    with pytest.raises(ValueError, match="budget"):
+        ch06.cross_validation_at_budget(X, y, run, budgets=[1], sizes=[2], folds=3, repeats=1, n_thresholds=2, seed=0)
+
+
+def test_frontier_has_a_line_per_learner_and_data_set(depth_runs):
+    sizes = ch06.topdown_bestfirst({"wine": ch06.load_dataset("wine")}, folds=2, leaf_sizes=[2, 4], n_thresholds=2,
+                                   seed=0)
+    front = ch06.frontier(depth_runs[depth_runs["data set"] == depth_runs["data set"].iloc[0]], sizes)
+    assert set(front["learner"]) >= {"FIND (depth)", "TopDown_G (size)", "best-first CART, raw features (size)"}
+    assert front["accuracy"].between(0, 1).all() and (front["leaves"] >= 1).all()
+    fig = ch06.frontier_figure(front, folds=2)
+    assert sum(ax.get_visible() for ax in fig.axes) == front["data set"].nunique()
+    plt.close(fig)
+
+
+def test_tie_disagreements_lists_where_the_two_rules_part():
+    runs = pd.DataFrame({"data set": ["a", "a", "b"], "fold": [0, 1, 0], "t": [2, 2, 4],
+                         "training disagreement, same features": [0.0, 0.1, 0.2]})
+    parted = ch06.tie_disagreements(runs)
+    assert list(zip(parted["data set"], parted["fold"])) == [("a", 1), ("b", 0)]
+
+
+def test_practitioner_section_multiclass_missing_values_importances_and_drawing():
+    wine = ch06.load_multiclass("wine (3 cultivars)")
+    assert np.unique(wine[1]).size == 3
+    flchain = ch06.load_flchain_with_missing()
+    assert flchain[0]["creatinine"].isna().sum() > 0
+    small = {"wine (3 cultivars)": wine, "flchain": (flchain[0].iloc[:600], flchain[1][:600])}
+    scores = ch06.practitioner_scores(small, folds=2, depth=1, n_thresholds=2, seed=0)
+    assert len(scores) == 2 * 4 and scores["ROC-AUC"].between(0, 1).all()
+    size, importances = ch06.largest_shared_tree(*ch06.load_dataset("breast cancer"), sizes=[2, 4],
+                                                 n_thresholds=2, seed=0)
+    assert size in (2, 4) and importances["dtcore"].sum() == pytest.approx(1.0)
+    table = VerificationTable()
+    ch06.check_practitioner(table, scores, importances)
+    assert table.rows[0]["kind"] == ("identity" if importances["same tree"].iloc[0] else "observation")
+    assert table.failures().empty and lint_table(table) == []
+    broken = importances.assign(dtcore=importances["dtcore"] + 0.01, **{"same tree": True})
+    table = VerificationTable()
+    ch06.check_practitioner(table, scores, broken)
+    assert not table.rows[0]["holds"]  # two implementations of one importance disagree
+    with pytest.raises(ValueError, match="name"):
+        ch06.load_multiclass("iris")
+    fig = ch06.tree_drawing(*ch06.load_dataset("breast cancer"), depth=2, n_thresholds=2)
+    assert len(fig.axes) == 1
+    plt.close(fig)

@@ -12,7 +12,13 @@ on what a reader would see as broken:
   page or anchor does not exist;
 - "nan"/"inf" in a rendered table when no text outside the table (its caption, or the output
   or paragraph around it) says what they mean;
-- stderr, warnings, tracebacks or error outputs in code cells.
+- stderr, warnings, tracebacks or error outputs in code cells;
+- notebook leftovers (issue 26): a bare ``True``/``False`` output, a dict or list repr, a
+  ``print`` (stream) output block, snake_case or plain-text-maths headers in a rendered table, a
+  backtick-quoted name in a caption, more than 4 significant digits in a "seconds" column,
+  ``e+00`` or ``e-5x`` number formats, internal labels (``thm-bglt-1``) shown as text, and
+  "Lemma/Theorem N" in figure and table text (captions, alt text, table cells) that is no box
+  number of the book (the paper's numbering passes only as "paper('s) Lemma N").
 
 Under `make test` the book is built once per run from the notebooks nbmake executed
 (``tests/book_build.py``, ``tests/conftest.py``); elsewhere `built_book` reuses ``_build/html``
@@ -277,8 +283,234 @@ def output_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
     return problems
 
 
-def page_problems(html: str, page: str, page_path: Path | None = None) -> list[Problem]:
-    """Every check on one page's HTML."""
+# --------------------------------------------------------------------------------------------
+# Notebook leftovers (issue 26): what a code cell's output should never look like
+# --------------------------------------------------------------------------------------------
+
+#: A dict, list, tuple or set repr as the whole output ({'counts': ...}, [0.1, 0.2], dict_keys([...])).
+REPR = re.compile(
+    r"^\s*(?:\{\s*(?:'[^']*'|\"[^\"]*\"|\d+)\s*:.*\}|\[.*\]|\((?:[^()]*,)+[^()]*\)|"
+    r"(?:OrderedDict|defaultdict|Counter|dict_keys|dict_values|dict_items|array)\(.*\))\s*$",
+    re.DOTALL,
+)
+#: snake_case words (osss_min_ratio, p_i) in a table header: a reader's header has none.
+SNAKE_CASE = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
+#: Maths typed as plain text outside MathJax: 2^n, 10^-12, 2^(D+1).
+PLAIN_MATHS = re.compile(r"\w\^[-+(]?\w|\w\^\(")
+#: Python's exponent formats a reader should not see: e+00 / e-00, and exponents of 50 or more.
+E_FORMAT = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE](?:[-+]0+\b|[-+]?[5-9]\d\b|[-+]?\d{3,}\b)")
+#: Sphinx labels of the book's boxes and figures (thm-bglt-1, alg-bglt-minibatch, fig-ch4-exact).
+INTERNAL_LABEL = re.compile(r"(?<![\w/#.-])(?:thm|lem|lemma|alg|def|cor|prop|conj|obs|fig|tbl|eq|sec)-[a-z0-9]+(?:-[a-z0-9]+)+\b")
+#: A numbered result as text: "Lemma 4.6", "Theorem 1", "Thm 10", "Corollary C.1".
+RESULT_NUMBER = re.compile(
+    r"\b(?P<kind>Lemma|Lem\.|Theorem|Thm\.?|Corollary|Cor\.|Proposition|Prop\.|Claim|Conjecture|Definition|Observation)"
+    r"\s+(?P<number>[A-Z]?\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)\b"
+)
+#: What may precede a paper's own number: "paper Lemma 4.4", "the paper's Theorem 10", "[BLT20, Lemma 3".
+PAPER_PREFIX = re.compile(
+    r"(?:\bpaper(?:'s|’s)?|\]|\[[A-Za-z+]+\d{2},?|\bin \[[^\]]*\],?|\bof \w+ et al\.?,?|\b[A-Z]{2,}\+?\d{2}(?:'s|’s)?)\s*$",
+    re.IGNORECASE,
+)
+#: A cell that names a paper by its label (OSSS05, [BDM20]): the row's results are that paper's.
+PAPER_LABEL_CELL = re.compile(r"^\[?[A-Z][A-Za-z]*\+?\d{2}\]?$")
+#: ... or follow it: "Theorem 3 (BGLT 2020)", "Lemma 2 of [BLT20]", "Theorem 10 of the paper".
+PAPER_SUFFIX = re.compile(r"^\s*(?:\(|of |in )(?:\[?[A-Z][A-Za-z+]*\s?\d{2,4}\b|the paper\b)")
+KIND_NAMES = {"lem.": "lemma", "thm": "theorem", "thm.": "theorem", "cor.": "corollary", "prop.": "proposition"}
+#: A math segment as it stands in the HTML before MathJax runs.
+MATH_TEXT = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$]+\$", re.DOTALL)
+
+
+def _text_without_math(tag: Tag) -> str:
+    """``tag``'s text without its math (MathJax spans and ``\\( \\)``/``$ $`` segments) and code."""
+    parts = []
+    for text in tag.find_all(string=True):
+        if _inside(text, _is_math) or _inside(text, lambda t: t.name in {"code", "script", "style"}):
+            continue
+        parts.append(str(text))
+    return MATH_TEXT.sub(" ", " ".join(parts))
+
+
+def book_numbers(soup: BeautifulSoup) -> set[tuple[str, str]]:
+    """The (kind, number) of every numbered box of a page: ('lemma', '4.6') for "Lemma 4.6"."""
+    numbers = set()
+    for box in soup.find_all(class_="proof"):
+        caption = box.find(class_="caption-number")
+        match = RESULT_NUMBER.search(caption.get_text(" ", strip=True)) if caption is not None else None
+        if match:
+            numbers.add(_result_key(match))
+    return numbers
+
+
+def _result_key(match: re.Match[str]) -> tuple[str, str]:
+    kind = match.group("kind").lower()
+    return KIND_NAMES.get(kind, kind.rstrip(".")), match.group("number")
+
+
+def _outputs(main: Tag) -> list[Tag]:
+    return [o for o in main.find_all(class_="output") if _inside(o, lambda t: "cell_output" in _classes(t))]
+
+
+def leftover_output_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
+    """print() blocks, bare True/False and dict/list reprs among the code cells' outputs."""
+    problems = []
+    for output in _outputs(_main(soup)):
+        classes = _classes(output)
+        text = output.get_text("\n").strip()
+        if "stream" in classes and not classes & {"stderr"}:
+            problems.append(Problem(page, "print output", " ".join(text.split())[:100]))
+            continue
+        if not classes & {"text_plain", "stream"}:
+            continue
+        if text in {"True", "False", "np.True_", "np.False_"}:
+            problems.append(Problem(page, "bare True/False output", text))
+        elif REPR.match(text):
+            problems.append(Problem(page, "dict/list repr output", " ".join(text.split())[:100]))
+    return problems
+
+
+def _table_rows(table: Tag) -> list[list[Tag]]:
+    """The table's rows as lists of cells, a cell repeated over its colspan."""
+    rows = []
+    for row in table.find_all("tr"):
+        if row.find_parent("table") is not table:
+            continue
+        cells: list[Tag] = []
+        for cell in row.find_all(["th", "td"], recursive=False):
+            cells += [cell] * max(1, int(cell.get("colspan", 1) or 1))
+        rows.append(cells)
+    return rows
+
+
+SECONDS_HEADER = re.compile(r"\bseconds?\b|\(s\)|\btime \[?s\]?|\bwall\b", re.IGNORECASE)
+NUMBER = re.compile(r"^[-+−]?(\d[\d,]*)(?:\.(\d+))?$")
+
+
+def significant_digits(text: str) -> int:
+    """Significant digits of a number as written: 28.700000 -> 8, 0.0123 -> 3, 1200 -> 2; 0 if not a number."""
+    match = NUMBER.match(text.strip())
+    if not match:
+        return 0
+    whole, fraction = match.group(1).replace(",", ""), match.group(2)
+    if fraction is None:
+        return len(whole.lstrip("0").rstrip("0")) or 1
+    digits = (whole + fraction).lstrip("0")
+    return len(digits) or 1
+
+
+def table_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
+    """Rendered tables: snake_case or plain-maths headers, over-precise seconds, raw exponents."""
+    problems = []
+    for table in _main(soup).find_all("table"):
+        rows = _table_rows(table)
+        headers = [cell for row in rows for cell in row if cell.name == "th"]
+        for cell in dict.fromkeys(headers):
+            text = _text_without_math(cell)
+            for pattern, kind in ((SNAKE_CASE, "snake_case header"), (PLAIN_MATHS, "plain-text maths in a header")):
+                match = pattern.search(text)
+                if match:
+                    problems.append(Problem(page, kind, _snippet(text, match)))
+        for row_index, row in enumerate(rows):
+            for column, cell in enumerate(row):
+                if cell.name != "th" or not SECONDS_HEADER.search(cell.get_text(" ")):
+                    continue
+                for later in rows[row_index + 1 :]:
+                    if column < len(later) and later[column].name == "td":
+                        value = later[column].get_text(" ", strip=True)
+                        if significant_digits(value) > 4:
+                            problems.append(
+                                Problem(page, "over-precise seconds", f"{value!r} under {cell.get_text(' ', strip=True)!r}")
+                            )
+    return problems
+
+
+def number_format_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
+    """``e+00``, ``e-51`` and the like in anything a reader reads (not code, not math)."""
+    problems = []
+    for text in _main(soup).find_all(string=True):
+        if _inside(text, _is_math) or _inside(text, lambda t: t.name in {"script", "style"}):
+            continue
+        if _inside(text, _is_code) and not _inside(text, _is_output):
+            continue
+        for match in E_FORMAT.finditer(MATH_TEXT.sub(" ", str(text))):
+            problems.append(Problem(page, "raw exponent format", _snippet(str(text), match)))
+    return problems
+
+
+def label_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
+    """Internal labels (``thm-bglt-1``) shown as text to the reader."""
+    problems = []
+    for text in _main(soup).find_all(string=True):
+        if _inside(text, lambda t: t.name in {"script", "style"}) or (
+            _inside(text, _is_code) and _inside(text, lambda t: "cell_input" in _classes(t))
+        ):
+            continue
+        for match in INTERNAL_LABEL.finditer(str(text)):
+            problems.append(Problem(page, "internal label shown", _snippet(str(text), match)))
+    return problems
+
+
+def _figure_texts(main: Tag) -> list[tuple[str, str]]:
+    """(where, text) of every caption, image alt/title text and table cell of a page."""
+    texts = []
+    for caption in main.find_all(["figcaption", "caption"]):
+        texts.append(("caption", _text_without_math(caption)))
+    for image in main.find_all("img"):
+        for attribute in ("alt", "title"):
+            if image.get(attribute):
+                texts.append((f"image {attribute}", image[attribute]))
+    for table in main.find_all("table"):
+        rows = _table_rows(table)
+        header = rows[0] if rows else []
+        for row in rows:
+            if any(PAPER_LABEL_CELL.match(cell.get_text(" ", strip=True)) for cell in row):
+                continue  # the row names its paper: its result numbers are the paper's
+            for column, cell in enumerate(dict.fromkeys(row)):
+                heading = header[column].get_text(" ") if column < len(header) and header[column] is not cell else ""
+                if "paper" in heading.lower():
+                    continue  # a column of the paper's own result names ("paper result")
+                texts.append(("table cell", _text_without_math(cell)))
+    return texts
+
+
+def caption_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
+    """A backtick-quoted name in a caption (a Markdown literal that did not render)."""
+    problems = []
+    for caption in _main(soup).find_all(["figcaption", "caption"]):
+        text = caption.get_text(" ")
+        match = re.search(r"`[^`\s][^`]*`?", text)
+        if match:
+            problems.append(Problem(page, "backtick in a caption", _snippet(text, match)))
+    for holder in _main(soup).find_all(class_=["caption-text", "admonition-title"]):
+        if holder.find_parent(["figcaption", "caption"]) is None and "`" in holder.get_text():
+            problems.append(Problem(page, "backtick in a caption", holder.get_text(" ", strip=True)[:80]))
+    return problems
+
+
+def numbering_problems(soup: BeautifulSoup, page: str, numbers: set[tuple[str, str]] | None = None) -> list[Problem]:
+    """"Lemma/Theorem N" in captions, alt text or tables that is no box number of the book.
+
+    ``numbers`` is the book's set of box numbers (:func:`book_numbers` over every page); without
+    it the page's own boxes count. The paper's numbering passes when it says so ("paper Lemma 4.4").
+    """
+    main = _main(soup)
+    numbers = book_numbers(soup) if numbers is None else numbers
+    problems = []
+    for where, text in _figure_texts(main):
+        for match in RESULT_NUMBER.finditer(text):
+            if (
+                _result_key(match) in numbers
+                or PAPER_PREFIX.search(text[: match.start()])
+                or PAPER_SUFFIX.match(text[match.end() :])
+            ):
+                continue
+            problems.append(Problem(page, "not the book's numbering", f"{match.group()!r} in {where}: {_snippet(text, match)}"))
+    return problems
+
+
+def page_problems(
+    html: str, page: str, page_path: Path | None = None, numbers: set[tuple[str, str]] | None = None
+) -> list[Problem]:
+    """Every check on one page's HTML (``numbers``: the book's box numbers, see :func:`numbering_problems`)."""
     soup = BeautifulSoup(html, "html.parser")
     found = (
         raw_markup_problems(soup, page)
@@ -286,6 +518,12 @@ def page_problems(html: str, page: str, page_path: Path | None = None) -> list[P
         + reference_problems(soup, page, page_path)
         + nan_problems(soup, page)
         + output_problems(soup, page)
+        + leftover_output_problems(soup, page)
+        + table_problems(soup, page)
+        + number_format_problems(soup, page)
+        + label_problems(soup, page)
+        + caption_problems(soup, page)
+        + numbering_problems(soup, page, numbers)
     )
     return list(dict.fromkeys(found))  # one line per distinct problem, in page order
 
@@ -297,10 +535,13 @@ def page_problems(html: str, page: str, page_path: Path | None = None) -> list[P
 CLEAN_PAGE = """<html><body><main>
 <p>Let <span class="math notranslate nohighlight">\\(\\varepsilon\\)</span> be small;
 see <a class="reference internal" href="#lemma-1">Lemma 1</a>.</p>
-<div class="proof lemma admonition" id="lemma-1"><p>Lemma 1.</p></div>
+<div class="proof lemma admonition" id="lemma-1"><p><span class="caption-number">Lemma 1 </span></p></div>
 <div class="cell tag_hide-input"><div class="cell_input"><pre>ax.set_xlabel("$\\\\varepsilon$")  # ```{prf:x}</pre></div>
-<div class="cell_output"><div class="output stream highlight-myst-ansi"><pre>all 12 checks hold</pre></div>
-<div class="output text_html"><table><tr><th>bound</th><td>0.5</td></tr></table></div></div></div>
+<div class="cell_output"><div class="output text_markdown"><p>All 12 checks hold.</p></div>
+<div class="output text_html"><table><tr><th>bound</th><th>seconds</th><th>\\(\\eta_1\\)</th></tr>
+<tr><td>0.5</td><td>28.7</td><td>1.2e-12</td></tr></table></div></div></div>
+<figure><img alt="a curve" src="x.png"><figcaption><span class="caption-number">Fig. 1 </span>
+<span class="caption-text">Below <a href="#lemma-1">Lemma 1</a> (paper Lemma 4.4) and the paper's Theorem 10.</span></figcaption></figure>
 </main></body></html>"""
 
 
@@ -345,6 +586,74 @@ def test_broken_prf_fence_is_caught() -> None:
 def test_each_check_can_fail(snippet: str, kind: str) -> None:
     problems = page_problems(f"<html><body><main>{snippet}</main></body></html>", "synthetic")
     assert kind in {p.kind for p in problems}, problems
+
+
+# One page per leftover kind of issue 26: each must be flagged, with the kind named.
+LEFTOVER_PAGES = {
+    "bare True/False output": '<div class="cell_output"><div class="output text_plain"><pre>True</pre></div></div>',
+    "dict/list repr output": (
+        '<div class="cell_output"><div class="output text_plain"><pre>{\'counts\': [3, 1], \'n\': 4}</pre></div></div>'
+    ),
+    "print output": '<div class="cell_output"><div class="output stream highlight-myst-ansi"><pre>seed=0, n=12</pre></div></div>',
+    "snake_case header": '<div class="cell_output"><table><tr><th>osss_min_ratio</th></tr><tr><td>0.5</td></tr></table></div>',
+    "plain-text maths in a header": "<table><tr><th>bound 2^(D+1)</th></tr><tr><td>8</td></tr></table>",
+    "backtick in a caption": (
+        '<figure><img src="x.png" alt="f"><figcaption><span class="caption-text">Error against `reps`.'
+        "</span></figcaption></figure>"
+    ),
+    "over-precise seconds": (
+        '<div class="cell_output"><table><thead><tr><th></th><th>fault</th><th>seconds</th></tr></thead>'
+        '<tbody><tr><th>0</th><td>ch1</td><td>28.700000</td></tr></tbody></table></div>'
+    ),
+    "raw exponent format": '<div class="cell_output"><table><tr><td>within 0.0e+00</td></tr></table></div>',
+    "internal label shown": "<table><tr><td>thm-bglt-1</td><td>alg-bglt-minibatch</td></tr></table>",
+    "not the book's numbering": (
+        '<div class="proof lemma admonition" id="lem-a"><p class="admonition-title">'
+        '<span class="caption-number">Lemma 4.6 </span> (J)</p></div>'
+        '<figure><img src="x.png" alt="Fig. 1.6: the bound of Theorem 3"><figcaption>'
+        '<span class="caption-text">Below Lemma 5.2.</span></figcaption></figure>'
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LEFTOVER_PAGES))
+def test_each_leftover_kind_is_flagged(kind: str) -> None:
+    problems = page_problems(f"<html><body><main>{LEFTOVER_PAGES[kind]}</main></body></html>", "fixture")
+    assert kind in {p.kind for p in problems}, problems
+    assert all(p.kind == kind for p in problems), problems  # each fixture shows its kind only
+
+
+def test_exponents_in_e_notation() -> None:
+    flagged = ["0.0e+00", "1.2e-51", "3e-57", "2.0E+00", "1e-120"]
+    passing = ["1e-12", "2.5e-3", "1.0e+06"]
+    for value in flagged:
+        assert E_FORMAT.search(value), value
+    for value in passing:
+        assert not E_FORMAT.search(value), value
+
+
+def test_significant_digits() -> None:
+    assert significant_digits("28.700000") == 8
+    assert significant_digits("28.7") == 3
+    assert significant_digits("0.01234") == 4
+    assert significant_digits("1,200") == 2
+    assert significant_digits("—") == 0
+
+
+def test_the_paper_numbering_passes_when_it_says_so() -> None:
+    box = '<div class="proof theorem admonition"><p><span class="caption-number">Theorem 5.1 </span></p></div>'
+    ok = f"{box}<table><tr><td>Theorem 5.1 (paper Thm 10)</td><td>the paper's Lemma 4.4</td></tr></table>"
+    bad = f"{box}<table><tr><td>Theorem 1 (paper Thm 10)</td></tr></table>"
+    assert page_problems(f"<html><body><main>{ok}</main></body></html>", "s") == []
+    kinds = [p.kind for p in page_problems(f"<html><body><main>{bad}</main></body></html>", "s")]
+    assert kinds == ["not the book's numbering"]
+    # the book's numbers come from every page: another page's box counts
+    assert page_problems(f"<html><body><main>{bad}</main></body></html>", "s", numbers={("theorem", "1")}) == []
+    named = (
+        "<table><tr><th>paper result</th><th>book box</th></tr><tr><td>Theorem 3</td><td>Theorem 5.1 (BGLT 2020)</td></tr>"
+        "<tr><td>OSSS05</td><td>Lemma E.2</td></tr><tr><td>pairs of BDM20 Lemma 9</td><td>—</td></tr></table>"
+    )
+    assert page_problems(f"<html><body><main>{box}{named}</main></body></html>", "s") == []
 
 
 def test_deliberate_notation_passes() -> None:
@@ -430,6 +739,8 @@ def test_book_builds_cleanly(built_book: Path) -> None:
 
 def test_built_book_pages_read_cleanly(built_book: Path) -> None:
     problems: list[Problem] = []
-    for path in book_pages(built_book):
-        problems += page_problems(path.read_text(errors="replace"), path.name, path)
+    pages = book_pages(built_book)
+    numbers = set().union(*(book_numbers(BeautifulSoup(p.read_text(errors="replace"), "html.parser")) for p in pages))
+    for path in pages:
+        problems += page_problems(path.read_text(errors="replace"), path.name, path, numbers)
     assert not problems, f"{len(problems)} problems a reader would see:\n" + "\n".join(map(str, problems))

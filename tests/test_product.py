@@ -308,3 +308,29 @@ def test_schedules_agree_with_the_lemmas_they_come_from():
     assert bounds.mgbh26_lemma47_total_steps(2, 2, 1.0) == pytest.approx(2 * math.e ** 2)
     with pytest.raises(ValueError, match="phase1_steps"):
         bounds.mgbh26_lemma47_total_steps(0, 2, 1.0)
+
+
+# --- the paper's drawing of score pairs (shared x, every pair queried), as keyword options ----------
+
+def test_practical_variants_label_counts_and_default_unchanged():
+    target = functions.balanced_tree(6, 2, np.random.default_rng(0))
+    dist = ProductDistribution(np.full(6, 0.3))
+    kw = dict(eps=0.3, delta=0.2)
+    default = practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1), **kw)
+    explicit = practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1), shared_x=False,
+                                           skip_unchanged=True, schedule_scale=1.0, **kw)
+    assert default.label_queries == explicit.label_queries and default.tree.size == explicit.tree.size
+    no_skip = practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1),
+                                          skip_unchanged=False, **kw)
+    # same draws, same estimates and tree; every pair now costs two labels
+    assert no_skip.tree.size == default.tree.size
+    assert no_skip.label_queries - no_skip.ll_samples - no_skip.ee_samples == 2 * no_skip.score_pairs
+    shared = practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1), shared_x=True,
+                                         skip_unchanged=False, **kw)
+    # one f(x) per drawn x plus one f(x^(i)) per variable: 7 labels per 6 pairs
+    assert 6 * (shared.label_queries - shared.ll_samples - shared.ee_samples) == 7 * shared.score_pairs
+    smaller = practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1),
+                                          schedule_scale=0.25, **kw)
+    assert smaller.ee_samples < default.ee_samples
+    with pytest.raises(ValueError, match="schedule_scale"):
+        practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1), schedule_scale=0.0, **kw)

@@ -715,3 +715,182 @@ def first_violations(tr: Tracker, confirm: Callable[[Supremum], Fraction] = exac
             sup.exact = confirm(sup)
             out.append(sup)
     return out
+
+
+# --- Chapter 1: BLT20 Theorem 3's two phases over every function on n <= 4 ------------------------
+
+def _first_leaves(values: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """Leaves of the first frontier whose ``values[b, t]`` is <= ``thresholds[b, c]``, ``(B, C)`` (T + 1 if none)."""
+    below = values[:, None, :] <= thresholds[:, :, None]
+    return np.where(below.any(axis=2), np.argmax(below, axis=2) + 1, values.shape[1] + 1)
+
+
+def _distinct_rows(*args: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
+    """The distinct argument tuples among the cases in ``where``: ``(distinct, inverse, keep, shape)``.
+
+    As in :func:`elementwise`, but each column is coded by a 1-D ``np.unique`` and the codes are
+    combined into one integer key (mixed radix), which sorts far faster than ``np.unique(axis=0)``.
+    """
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    cols = [np.broadcast_to(np.asarray(a, dtype=np.float64), shape).reshape(-1) for a in args]
+    keep = np.ones(cols[0].size, dtype=bool) if where is None else np.broadcast_to(where, shape).reshape(-1)
+    key = np.zeros(int(keep.sum()), dtype=np.int64)
+    values = []
+    for col in cols:  # one 1-D unique per argument
+        distinct, code = np.unique(col[keep], return_inverse=True)
+        if distinct.size and key.size and (int(key.max()) + 1) * distinct.size >= 2**62:
+            raise ValueError("too many distinct argument tuples for a combined key")
+        key = key * distinct.size + code.reshape(-1)
+        values.append(distinct)
+    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    rows = np.stack([col[keep][first] for col in cols], axis=1) if keys.size else np.zeros((0, len(cols)))
+    return rows, inverse.reshape(-1), keep, shape
+
+
+def _elementwise_coded(fn: Callable[..., float], *args: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """:func:`elementwise` (one call of ``fn`` per distinct argument tuple, NaN outside ``where``), faster."""
+    rows, inverse, keep, shape = _distinct_rows(*args, where=where)
+    out = np.full(keep.size, np.nan)
+    if rows.shape[0]:
+        out[keep] = np.array([fn(*row) for row in rows])[inverse]
+    return out.reshape(shape)
+
+
+def _blt54_eps_coded(cost: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """:func:`_blt54_eps` computed once per distinct (cost, s)."""
+    rows, inverse, keep, shape = _distinct_rows(cost, s)
+    return _blt54_eps(rows[:, 0], rows[:, 1])[inverse].reshape(shape)
+
+
+def _distinct_profiles(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each distinct row of ``profile`` and how many rows share it: ``(first, weight)``.
+
+    Rows are hashed to one integer each (a 1-D unique sorts far faster than ``np.unique(axis=0)``);
+    a hash collision is detected by comparing every row with its representative, and then the exact
+    row-wise unique is used instead.
+    """
+    weights = np.random.default_rng(0).integers(1, 2**62, size=profile.shape[1], dtype=np.int64)  # fixed hash
+    codes = np.round(profile * 2**20).astype(np.int64)  # the statistics are dyadic: exact integers here
+    keys = (codes * weights[None, :]).sum(axis=1)  # wraps modulo 2^64, as a hash may
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    if not np.array_equal(profile, profile[first[inverse.reshape(-1)]]):
+        _, first, counts = np.unique(profile, axis=0, return_index=True, return_counts=True)
+    return first, counts
+
+
+def blt20_theorem3_phases(n: int = 4) -> dict[str, Supremum]:
+    """BLT20 Theorem 3's proof, step by step, at its worst over every function on n variables and every eps.
+
+    BuildTopDownDT runs to zero error on every function (lock-step, :func:`dtcore.exhaustive.best_first_runs`);
+    s is the function's minimum tree size (s >= 2), A = log2(4s/eps), B = log2 s, and the run at eps is
+    the prefix of that run that stops at the first frontier with error <= eps. Returned suprema (ratio
+    in the book's convention: 1 = the bound, above 1 = violated), keyed by:
+
+    * ``"phase 1 drop"``: bound / measured drop of the cost at every split with cost >= eps A (phase 1),
+      the bound cost / (L A B) (Lemmas 5.1(2) and 5.4), eps the largest the phase allows;
+    * ``"phase 2 drop"``: eps / (L B) over the measured drop at every split with error > eps and
+      cost <= eps A (Lemmas 5.1(2) and 5.2), eps just under the error;
+    * ``"phase 1 leaves"``: leaves at the end of phase 1 (first cost <= eps A, or the stop) over the
+      proof's count ceil((C0/(eps A))^(A B)), over phases of at least two splits;
+      ``"phase 1 leaves (one split)"`` the same over every non-empty phase (a one-split phase meets
+      the count exactly whenever it is ceil of a number in (1, 2], i.e. 2);
+    * ``"phase 2 harmonic"``: sum of 1/L over phase 2's splits but the last, over B (C_{L1}/eps - 1);
+    * ``"initial cost"``: C0 = Inf(f) over log2 s;
+    * ``"error over variance"``: error(f_rho, +-1) / Var(f_rho) over every subcube rho (Var > 0).
+
+    The eps searched per function are the points just under each of its run's errors and of each
+    eps where eps A equals one of its run's costs: between them both sides of each count are monotone
+    in eps (the measured side constant, the bound falling), so the supremum over eps in (0, 1/2) is
+    approached there. Witness notes give eps and the phase boundaries.
+    """
+    n = check_int("n", n, 2, ex.MAX_ALL_FUNCTIONS_VARIABLES)
+    tables = ex.all_tables(n)
+    s = ex.optimal_trees(tables).root_size.astype(np.float64)
+    stats = ex.subcube_statistics(tables)
+    runs = ex.best_first_runs(*ex.build_top_down_scores(stats), n, totals={"error": stats.error, "cost": stats.cost})
+    # Every quantity below depends on a function only through s, its run's errors and costs and where
+    # the run splits: search one representative of each such profile (a few hundred on n = 4) and count
+    # its functions as cases.
+    profile = np.concatenate([s[:, None], runs.totals["error"], runs.totals["cost"],
+                              np.isfinite(runs.score).astype(np.float64)], axis=1)
+    representative, weight = _distinct_profiles(profile)
+    s = s[representative]
+    err, cost = runs.totals["error"][representative], runs.totals["cost"][representative]  # before step t: min(t + 1, size) leaves
+    scores = runs.score[representative]
+    n_funcs, steps = err.shape
+    live = s >= 2
+    size = np.broadcast_to(np.maximum(s, 2)[:, None], err.shape)
+    leaves = np.broadcast_to(runs.leaves[None, :].astype(np.float64), err.shape)
+    drop = cost - np.concatenate([cost[:, 1:], np.zeros((n_funcs, 1))], axis=1)  # measured on the frontier totals
+    split = np.isfinite(scores) & (err > 0) & live[:, None]
+    out: dict[str, Supremum] = {}
+
+    def keep(key: str, result: str, statement: str, ratio: np.ndarray, note: Callable[[int, int], str],
+             step_axis: bool = False) -> None:
+        value, where = _sup(ratio)
+        b, c = (int(where[0]), int(where[1])) if ratio.ndim == 2 else (int(where[0]), -1)
+        finite = np.isfinite(ratio).reshape(ratio.shape[0], -1).sum(axis=1)
+        function = int(representative[b]) if ratio.shape[0] == representative.size else b
+        cases = int((finite * weight).sum()) if ratio.shape[0] == representative.size else int(finite.sum())
+        out[key] = Supremum("BLT20", result, key, statement, value, function, n, None,
+                            c + 1 if step_axis else None, cases, note=note(b, c))
+
+    half = 0.5 - 1e-12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps1 = np.minimum(_blt54_eps_coded(cost, size), half)  # the largest eps with cost >= eps A
+        phase1 = split & (eps1 > 0)
+        bound1 = _elementwise_coded(bounds.blt20_lemma54_score_lower, cost, eps1, leaves, size, where=phase1)
+        keep("phase 1 drop", "Theorem 3 (phase 1)", "cost drop >= cost / (L A B) while cost >= eps A",
+             bound1 / drop, lambda b, t: f"eps = {eps1[b, t]:.4g}, split at L = {t + 1}", step_axis=True)
+        eps2 = np.minimum(err, half)  # the bound's supremum: eps just under the error
+        phase2 = split & (cost <= eps2 * np.log2(4 * size / eps2))
+        bound2 = _elementwise_coded(bounds.blt20_lemma52_score_lower, eps2, leaves, size, where=phase2)
+        keep("phase 2 drop", "Theorem 3 (phase 2)", "cost drop >= eps / (L B) while error > eps >= cost / A",
+             bound2 / drop, lambda b, t: f"eps just under {eps2[b, t]:.4g}, split at L = {t + 1}", step_axis=True)
+
+        # the eps to search: just under each error and each phase-1 boundary of the function's run
+        shrink = 1.0 - 1e-9
+        eps = np.concatenate([err, _blt54_eps_coded(cost, size)], axis=1) * shrink
+        usable = live[:, None] & (eps > 0) & (eps < 0.5)
+        eps = np.where(usable, eps, 0.25)  # a placeholder where unusable: masked out below
+        s_c = np.broadcast_to(np.maximum(s, 2)[:, None], eps.shape)
+        end1 = _first_leaves(cost, eps * np.log2(4 * s_c / eps))
+        stop = _first_leaves(err, eps)
+        phase1_end = np.minimum(end1, stop)
+        c0 = np.broadcast_to(cost[:, :1], eps.shape)
+        count1 = _elementwise_coded(bounds.blt20_theorem3_phase1_leaves, s_c, eps, c0, where=usable)
+        ratio1 = np.where(usable, phase1_end / count1, np.nan)
+
+        def eps_text(value: float) -> str:
+            return "eps just under 0.5" if value > 0.5 - 1e-6 else f"eps = {value:.6g}"
+
+        def note1(b: int, c: int) -> str:
+            return (f"{eps_text(eps[b, c])}: phase 1 ends at {int(phase1_end[b, c])} leaves, "
+                    f"the proof allows {count1[b, c]:.0f}")
+        keep("phase 1 leaves (one split)", "Theorem 3 (phase 1)", "phase 1 ends within ceil((C0/(eps A))^(A B)) leaves",
+             np.where(phase1_end >= 2, ratio1, np.nan), note1)
+        keep("phase 1 leaves", "Theorem 3 (phase 1)",
+             "phase 1 ends within ceil((C0/(eps A))^(A B)) leaves (phases of two or more splits)",
+             np.where(phase1_end >= 3, ratio1, np.nan), note1)
+
+        harmonic_prefix = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, steps + 2))])  # H_0, H_1, ...
+        has_phase2 = usable & (stop - 2 >= end1)
+        last = np.clip(stop - 2, 0, steps)
+        first = np.clip(end1 - 1, 0, steps)
+        harmonic = harmonic_prefix[last] - harmonic_prefix[first]  # sum of 1/L for L = L1 .. Lend - 2
+        start_cost = np.take_along_axis(cost, np.clip(end1 - 1, 0, steps - 1), axis=1)
+        count2 = _elementwise_coded(bounds.blt20_theorem3_phase2_harmonic, s_c, eps, start_cost, where=has_phase2)
+        keep("phase 2 harmonic", "Theorem 3 (phase 2)", "sum of 1/L over phase 2's splits but the last < B (C_L1/eps - 1)",
+             np.where(has_phase2, harmonic / count2, np.nan),
+             lambda b, c: (f"{eps_text(eps[b, c])}: phase 2 from {int(end1[b, c])} to {int(stop[b, c])} leaves, "
+                           f"C_L1 = {start_cost[b, c]:.4g}"))
+        self_bound = np.maximum(s, 2)
+        initial = np.where(live, cost[:, 0] / _elementwise_coded(bounds.blt20_initial_cost_upper, self_bound, where=live), np.nan)
+        keep("initial cost", "Theorem 3 (C0 <= log s)", "C0 = Inf(f) <= log2 s", initial,
+             lambda b, c: f"Inf(f) = {cost[b, 0]:.4g}, s = {int(s[b])}")
+        conditional_error = stats.error / stats.p_reach[None, :]
+        var = stats.variance
+        ratio_var = np.where(var > 0, conditional_error / var, np.nan)
+        keep("error over variance", "Lemma 5.2 (Var >= error)", "error(f_rho, +-1) <= Var(f_rho)", ratio_var,
+             lambda b, c: f"on a subcube where Var = {var[b, c]:.4g}")
+    return out

@@ -137,6 +137,51 @@ def assert_all_caught(results: pd.DataFrame) -> None:
                              .to_string(index=False))
 
 
+# --------------------------------------------------------------------------------------------
+# Display (the fault appendix): one Markdown table, each chapter a link
+# --------------------------------------------------------------------------------------------
+
+
+def round_seconds(seconds: float) -> str:
+    """A duration as the page prints it: at most 4 significant digits (28.7, 523.2, 1234)."""
+    seconds = float(seconds)
+    if not seconds >= 0:
+        raise ValueError(f"seconds must be a non-negative number, got {seconds!r}")
+    return f"{seconds:.1f}" if seconds < 1000 else f"{seconds:.0f}"
+
+
+def chapter_numbers(root: str | pathlib.Path | None = None) -> dict[str, int]:
+    """The book's number of each numbered chapter notebook (``_toc.yml`` order, appendices left out)."""
+    from .run import toc_chapters
+
+    numbered = [c for c in toc_chapters(root if root is not None else REPO_ROOT) if c[:2].isdigit()]
+    return {chapter: number for number, chapter in enumerate(numbered, start=1)}
+
+
+def _cell(text: object) -> str:
+    """Text safe inside a Markdown table cell (no pipe, no line break, no stray backtick)."""
+    return " ".join(str(text).split()).replace("|", "\\|").replace("`", "'")
+
+
+def outcomes_markdown(outcomes: pd.DataFrame, numbers: dict[str, int] | None = None) -> str:
+    """The fault table as MyST Markdown: fault, chapter (a ``{doc}`` link), file, what goes wrong,
+    outcome, the failed rows or the error, and seconds rounded to at most 4 significant digits."""
+    required = ["fault", "chapter", "file", "description", "outcome", "caught_by", "seconds"]
+    absent = [c for c in required if c not in outcomes.columns]
+    if absent:
+        raise ValueError(f"outcomes must have the columns {required}, missing {absent}")
+    numbers = chapter_numbers() if numbers is None else numbers
+    lines = ["| fault | chapter | file | what goes wrong | outcome | caught by (failed rows, or the error) | seconds |",
+             "|---|---|---|---|---|---|---:|"]
+    for row in outcomes.itertuples(index=False):
+        label = f"Chapter {numbers[row.chapter]}" if row.chapter in numbers else row.chapter
+        lines.append(" | ".join([
+            f"| {_cell(row.fault)}", f"{{doc}}`{label} <{row.chapter}>`", f"`{_cell(row.file)}`",
+            _cell(row.description), _cell(row.outcome), _cell(row.caught_by) or "—",
+            f"{round_seconds(row.seconds)} |"]))
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapter", help="only this chapter's faults (e.g. 01_top_down_guarantees)")

@@ -29,6 +29,8 @@ CH1_TOP_DOWN = ParameterSpec("01_top_down_guarantees", "Chapter 1. Top-down indu
           high=lambda p: 2 ** min(p["n"], 10), range_text="each in [2, 2^min(n, 10)]"),
     Param("n_functions", "int", 150, 1000, "random functions and trees per exact check", low=1, high=10**6),
     Param("n_max_lower_bound", "int", 16, 20, "largest cube dimension of the lower-bound family", low=4, high=20),
+    Param("n_orders", "int", 12, 64, "variable orders per decoy-selector instance above 6 variables (every order "
+          "at 6 or fewer)", low=1, high=10**4),
 ))
 
 CH2_LEARNABILITY = ParameterSpec("02_estimating_learnability",
@@ -72,7 +74,16 @@ CH3_STOCHASTIC = ParameterSpec("03_stochastic_trees", "Chapter 3. Stochastic dec
     Param("pair_repetitions", "int", 10, 30, "corrupted samples per target of the indistinguishable pair",
           low=2, high=1000),
     Param("deep_depth", "int", 5, 6, "query depth of the deep target of the depth sweep (Corollary 4.1)",
-          low=2, high=lambda p: min(p["n"], 8), range_text="in [2, min(n, 8)]"),
+          low=2, high=lambda p: min(p["n"], 8), range_text="in [2, min(n, 8)]; from 4 on, Corollary 4.1's ε is below 1/2"),
+    Param("search_restarts", "int", 2, 12, "random targets of the Theorem 1/3 worst-member search", low=1, high=1000),
+    Param("search_steps", "int", 1, 12, "local-search steps of the Theorem 1/3 worst-member search", low=0, high=1000),
+    Param("confirm_reps", "int", 4, 10, "fresh samples at the worst member found (Theorems 1/3)", low=1, high=1000),
+    Param("exponent_etas", "real_list", [0.02, 0.03, 0.05, 0.08, 0.12, 0.2],
+          [0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.16, 0.2, 0.3], "corruption rates of the exponent fit (at least 6)",
+          low=0.0, high=0.5, sort=True, min_length=6),
+    Param("exponent_reps", "int", 1, 4, "clean samples per (learner, η) of the exponent fit", low=1, high=1000),
+    Param("l2_m", "int", 0, 1812000, "sample size of the Theorem 4 (L2) row; 0: not run (Lemma 5.2's ε < 0.1 needs "
+          "m ≥ 1,239,327 at n = 10 and 1,811,217 at n = 12, degree 2)", low=0, high=10**7),
 ), checks=(_ch3_constraints,))
 
 CH4_PRODUCT = ParameterSpec("04_product_spaces", "Chapter 4. Top-down learning on product spaces", (
@@ -148,6 +159,10 @@ CH6_REAL_DATA = ParameterSpec("06_real_data", "Chapter 6. Real data: the learner
     Param("n_test", "int", 800, help="size of Est's test set S_test (flchain points)", low=50, high=3000),
     Param("n_heldout", "int", 1000, help="held-out points that score the trees T_t", low=50, high=3000),
     Param("delta", "real", 0.05, help="confidence of the Hoeffding intervals", low=0.0, high=1.0),
+    Param("budget_repeats", "int", 5, 10, "draws of random pool labels for cross-validation at Est's label budget",
+          low=1, high=100),
+    Param("sklearn_rows", "int", 5000, 50000, "training (and test) rows of the make_classification problem on "
+          "which the estimators meet scikit-learn's tree", low=100, high=200000),
 ), checks=(_ch6_constraints,),
     runs_locally="its cross-validation folds and learners run one after another in the notebook's kernel "
                  "(no `sweep`); its data sets are small.")

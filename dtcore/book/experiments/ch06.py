@@ -29,6 +29,8 @@ import seaborn as sns
 
 from ... import bounds
 from ...estimators import OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
+from ...find import find
+from ...id3 import id3
 from ...learnability import estimate_learnability, hoeffding_halfwidth
 from ...local import LabelOracle, SharedDraws, top_down_size_estimate
 from ...topdown import depth_cap
@@ -37,11 +39,12 @@ from .. import figures, seeds
 from ..report import VerificationTable
 
 #: The chapter's data sets, in the order of its tables and figures.
-DATASETS = ("breast cancer", "digits", "flchain")
+DATASETS = ("breast cancer", "digits", "flchain", "wine", "diabetes", "whas500")
 #: The short name of each data set in the chapter's glue names (``ch6_gap_cancer``, ...).
-GLUE_KEYS = {"breast cancer": "cancer", "digits": "digits", "flchain": "flchain"}
-#: The four learners of the depth-d comparison, in the figure's order.
-DEPTH_METHODS = ("FIND", "pystreed", "CART, same features", "CART, raw features")
+GLUE_KEYS = {"breast cancer": "cancer", "digits": "digits", "flchain": "flchain", "wine": "wine",
+             "diabetes": "diabetes", "whas500": "whas500"}
+#: The learners of the depth-d comparison, in the figure's order.
+DEPTH_METHODS = ("FIND", "pystreed", "ID3, same features", "CART, same features", "CART, raw features")
 #: The columns of Est's table that the chapter shows.
 EST_SHOWN = ["t", "estimated_error", "ci_low", "ci_high", "test error of T_t", "held-out error of T_t",
              "leaves of T_t", "labels_new", "labels_total", "label_fn_calls"]
@@ -57,9 +60,12 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray]:
     """One of :data:`DATASETS` as a DataFrame of numbers and 0/1 labels (1 = the class the text names).
 
     breast cancer: label 1 = benign; digits: label 1 = digit >= 5; flchain: label 1 = died during
-    follow-up, with the cause of death (it reveals the label) and creatinine (often missing) dropped.
+    follow-up, with the cause of death (it reveals the label) and creatinine (often missing) dropped;
+    wine: label 1 = the first cultivar; diabetes: label 1 = disease progression after a year above
+    its median; whas500 (Worcester heart attack study): label 1 = died during follow-up, with the
+    follow-up length (it reveals the label) left out.
     """
-    from sklearn.datasets import load_breast_cancer, load_digits
+    from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_wine
 
     if name == "breast cancer":
         X, y = load_breast_cancer(return_X_y=True, as_frame=True)
@@ -76,6 +82,18 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray]:
                           "flc group": raw["flc.grp"].astype(int), "mgus": (raw["mgus"] == "yes").astype(int),
                           "sample year": raw["sample.yr"].astype(int)}).reset_index(drop=True)
         return X, outcome["death"].astype(np.uint8)
+    if name == "wine":
+        X, y = load_wine(return_X_y=True, as_frame=True)
+        return X, (y.to_numpy() == 0).astype(np.uint8)
+    if name == "diabetes":
+        X, target = load_diabetes(return_X_y=True, as_frame=True, scaled=False)
+        return X, (target.to_numpy() > np.median(target)).astype(np.uint8)
+    if name == "whas500":
+        from sksurv.datasets import load_whas500
+
+        raw, outcome = load_whas500()
+        X = raw.apply(lambda col: col.astype(int) if isinstance(col.dtype, pd.CategoricalDtype) else col)
+        return X.reset_index(drop=True), outcome["fstat"].astype(np.uint8)
     raise ValueError(f"name must be one of {list(DATASETS)}, got {name!r}")
 
 
@@ -127,42 +145,60 @@ def _log_x(ax: plt.Axes, ticks: Sequence[int]) -> None:
 
 def compare_at_depth(X_train: pd.DataFrame, y_train: np.ndarray, X_test: pd.DataFrame, y_test: np.ndarray, *,
                      depth: int, n_thresholds: int, random_state: int) -> list[dict[str, Any]]:
-    """FIND, pystreed and CART (on FIND's Boolean features and on the raw ones) at one depth on one fold.
+    """FIND, pystreed, ID3 and CART (on one set of Boolean features, and CART on the raw ones) at one
+    depth on one fold.
 
     [BLT21] Lemma 3.1: FIND's training errors are the least of any depth-``depth`` tree on the same
-    features, so at most CART's and equal to pystreed's. One row per method of :data:`DEPTH_METHODS`:
-    training errors, held-out accuracy, leaves and the fit's seconds (FIND and pystreed only).
+    features, so at most CART's and ID3's and equal to pystreed's. One row per method of
+    :data:`DEPTH_METHODS`: training errors, held-out accuracy, leaves, the fit's seconds and the
+    seconds of the binarisation every Boolean-feature learner shares (timed once, apart from the fits;
+    0 for CART on raw features). pystreed's ``cost_complexity`` is 0: it minimises training error alone,
+    as FIND does.
     """
     from pystreed import STreeDClassifier
     from sklearn.tree import DecisionTreeClassifier
 
     depth = check_int("depth", depth, 1)
     started = time.perf_counter()
-    opt = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X_train, y_train)
-    find_seconds = time.perf_counter() - started
-    B_train = opt.binarizer_.transform(X_train.to_numpy())  # the Boolean features FIND saw
-    B_test = opt.binarizer_.transform(X_test.to_numpy())
-    started = time.perf_counter()
-    streed = STreeDClassifier(max_depth=depth).fit(B_train, y_train)
-    streed_seconds = time.perf_counter() - started
-    cart_bool = DecisionTreeClassifier(max_depth=depth, random_state=random_state).fit(B_train, y_train)
-    cart_raw = DecisionTreeClassifier(max_depth=depth, random_state=random_state).fit(X_train, y_train)
-    runs = {"FIND": (opt.tree_.predict(B_train), opt.tree_.predict(B_test), opt.tree_.size, find_seconds),
-            "pystreed": (streed.predict(B_train), streed.predict(B_test), streed.get_n_leaves(), streed_seconds),
-            "CART, same features": (cart_bool.predict(B_train), cart_bool.predict(B_test),
-                                    cart_bool.get_n_leaves(), np.nan),
-            "CART, raw features": (cart_raw.predict(X_train), cart_raw.predict(X_test),
-                                   cart_raw.get_n_leaves(), np.nan)}
-    return [{"method": method, "training errors": int((pred_train != y_train).sum()),
-             "accuracy": float((pred_test == y_test).mean()), "leaves": leaves, "seconds": seconds}
-            for method, (pred_train, pred_test, leaves, seconds) in runs.items()]
+    binarizer = ThresholdBinarizer(n_thresholds).fit(X_train.to_numpy())
+    B_train, B_test = binarizer.transform(X_train.to_numpy()), binarizer.transform(X_test.to_numpy())
+    binarise_seconds = time.perf_counter() - started
+    fits: dict[str, tuple[Any, float]] = {}
+    for method, make in (("FIND", lambda: find(B_train, y_train, depth=depth).tree),
+                         ("pystreed", lambda: STreeDClassifier(max_depth=depth, cost_complexity=0.0)
+                          .fit(B_train, y_train)),
+                         ("ID3, same features", lambda: id3(B_train, y_train, depth=depth).tree),
+                         ("CART, same features", lambda: DecisionTreeClassifier(max_depth=depth,
+                                                                                random_state=random_state)
+                          .fit(B_train, y_train)),
+                         ("CART, raw features", lambda: DecisionTreeClassifier(max_depth=depth,
+                                                                               random_state=random_state)
+                          .fit(X_train, y_train))):
+        started = time.perf_counter()
+        model = make()
+        fits[method] = (model, time.perf_counter() - started)
+    # FIND once more through the estimator a user calls, on the raw features: it must agree with FIND
+    estimator = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X_train, y_train)
+    estimator_errors = int((estimator.predict(X_train) != y_train).sum())
+    rows = []
+    for method, (model, seconds) in fits.items():
+        raw = method == "CART, raw features"
+        Z_train, Z_test = (X_train, X_test) if raw else (B_train, B_test)
+        leaves = model.size if hasattr(model, "size") else model.get_n_leaves()
+        rows.append({"method": method, "training errors": int((model.predict(Z_train) != y_train).sum()),
+                     "accuracy": float((model.predict(Z_test) == y_test).mean()), "leaves": int(leaves),
+                     "seconds": seconds, "binarise seconds": 0.0 if raw else binarise_seconds,
+                     "estimator training errors": estimator_errors if method == "FIND" else np.nan})
+    return rows
 
 
 def find_cart_pystreed(data: Data, *, folds: int, depths: Sequence[int], n_thresholds: int,
                        seed: int) -> pd.DataFrame:
     """:func:`compare_at_depth` on every data set, fold and depth ([BLT21] Lemma 3.1): one row per method.
 
-    Columns: data set, fold, d, method, training errors, m_train, accuracy, leaves, seconds. CART breaks
+    Columns: data set, fold, d, m_train, method, training errors, accuracy, leaves, seconds, binarise
+    seconds, and for FIND the training errors of ``OptimalTreeClassifier`` fitted on the raw features.
+    CART breaks
     ties between equal splits with the stream ``"ch06/find-cart-pystreed"``.
     """
     cart_seed = seeds.library_seed(seed, "ch06/find-cart-pystreed")
@@ -172,17 +208,16 @@ def find_cart_pystreed(data: Data, *, folds: int, depths: Sequence[int], n_thres
             for d in depths:
                 for run in compare_at_depth(X.iloc[train], y[train], X.iloc[test], y[test], depth=d,
                                             n_thresholds=n_thresholds, random_state=cart_seed):
-                    rows.append({"data set": name, "fold": fold, "d": d, "method": run["method"],
-                                 "training errors": run["training errors"], "m_train": len(train),
-                                 "accuracy": run["accuracy"], "leaves": run["leaves"], "seconds": run["seconds"]})
+                    rows.append({"data set": name, "fold": fold, "d": d, "m_train": len(train), **run})
     return pd.DataFrame(rows)
 
 
 def training_error_gaps(depth_runs: pd.DataFrame) -> pd.DataFrame:
-    """Training errors per (data set, fold, d) and method, with ``CART - FIND`` ([BLT21] Lemma 3.1:
-    at least 0) and ``FIND - pystreed`` (0: both optimal)."""
+    """Training errors per (data set, fold, d) and method, with ``CART - FIND`` and ``ID3 - FIND``
+    ([BLT21] Lemma 3.1: at least 0) and ``FIND - pystreed`` (0: both optimal)."""
     wide = depth_runs.pivot_table(index=["data set", "fold", "d"], columns="method", values="training errors")
     wide["CART - FIND"] = wide["CART, same features"] - wide["FIND"]
+    wide["ID3 - FIND"] = wide["ID3, same features"] - wide["FIND"]
     wide["FIND - pystreed"] = wide["FIND"] - wide["pystreed"]
     return wide
 
@@ -202,23 +237,27 @@ def find_figure(depth_runs: pd.DataFrame, *, folds: int) -> plt.Figure:
     """Left: CART's extra training errors over FIND's per fold and depth ([BLT21] Lemma 3.1: never below
     0). Right: cross-validated accuracy of the four learners at the largest depth."""
     d_top = int(depth_runs["d"].max())
-    fig, axes = figures.figure(2, height=3.8)
-    gap = training_error_gaps(depth_runs).reset_index()
-    sns.barplot(data=gap, x="data set", y="CART - FIND", hue="d", ax=axes[0], errorbar=("pi", 100),
-                palette="crest")
+    fig, axes = figures.figure(1, 2, height=7.6)
+    gap = training_error_gaps(depth_runs).reset_index().melt(
+        id_vars=["data set", "fold", "d"], value_vars=["CART - FIND", "ID3 - FIND"], var_name="greedy",
+        value_name="extra errors")
+    gap["greedy"] = gap["greedy"].str.replace(" - FIND", "") + ", d = " + gap["d"].astype(str)
+    present = set(depth_runs["data set"])
+    order = [name for name in DATASETS if name in present] + sorted(present - set(DATASETS))
+    sns.barplot(data=gap, x="data set", y="extra errors", hue="greedy", ax=axes[0], errorbar=("pi", 100),
+                palette="crest", order=order)
     axes[0].axhline(0, color="k", lw=1)
-    axes[0].set(ylabel="CART errors − FIND errors\n(training points, per fold)", xlabel="",
-                title="optimality gap (must be ≥ 0)")
-    _legend_below(axes[0], offset=0.16, title="depth d", ncol=2)
+    axes[0].set(ylabel="greedy errors − FIND errors\n(training points, per fold)", xlabel="",
+                title="optimality gap on the same features (must be ≥ 0)")
+    # the right half holds the small gaps of wine and whas500: room for the legend there
+    axes[0].legend(title="greedy tree, depth", ncol=2, loc="upper right", fontsize="small")
     acc = depth_runs[depth_runs["d"] == d_top]
     sns.barplot(data=acc, x="data set", y="accuracy", hue="method", ax=axes[1], errorbar="sd",
-                hue_order=list(DEPTH_METHODS))
+                hue_order=list(DEPTH_METHODS), order=order)
     lo = max(0.0, acc["accuracy"].min() - 0.1)
     axes[1].set(ylim=(lo, 1.0), xlabel="", ylabel=f"{folds}-fold CV accuracy",
                 title=f"held-out accuracy at depth {d_top}")
-    _legend_below(axes[1], offset=0.16)
-    for ax in axes:  # data set names on two lines, so that three fit under a half-width panel
-        ax.set_xticks(ax.get_xticks(), [label.get_text().replace(" ", "\n") for label in ax.get_xticklabels()])
+    _legend_below(axes[1], offset=0.1, ncol=3)
     return fig
 
 
@@ -250,6 +289,19 @@ def check_find(table: VerificationTable, depth_runs: pd.DataFrame) -> None:
                        float(g["FIND - pystreed"].abs().max()), 0.0, box="lem-real-find",
                        computed_by=("dtcore.find.find", "pystreed.STreeDClassifier"),
                        note="two independent optimal solvers on the same Boolean features")
+        find_rows = depth_runs[(depth_runs["data set"] == name) & (depth_runs["method"] == "FIND")]
+        table.identity("[BLT21] Lemma 3.1", f"{name}: max |OptimalTreeClassifier - FIND| training errors over folds and d",
+                       float((find_rows["estimator training errors"] - find_rows["training errors"]).abs().max()), 0.0,
+                       box="lem-real-find", computed_by=("dtcore.estimators.OptimalTreeClassifier", "dtcore.find.find"),
+                       note="the estimator on the raw features (it binarises and encodes the labels itself) "
+                            "against FIND on the same Boolean features")
+        table.theorem("[BLT21] Lemma 3.1", f"{name}: max over folds and d of FIND - ID3 training errors "
+                      f"(same features, ID3 stopped at depth d)", float((g["FIND"] - g["ID3, same features"]).max()),
+                      0.0, reach=(-half, half), measured_by="dtcore.find.find", bound_by="dtcore.id3.id3",
+                      box="lem-real-find", worst_case=f"{name}, every fold and depth d",
+                      tight_by_construction="the largest difference includes d = 1, where ID3's stump is usually "
+                                            "itself optimal, so it is 0 whatever FIND does elsewhere",
+                      note="ID3 of [BDM20] stopped at depth d is one more tree of depth d on the same features")
     d_top = int(depth_runs["d"].max())
     seconds = depth_runs[depth_runs["d"] == d_top].groupby("method")["seconds"].median()
     table.observation("no theorem", f"median fit seconds at depth {d_top}, FIND / pystreed",
@@ -278,15 +330,26 @@ def find_glue_values(depth_runs: pd.DataFrame) -> dict[str, Any]:
     seconds = at_top.groupby("method")["seconds"].median()
     values["ch6_find_seconds"] = float(seconds["FIND"])
     values["ch6_streed_seconds"] = float(seconds["pystreed"])
+    values["ch6_binarise_seconds"] = float(at_top.loc[at_top["method"] == "FIND", "binarise seconds"].median())
+    gaps = training_error_gaps(depth_runs).xs(d_top, level="d").groupby(level="data set").mean()
+    values["ch6_n_datasets"] = len(gaps)
+    values["ch6_cart_gap_low"], values["ch6_cart_gap_high"] = float(gaps["CART - FIND"].min()), float(gaps["CART - FIND"].max())
+    values["ch6_id3_gap_low"], values["ch6_id3_gap_high"] = float(gaps["ID3 - FIND"].min()), float(gaps["ID3 - FIND"].max())
+    acc = mean_acc.unstack("method")
+    values["ch6_find_beats_cart"] = int((acc["FIND"] > acc["CART, same features"]).sum())
+    values["ch6_find_beats_raw"] = int((acc["FIND"] > acc["CART, raw features"]).sum())
+    values["ch6_find_beats_id3"] = int((acc["FIND"] > acc["ID3, same features"]).sum())
     return values
 
 
 def readable_tree(X: pd.DataFrame, y: np.ndarray, *, depth: int, n_thresholds: int) -> str:
     """FIND's optimal depth-``depth`` tree ([BLT21] Lemma 3.1) on breast cancer data, as an engineer
-    reads it: ``export_text`` over named features with the class names, and its training error."""
+    reads it: ``export_text`` over named features with the class names, and its training error, as
+    Markdown (a text block and a sentence)."""
     labels = np.where(y == 1, "benign", "malignant")
     shown = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X, labels)
-    return f"{shown.export_text()}\ntraining error {shown.training_error_:.3f} on {len(y)} tumours"
+    return (f"```text\n{shown.export_text()}\n```\n\nIts training error is {shown.training_error_:.3f} "
+            f"on the {len(y)} tumours.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,12 +380,21 @@ def topdown_bestfirst(data: Data, *, folds: int, leaf_sizes: Sequence[int], n_th
                 rows.append({"data set": name, "fold": fold, "t": t,
                              "TopDown_G": float(ours.score(X_test, y_test)),
                              "best-first CART, raw features": float(raw.score(X_test, y_test)),
+                             "best-first CART, same features":
+                                 float(same.score(ours.binarizer_.transform(X_test.to_numpy()), y_test)),
                              "leaves TopDown_G": ours.tree_.size, "leaves CART": raw.get_n_leaves(),
                              "training disagreement, same features":
                                  float((ours.tree_.predict(B_train) != same.predict(B_train)).mean())})
     runs = pd.DataFrame(rows)
     runs["difference"] = runs["TopDown_G"] - runs["best-first CART, raw features"]
     return runs
+
+
+def tie_disagreements(size_runs: pd.DataFrame) -> pd.DataFrame:
+    """The (data set, fold, t) where TopDown_G and best-first CART on the same features label some
+    training point differently ([BGLT20] Sec. 1.1: the same rule, so only ties part them)."""
+    parted = size_runs[size_runs["training disagreement, same features"] > 0]
+    return parted[["data set", "fold", "t", "training disagreement, same features"]].reset_index(drop=True)
 
 
 def size_summary(size_runs: pd.DataFrame) -> pd.DataFrame:
@@ -336,9 +408,11 @@ def topdown_figure(size_runs: pd.DataFrame, *, folds: int) -> plt.Figure:
     their difference per fold (band: range over folds)."""
     sizes = sorted(size_runs["t"].unique())
     fig, axes = figures.figure(2, height=3.8)
-    long = size_runs.melt(id_vars=["data set", "fold", "t"], value_vars=["TopDown_G", "best-first CART, raw features"],
+    long = size_runs.melt(id_vars=["data set", "fold", "t"],
+                          value_vars=["TopDown_G", "best-first CART, same features", "best-first CART, raw features"],
                           var_name="method", value_name="accuracy")
-    long["method"] = long["method"].replace({"best-first CART, raw features": "best-first CART (raw)"})
+    long["method"] = long["method"].replace({"best-first CART, raw features": "best-first CART (raw)",
+                                             "best-first CART, same features": "best-first CART (same)"})
     sns.lineplot(data=long, x="t", y="accuracy", hue="data set", style="method", marker="o", errorbar=None,
                  ax=axes[0])
     axes[0].set(xlabel="size t (leaves)", ylabel=f"{folds}-fold CV accuracy", title="accuracy by size")
@@ -378,6 +452,17 @@ def topdown_glue_values(size_runs: pd.DataFrame) -> dict[str, Any]:
         values[f"ch6_td_{GLUE_KEYS[name]}"] = float(at_top.loc[name, "TopDown_G"])
         values[f"ch6_bf_{GLUE_KEYS[name]}"] = float(at_top.loc[name, "best-first CART, raw features"])
     values["ch6_disagree"] = float(size_runs["training disagreement, same features"].max())
+    parted = tie_disagreements(size_runs)
+    values["ch6_parted_runs"] = len(parted)
+    values["ch6_size_runs"] = len(size_runs)
+    values["ch6_parted_where"] = ("nowhere" if parted.empty else "; ".join(
+        f"{name}, fold{'s' if len(g) > 1 else ''} {', '.join(str(f) for f in sorted(g['fold'].unique()))}"
+        for name, g in parted.groupby("data set")))
+    same = size_summary(size_runs).xs(t_top, level="t")
+    raw_loss = at_top["best-first CART, raw features"] - at_top["TopDown_G"]
+    values["ch6_raw_loss_max"] = float(raw_loss.max())
+    values["ch6_raw_loss_where"] = str(raw_loss.idxmax())
+    values["ch6_same_gap"] = float((same["TopDown_G"] - same["best-first CART, same features"]).abs().max())
     return values
 
 
@@ -398,6 +483,8 @@ class EstRun:
     n_test: int
     n_heldout: int
     base_error: float  # held-out error of predicting 0 ("alive") for everyone
+    pool_index: np.ndarray | None = None  # rows of X in the pool
+    held_index: np.ndarray | None = None  # rows of X in the held-out set
 
 
 def est_against_full_trees(X: pd.DataFrame, y: np.ndarray, *, seed: int, est_sizes: Sequence[int],
@@ -439,7 +526,7 @@ def est_against_full_trees(X: pd.DataFrame, y: np.ndarray, *, seed: int, est_siz
                           "Lemma D.1 label bound": bounds.bglt20_lemma_d1_labels(batch_size, t, batch_size, n_test)})
     learn = est_table.merge(pd.DataFrame(full_rows), on="t")
     return EstRun(learn=learn, pool_size=len(pool), n_test=n_test, n_heldout=n_heldout,
-                  base_error=float(y_held.mean()))
+                  base_error=float(y_held.mean()), pool_index=pool_rows, held_index=held_rows)
 
 
 def est_radius(*, n_test: int, n_heldout: int, delta: float, n_sizes: int) -> float:
@@ -568,3 +655,280 @@ def est_figure(run: EstRun, *, delta: float) -> plt.Figure:
     axes[1].yaxis.set_minor_locator(plt.NullLocator())
     _legend_below(axes[1], offset=0.2)
     return fig
+
+
+def cross_validation_at_budget(X: pd.DataFrame, y: np.ndarray, run: EstRun, *, budgets: Sequence[int],
+                               sizes: Sequence[int], folds: int, repeats: int, n_thresholds: int,
+                               seed: int) -> pd.DataFrame:
+    """The plain alternative to Est at an equal label budget: label ``budget`` random pool points,
+    choose t by ``folds``-fold cross-validation of TopDown_G over ``sizes`` (the smallest t of least
+    CV error), refit on those labels and score the tree on Est's held-out set.
+
+    One row per budget and repeat: the t chosen, its CV error and its held-out error. Each budget's
+    draws come from the stream ``"ch06/budget"``.
+    """
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    if run.pool_index is None or run.held_index is None:
+        raise ValueError("run must come from est_against_full_trees (it needs the pool and held-out rows)")
+    repeats = check_int("repeats", repeats, 1)
+    folds = check_int("folds", folds, 2)
+    held_X, held_y = X.iloc[run.held_index], y[run.held_index]
+    rng = seeds.experiment_rng(seed, "ch06/budget")
+    rows = []
+    for budget in budgets:
+        budget = check_int("budget", int(budget), folds, len(run.pool_index))
+        for repeat in range(repeats):
+            chosen = rng.choice(run.pool_index, size=budget, replace=False)
+            Xb, yb = X.iloc[chosen], y[chosen]
+            splitter = StratifiedKFold(folds, shuffle=True, random_state=int(rng.integers(2**31)))
+            cv_error = {t: 1.0 - float(cross_val_score(TopDownClassifier(max_leaf_nodes=t, n_thresholds=n_thresholds),
+                                                       Xb, yb, cv=splitter).mean()) for t in sizes}
+            t_best = min(sizes, key=lambda t: (cv_error[t], t))
+            tree = TopDownClassifier(max_leaf_nodes=t_best, n_thresholds=n_thresholds).fit(Xb, yb)
+            rows.append({"labels": budget, "repeat": repeat, "t chosen by CV": t_best,
+                         "CV error": cv_error[t_best], "held-out error": 1.0 - float(tree.score(held_X, held_y))})
+    return pd.DataFrame(rows)
+
+
+def budget_summary(baseline: pd.DataFrame, choice: pd.DataFrame) -> pd.DataFrame:
+    """Est's choice beside cross-validation at equal label budgets: held-out error (range over repeats)."""
+    est = choice.iloc[0]
+    rows = [{"way to choose t": "Est (estimate_learnability)", "labels": int(est["labels"]),
+             "t": str(int(est["t"])), "held-out error (min)": float(est["held-out error of chosen T_t"]),
+             "held-out error (max)": float(est["held-out error of chosen T_t"])}]
+    for budget, g in baseline.groupby("labels"):
+        ts = sorted(g["t chosen by CV"].unique())
+        rows.append({"way to choose t": f"{len(g)} draws of random labels, CV", "labels": int(budget),
+                     "t": ", ".join(str(t) for t in ts), "held-out error (min)": float(g["held-out error"].min()),
+                     "held-out error (max)": float(g["held-out error"].max())})
+    return pd.DataFrame(rows)
+
+
+def est_verdict(baseline: pd.DataFrame, choice: pd.DataFrame, run: EstRun, *, delta: float) -> dict[str, Any]:
+    """What the budget comparison says, as values the text glues: Est's held-out error against the range
+    of cross-validation at Est's own budget, and how many sizes' Est intervals overlap the best one's."""
+    est = choice.iloc[0]
+    est_error, budget = float(est["held-out error of chosen T_t"]), int(est["labels"])
+    same = baseline[baseline["labels"] == baseline["labels"].max()]
+    lo, hi = float(same["held-out error"].min()), float(same["held-out error"].max())
+    if est_error < lo:
+        verdict = "Est's choice is better than every cross-validated choice at the same budget"
+    elif est_error > hi:
+        verdict = ("cross-validation on the same number of random labels chose a better tree in every draw: "
+                   "here Est does not help to pick t")
+    else:
+        verdict = "Est's choice lies within the range of the cross-validated choices at the same budget"
+    learn = run.learn
+    best = learn.loc[learn["estimated_error"].idxmin()]
+    overlapping = int(((learn["ci_low"] <= best["ci_high"]) & (learn["ci_high"] >= best["ci_low"])).sum())
+    return {"ch6_budget": budget, "ch6_cv_budget_low": lo, "ch6_cv_budget_high": hi, "ch6_est_verdict": verdict,
+            "ch6_cv_budget_other": int(baseline["labels"].min()),
+            "ch6_cv_other_low": float(baseline.loc[baseline["labels"] == baseline["labels"].min(), "held-out error"].min()),
+            "ch6_cv_other_high": float(baseline.loc[baseline["labels"] == baseline["labels"].min(), "held-out error"].max()),
+            "ch6_overlapping_sizes": overlapping, "ch6_n_sizes": len(learn),
+            "ch6_half_width": float((best["ci_high"] - best["ci_low"]) / 2)}
+
+
+def frontier(depth_runs: pd.DataFrame, size_runs: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy against leaves for every learner and data set: means over folds of each depth d
+    (FIND, pystreed, ID3, CART) and each size t (TopDown_G, best-first CART)."""
+    by_depth = (depth_runs.groupby(["data set", "method", "d"])[["leaves", "accuracy"]].mean().reset_index()
+                .rename(columns={"d": "setting"}))
+    by_depth["learner"] = by_depth["method"] + " (depth)"
+    long = size_runs.melt(id_vars=["data set", "fold", "t"], value_vars=["TopDown_G", "best-first CART, raw features"],
+                          var_name="method", value_name="accuracy")
+    leaves = pd.concat([size_runs[["data set", "fold", "t", "leaves TopDown_G"]].rename(
+                            columns={"leaves TopDown_G": "leaves"}).assign(method="TopDown_G"),
+                        size_runs[["data set", "fold", "t", "leaves CART"]].rename(
+                            columns={"leaves CART": "leaves"}).assign(method="best-first CART, raw features")])
+    long = long.merge(leaves, on=["data set", "fold", "t", "method"])
+    by_size = long.groupby(["data set", "method", "t"])[["leaves", "accuracy"]].mean().reset_index().rename(
+        columns={"t": "setting"})
+    by_size["learner"] = by_size["method"] + " (size)"
+    return pd.concat([by_depth, by_size], ignore_index=True)
+
+
+def frontier_figure(front: pd.DataFrame, *, folds: int) -> plt.Figure:
+    """One panel per data set: mean CV accuracy against mean leaves, a line per learner."""
+    present = set(front["data set"])
+    names = [name for name in DATASETS if name in present] + sorted(present - set(DATASETS))
+    ncols = 2
+    nrows = -(-len(names) // ncols)
+    fig, axes = figures.figure(ncols, nrows, height=2.6 * nrows + 0.8, squeeze=False)
+    learners = list(dict.fromkeys(front["learner"]))
+    palette = dict(zip(learners, sns.color_palette("tab10", len(learners))))
+    for ax, name in zip(axes.flat, names):
+        for learner in learners:
+            g = front[(front["data set"] == name) & (front["learner"] == learner)].sort_values("leaves")
+            # the two optimal solvers coincide, as do CART and ID3 on the same features: dash the second
+            dashed = learner.startswith(("pystreed", "ID3"))
+            ax.plot(g["leaves"], g["accuracy"], "o--" if dashed else "o-", ms=3, lw=1.2, color=palette[learner],
+                    label=learner, mfc="none" if dashed else palette[learner])
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set(title=name, xlabel="leaves (mean over folds)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"{folds}-fold CV accuracy")
+    for ax in axes.flat[len(names):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize="small")
+    return fig
+
+
+def check_budget(table: VerificationTable, baseline: pd.DataFrame, choice: pd.DataFrame) -> None:
+    """Est's choice against cross-validation at Est's own label budget (observation: no paper compares them)."""
+    budget = int(choice.iloc[0]["labels"])
+    same = baseline[baseline["labels"] == baseline["labels"].max()]
+    table.observation("no theorem", f"held-out error: Est's choice of t minus the median cross-validated choice "
+                      f"on {budget:,} random labels", float(choice.iloc[0]["held-out error of chosen T_t"]
+                                                            - same["held-out error"].median()),
+                      why="two ways to choose t at one label budget; [BGLT20] bounds each estimate, not the choice")
+
+
+# --------------------------------------------------------------------------------------------
+# the estimators as a practitioner uses them: several classes, probabilities, missing values,
+# importances and a drawing
+
+
+#: Multi-class versions of two data sets: every digit, every cultivar.
+MULTICLASS_DATASETS = ("digits (10 classes)", "wine (3 cultivars)")
+
+
+def load_multiclass(name: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """One of :data:`MULTICLASS_DATASETS` with its original class labels."""
+    from sklearn.datasets import load_digits, load_wine
+
+    loaders = {"digits (10 classes)": load_digits, "wine (3 cultivars)": load_wine}
+    if name not in loaders:
+        raise ValueError(f"name must be one of {list(MULTICLASS_DATASETS)}, got {name!r}")
+    X, y = loaders[name](return_X_y=True, as_frame=True)
+    return X, y.to_numpy()
+
+
+def load_flchain_with_missing() -> tuple[pd.DataFrame, np.ndarray]:
+    """flchain with its creatinine column, missing for some people (NaN), beside the other features."""
+    from sksurv.datasets import load_flchain
+
+    X, y = load_dataset("flchain")
+    raw, _ = load_flchain()
+    return X.assign(creatinine=raw["creatinine"].to_numpy()), y
+
+
+def _learners(*, depth: int, n_thresholds: int, random_state: int) -> dict[str, Any]:
+    from sklearn.tree import DecisionTreeClassifier
+
+    from ...estimators import ID3Classifier
+
+    return {"FIND": OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds),
+            "ID3": ID3Classifier(max_depth=depth, n_thresholds=n_thresholds),
+            "TopDown_G": TopDownClassifier(max_leaf_nodes=2 ** depth, n_thresholds=n_thresholds),
+            "CART (scikit-learn)": DecisionTreeClassifier(max_depth=depth, random_state=random_state)}
+
+
+def practitioner_scores(data: Data, *, folds: int, depth: int, n_thresholds: int, seed: int) -> pd.DataFrame:
+    """Cross-validated accuracy, and ROC-AUC (one against the rest for several classes) from
+    ``predict_proba``, of the three estimators and scikit-learn's tree at depth ``depth`` (TopDown_G at
+    2^depth leaves), on each data set of ``data`` (any number of classes, NaN allowed)."""
+    from sklearn.model_selection import StratifiedKFold, cross_validate
+
+    random_state = seeds.library_seed(seed, "ch06/practitioner")
+    rows = []
+    for name, (X, y) in data.items():
+        splitter = StratifiedKFold(folds, shuffle=True, random_state=random_state)
+        auc = "roc_auc" if np.unique(y).size == 2 else "roc_auc_ovr"
+        for learner, est in _learners(depth=depth, n_thresholds=n_thresholds, random_state=random_state).items():
+            scores = cross_validate(est, X, y, cv=splitter, scoring={"accuracy": "accuracy", "auc": auc})
+            rows.append({"data set": name, "classes": int(np.unique(y).size), "learner": learner,
+                         "accuracy": float(scores["test_accuracy"].mean()), "ROC-AUC": float(scores["test_auc"].mean()),
+                         "fit seconds": float(np.median(scores["fit_time"]))})
+    return pd.DataFrame(rows)
+
+
+def importances_against_sklearn(X: pd.DataFrame, y: np.ndarray, *, size: int, n_thresholds: int,
+                                seed: int) -> pd.DataFrame:
+    """TopDown_G's ``feature_importances_`` beside scikit-learn's best-first tree grown on the same
+    Boolean features, its importances summed back onto the original columns; ``same tree`` says
+    whether the two trees cut the training points into the same parts by splits on the same Boolean
+    features (then the importances must agree)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    ours = TopDownClassifier(max_leaf_nodes=size, n_thresholds=n_thresholds).fit(X, y)
+    B = ours.binarizer_.transform(X.to_numpy())
+    theirs = DecisionTreeClassifier(max_leaf_nodes=size, random_state=seeds.library_seed(seed, "ch06/importances"))
+    theirs.fit(B, y)
+    summed = np.zeros(X.shape[1])
+    np.add.at(summed, ours.binarizer_.columns, theirs.feature_importances_)
+    # one tree when the leaves cut the training points into the same parts (leaf numbers differ) by
+    # splits on the same Boolean features (two columns may give one feature on the training data)
+    pairs = pd.DataFrame({"ours": ours.apply(X), "theirs": theirs.apply(B)})
+    same = (len(pairs.drop_duplicates()) == pairs["ours"].nunique() == pairs["theirs"].nunique()
+            and sorted(f for f in ours.tree_.feature if f >= 0) == sorted(f for f in theirs.tree_.feature if f >= 0))
+    frame = pd.DataFrame({"feature": X.columns, "dtcore": ours.feature_importances_, "scikit-learn": summed})
+    frame["same tree"] = same
+    return frame.sort_values("dtcore", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def largest_shared_tree(X: pd.DataFrame, y: np.ndarray, *, sizes: Sequence[int], n_thresholds: int,
+                        seed: int) -> tuple[int, pd.DataFrame]:
+    """The largest size of ``sizes`` at which TopDown_G and scikit-learn grow the same tree (else the
+    smallest size), and :func:`importances_against_sklearn` there."""
+    frames = {t: importances_against_sklearn(X, y, size=t, n_thresholds=n_thresholds, seed=seed) for t in sizes}
+    shared = [t for t, f in frames.items() if bool(f["same tree"].iloc[0])]
+    size = max(shared) if shared else min(sizes)
+    return size, frames[size]
+
+
+def check_practitioner(table: VerificationTable, scores: pd.DataFrame, importances: pd.DataFrame) -> None:
+    """Importances as an identity (two implementations of scikit-learn's definition on one tree); the
+    scores as observations (no theorem bounds held-out accuracy or ROC-AUC)."""
+    if bool(importances["same tree"].iloc[0]):
+        table.identity("scikit-learn's definition", "max |importance (dtcore) − importance (scikit-learn, same "
+                       "tree)| over the columns of breast cancer", float((importances["dtcore"]
+                                                                           - importances["scikit-learn"]).abs().max()),
+                       1e-9, computed_by=("dtcore.estimators.TopDownClassifier.feature_importances_",
+                                          "sklearn.tree.DecisionTreeClassifier.feature_importances_"))
+    else:
+        table.observation("scikit-learn's definition", "max |importance difference| over the columns",
+                          float((importances["dtcore"] - importances["scikit-learn"]).abs().max()),
+                          why="the two trees parted at a tie between equal gains, so they are different trees")
+    for row in scores[scores["learner"] != "CART (scikit-learn)"].itertuples():
+        cart = scores[(scores["data set"] == row._1) & (scores["learner"] == "CART (scikit-learn)")]
+        table.observation("no theorem", f"{row._1}: ROC-AUC {row.learner} − CART at equal depth",
+                          float(row._5 - cart["ROC-AUC"].iloc[0]),
+                          why="ranking quality of two heuristics on held-out data; no paper bounds it")
+
+
+def tree_drawing(X: pd.DataFrame, y: np.ndarray, *, depth: int, n_thresholds: int) -> plt.Figure:
+    """FIND's optimal depth-``depth`` tree drawn by :func:`dtcore.export.plot_tree`, class names at the leaves."""
+    from ...export import plot_tree
+
+    est = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X, np.where(y == 1, "benign",
+                                                                                              "malignant"))
+    fig, ax = figures.figure(height=2.2 + 1.1 * depth)
+    plot_tree(est, ax=ax, fontsize=10)
+    return fig
+
+
+def practitioner_glue_values(scores: pd.DataFrame, importances: pd.DataFrame, *, size: int,
+                             flchain: pd.DataFrame, comparison: pd.DataFrame) -> dict[str, Any]:
+    """The numbers the practitioner section quotes: ROC-AUC on breast cancer per learner, the classes
+    of the multi-class sets, the missing creatinine values, the importance comparison's size and top
+    feature, and the largest accuracy gap to scikit-learn on the synthetic problem."""
+    auc = scores.set_index(["data set", "learner"])["ROC-AUC"]
+    values: dict[str, Any] = {f"ch6_auc_{key}": float(auc[("breast cancer", learner)]) for key, learner in
+                              (("find", "FIND"), ("id3", "ID3"), ("td", "TopDown_G"), ("cart", "CART (scikit-learn)"))}
+    values["ch6_missing_creatinine"] = f"{int(flchain['creatinine'].isna().sum()):,}"
+    values["ch6_flchain_auc_td"] = float(auc[("flchain with creatinine", "TopDown_G")])
+    values["ch6_flchain_auc_cart"] = float(auc[("flchain with creatinine", "CART (scikit-learn)")])
+    acc = scores.set_index(["data set", "learner"])["accuracy"]
+    values["ch6_digits10_find"] = float(acc[("digits (10 classes)", "FIND")])
+    values["ch6_digits10_cart"] = float(acc[("digits (10 classes)", "CART (scikit-learn)")])
+    values["ch6_importance_size"] = int(size)
+    values["ch6_importance_top"] = str(importances["feature"].iloc[0])
+    values["ch6_importance_top_value"] = float(importances["dtcore"].iloc[0])
+    greedy = comparison[comparison["learner"] != "FIND"]
+    values["ch6_sk_gap_max"] = float(greedy["gap_points"].abs().max())
+    values["ch6_sk_fit_ratio_max"] = float((greedy["fit_s"] / greedy["sklearn_fit_s"]).max())
+    return values

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -150,3 +151,95 @@ def draw_witnesses(witnesses: Sequence[tuple[str, int]]):
         ex.optimal_tree(tables[f]).draw(ax=ax, fontsize=9)
         ax.set_title(label, fontsize=10)
     return fig
+
+
+# --- the atlas as verification rows ------------------------------------------------------------
+
+_STATS = "dtcore.exhaustive.SubcubeStatistics"
+_INFLUENCES, _ERROR, _VARIANCE, _COST = (f"{_STATS}.influences", f"{_STATS}.error", f"{_STATS}.variance",
+                                         f"{_STATS}.cost")
+_SCORES = "dtcore.exhaustive.build_top_down_scores"
+_OPTIMUM = "dtcore.exhaustive.optimal_trees"
+_AVG_DEPTH = "dtcore.exhaustive.minimum_average_depth_by_cap"
+_GAIN = "dtcore.impurity.get_impurity"  # the gains are impurity differences of the subcube means
+
+ATLAS_PROVENANCE: dict[tuple[str, str | None], tuple[str, str]] = {
+    ("OSSS inequality", None): (_INFLUENCES, f"dtcore.bounds.osss05_max_influence_lower, {_OPTIMUM}, "
+                                             "dtcore.exhaustive.minimum_average_depth"),
+    ("Lemma 5.3", None): (_INFLUENCES, f"dtcore.bounds.blt20_lemma53_total_influence_upper, {_OPTIMUM}"),
+    ("Lemma 5.1(1)", None): (_ERROR, _COST),
+    ("Lemma 4.1", None): (_ERROR, _COST),
+    ("Lemma 5.2", None): (_SCORES, f"dtcore.bounds.blt20_lemma52_score_lower, dtcore.exhaustive.best_first_runs"),
+    ("Lemma 5.4", None): (_SCORES, f"dtcore.bounds.blt20_lemma54_score_lower, dtcore.exhaustive.best_first_runs"),
+    ("Lemma C.1", None): (_INFLUENCES, f"dtcore.bounds.mgbh26_lemma_c1_max_influence_lower, {_AVG_DEPTH}"),
+    ("Lemma C.2", "first inequality"): (_INFLUENCES, _ERROR),
+    ("Lemma C.2", "second inequality"): (_ERROR, _VARIANCE),
+    ("Lemma 4.2", None): (_INFLUENCES, f"{_VARIANCE}, {_OPTIMUM}, {_AVG_DEPTH}"),
+    ("Lemma 4.4", None): (_SCORES, f"dtcore.bounds.mgbh26_lemma44_score_lower, {_AVG_DEPTH}, {_OPTIMUM}"),
+    ("Lemma 4.5", None): (_SCORES, f"dtcore.bounds.mgbh26_lemma45_score_lower, {_AVG_DEPTH}, {_OPTIMUM}"),
+    ("Lemma 5", None): (_GAIN, "dtcore.bounds.bdm20_lemma5_gain_upper, dtcore.impurity.lipschitz_constant"),
+    ("Lemma 6", None): (_GAIN, "dtcore.bounds.bdm20_lemma6_gain_lower, dtcore.impurity.strong_concavity"),
+    ("Lemma 9", None): ("dtcore.exhaustive.subcube_statistics", "dtcore.bounds.bdm20_lemma9_covariance_lower"),
+    ("Definition 3", None): ("dtcore.audit.worst_case.impurity_suprema", "dtcore.impurity.lipschitz_constant"),
+    ("Definition 4", None): ("dtcore.audit.worst_case.impurity_suprema", "dtcore.impurity.strong_concavity"),
+}
+"""What computed each side of an atlas ratio, by (result, form) or (result, None) for every form."""
+
+ATLAS_BOXES: dict[str, str] = {
+    "OSSS inequality": "thm-blt-osss", "Lemma 5.1(1)": "lem-blt-5-1", "Lemma 5.2": "lem-blt-5-2",
+    "Lemma 5.3": "lem-blt-5-3", "Lemma 5.4": "lem-blt-5-4", "Lemma C.1": "lem-mgbh-c-1", "Lemma C.2": "lem-mgbh-c-2",
+    "Lemma 4.1": "lem-mgbh-4-1", "Lemma 4.2": "lem-mgbh-4-2", "Lemma 4.3": "lem-mgbh-4-3", "Lemma 4.4": "lem-mgbh-4-4",
+    "Lemma 4.5": "lem-mgbh-4-5", "Lemma 5": "lem-id3-5", "Lemma 6": "lem-id3-6", "Lemma 9": "lem-id3-9",
+    "Lemma 11": "lem-id3-11", "Fact 1.2": "lem-blt21-fact12", "Lemma 2.1": "lem-blt21-2-1",
+}
+"""The book box (in chapters 1–5) that states each result the atlas evaluates."""
+
+ALGEBRAIC_EQUALITIES: dict[tuple[str, str], str] = {
+    ("Lemma 6", "gini, proof's step (beta I^2 / (2 p(1-p)))"):
+        "for Gini the gain equals 4 I² / (p(1 − p)) = β I² / (2 p(1 − p)) by algebra, for every input",
+}
+"""Atlas rows that hold with equality for every input: shown, never counted."""
+
+RATIO_REACH_WHY = ("a supremum of measured / bound over every function: where the bound side is small the ratio "
+                   "has no finite reach")
+
+
+def atlas_provenance(result: str, form: str) -> tuple[str, str]:
+    """(measured_by, bound_by) of an atlas row: the computations whose fault would move each side."""
+    found = ATLAS_PROVENANCE.get((result, form)) or ATLAS_PROVENANCE.get((result, None))
+    if found is None:
+        raise ValueError(f"result must be one the atlas knows, got {result!r} ({form!r})")
+    return found
+
+
+def atlas_rows(table, atlas_frame: pd.DataFrame, *, known_equalities: set[tuple[str, str]],
+               own_rows: set[str]) -> None:
+    """Turn each atlas supremum into verification rows of ``table`` (a :class:`VerificationTable`).
+
+    A supremum above 1, confirmed exactly, is a counterexample; otherwise a theorem row (the
+    supremum of measured/bound must stay at or below 1), plus an identity pinning the attainment
+    where the bound is attained or known by hand to be (a bound loosened by a constant would no
+    longer be attained). Results in ``own_rows`` are written by the page itself.
+    """
+    tight = wc.TIGHT_TOLERANCE
+    for r in atlas_frame[~atlas_frame["result"].isin(own_rows)].itertuples():
+        name = f"[{r.paper}] {r.result} ({r.form})"
+        where = f"sup over every function, witness {r.table}, μ = {r.measure}"
+        box = ATLAS_BOXES.get(r.result, "")
+        if r.verdict == "violated":
+            table.counterexample(name, f"{r.statement}: exact measured/bound", float(Fraction(r.exact_ratio)), 1.0,
+                                 relation="<=", reach=(0.0, float("inf")), worst_case=where, box=box)
+            continue
+        algebra = ALGEBRAIC_EQUALITIES.get((r.result, r.form))
+        if algebra:
+            table.observation(name, f"{r.statement}: sup of measured / bound", r.sup_ratio, 1.0, why=algebra,
+                              worst_case=where, box=box)
+            continue
+        measured_by, bound_by = atlas_provenance(r.result, r.form)
+        table.theorem(name, f"{r.statement}: sup of measured / bound", r.sup_ratio, 1.0,
+                      reach=(0.0, float("inf")), reach_why=RATIO_REACH_WHY, measured_by=measured_by,
+                      bound_by=bound_by, worst_case=where, box=box, tolerance=tight)
+        if r.verdict == "tight" or (r.result, r.form) in known_equalities:
+            table.identity(name, "|1 − sup of measured / bound|: the bound is attained on n ≤ 4",
+                           abs(1.0 - r.sup_ratio), tight, computed_by=(measured_by, bound_by),
+                           worst_case=where, box=box)
