@@ -312,7 +312,7 @@ PAPER_PREFIX = re.compile(
     re.IGNORECASE,
 )
 #: A cell that names a paper by its label (OSSS05, [BDM20]): the row's results are that paper's.
-PAPER_LABEL_CELL = re.compile(r"^\[?[A-Z][A-Za-z]*\+?\d{2}\]?$")
+PAPER_LABEL_CELL = re.compile(r"^(?:\[?[A-Z][A-Za-z]*\+?\d{2}\]?$|\[[A-Z][A-Za-z]*\+?\d{2}\]\s)")
 #: ... or follow it: "Theorem 3 (BGLT 2020)", "Lemma 2 of [BLT20]", "Theorem 10 of the paper".
 PAPER_SUFFIX = re.compile(r"^\s*(?:\(|of |in )(?:\[?[A-Z][A-Za-z+]*\s?\d{2,4}\b|the paper\b)")
 KIND_NAMES = {"lem.": "lemma", "thm": "theorem", "thm.": "theorem", "cor.": "corollary", "prop.": "proposition"}
@@ -461,7 +461,10 @@ def _figure_texts(main: Tag) -> list[tuple[str, str]]:
     for table in main.find_all("table"):
         rows = _table_rows(table)
         header = rows[0] if rows else []
-        for row in rows:
+        paper_column = any(cell.name == "th" and "paper" in cell.get_text(" ").lower() for cell in header)
+        for row in rows[1:] if paper_column else rows:
+            if paper_column:
+                continue  # a table with a "paper result" column beside the book box: its rows cite the paper
             if any(PAPER_LABEL_CELL.match(cell.get_text(" ", strip=True)) for cell in row):
                 continue  # the row names its paper: its result numbers are the paper's
             for column, cell in enumerate(dict.fromkeys(row)):
@@ -744,3 +747,12 @@ def test_built_book_pages_read_cleanly(built_book: Path) -> None:
     for path in pages:
         problems += page_problems(path.read_text(errors="replace"), path.name, path, numbers)
     assert not problems, f"{len(problems)} problems a reader would see:\n" + "\n".join(map(str, problems))
+
+
+def test_a_table_with_a_paper_result_column_cites_the_paper_in_every_cell() -> None:
+    table = ("<table><tr><th>paper result</th><th>book box</th><th>note</th></tr>"
+             "<tr><td>Lemma B.7</td><td>Lemma 2.6</td><td>Lemma B.3 would need b = 10⁵</td></tr></table>")
+    assert page_problems(f"<html><body><main>{table}</main></body></html>", "s", numbers={("lemma", "2.6")}) == []
+    headerless = "<table><tr><td>note</td></tr><tr><td>Lemma B.3 would need b = 10⁵</td></tr></table>"
+    kinds = [p.kind for p in page_problems(f"<html><body><main>{headerless}</main></body></html>", "s")]
+    assert kinds == ["not the book's numbering"]

@@ -40,7 +40,7 @@ def demo_table() -> VerificationTable:
               measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.bglt_eps", worst_case="b = 8, t = 8")
     t.theorem("[BGLT20] Lemma 2", "labels * 2_x", 0.0, 0.0, reach=(0.0, 4.0), box="lem-demo-2",
               measured_by="dtcore.local.count", bound_by="zero")
-    t.bound("[BLT20] Lemma 5.2", "error / bound", 0.4, 1.0, value_range=(0.0, math.inf), box="Lemma 1.2")
+    t.bound("[BLT20] Lemma 5.2", "error / bound", 0.4, 1.0, value_range=(0.0, math.inf), box="the paper's Lemma 1.2")
     t.identity("Lemma 5.1", "max |drop − score|", 0.0, 1e-12, computed_by=("a.f", "b.g"))
     t.observation("[BDM20] Theorem 1", "m asked / m used", 1e23, why="vacuous at any feasible size")
     return t

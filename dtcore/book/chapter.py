@@ -249,7 +249,7 @@ class ParameterSpec:
             "`make book` re-runs it at quick scale.",
             "",
             ":::{dropdown} The parameters of this run",
-            "| parameter | value | meaning |", "|---|---|---|", *rows, ":::"])
+            "| parameter | value | meaning (results by the paper's numbering) |", "|---|---|---|", *rows, ":::"])
 
     def show_run(self, resolved: Mapping[str, Any]) -> None:
         """Display :meth:`run_summary` in a notebook (Markdown, so MyST renders the dropdown)."""
@@ -327,3 +327,36 @@ def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, 
         out = save_results(chapter, {**results, "verification": table.frame()})
         print(f"wrote {len(results) + 1} CSV files to {out}")
     return summary
+
+
+#: The papers' names as a table header shows them (an underscore reads as a leftover column name).
+HEADER_SYMBOLS = {"TopDown_G": "TopDown𝒢", "T_t": "Tₜ", "a_R": "a(R)", "p_i": "pᵢ", "Delta_opt": "Δₒₚₜ",
+                  "D_opt": "Dₒₚₜ", "Inf^mu_i": "Infᵢ under μ", "e_i": "eᵢ"}
+
+
+def styled_table(frame: pd.DataFrame, headers: Mapping[str, str] | None = None, *, digits: int = 4) -> Any:
+    """``frame`` as a page shows it: readable headers (``headers`` renames columns; then the papers'
+    symbols of :data:`HEADER_SYMBOLS`), whole numbers without decimals, other numbers to ``digits``
+    places, yes/no for booleans, a dash for missing values, no index."""
+    import numpy as np
+
+    def header(name: object) -> str:
+        text = (headers or {}).get(str(name), str(name))
+        for raw, symbol in HEADER_SYMBOLS.items():
+            text = text.replace(raw, symbol)
+        return text
+
+    out = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
+    shown = out.rename(columns=header)
+    formats: dict[object, Any] = {}
+    for column in shown.columns:
+        values = shown[column]
+        if pd.api.types.is_bool_dtype(values):
+            formats[column] = lambda v: "yes" if v else "no"
+        elif pd.api.types.is_numeric_dtype(values):
+            finite = values.to_numpy(dtype=np.float64)
+            finite = finite[np.isfinite(finite)]
+            whole = finite.size == 0 or bool(np.all(finite == np.round(finite)))
+            formats[column] = "{:,.0f}" if whole else f"{{:.{digits}f}}"
+    return shown.style.format(formats, na_rep="—").hide(axis="index")
+

@@ -171,7 +171,7 @@ def outcomes_markdown(outcomes: pd.DataFrame, numbers: dict[str, int] | None = N
     if absent:
         raise ValueError(f"outcomes must have the columns {required}, missing {absent}")
     numbers = chapter_numbers() if numbers is None else numbers
-    lines = ["| fault | chapter | file | what goes wrong | outcome | caught by (failed rows, or the error) | seconds |",
+    lines = ["| fault | chapter | file | what goes wrong | outcome | caught by (failed rows by the paper's numbering, or the error) | seconds |",
              "|---|---|---|---|---|---|---:|"]
     for row in outcomes.itertuples(index=False):
         label = f"Chapter {numbers[row.chapter]}" if row.chapter in numbers else row.chapter

@@ -1328,7 +1328,7 @@ def savings_table(sav: pd.DataFrame) -> pd.DataFrame:
     """The savings workload for the page: readable headers, integers."""
     return pd.DataFrame({"t": sav["t"], "leaves t′": sav["t_prime"], "labels, whole tree": sav["tree_labels"],
                          "labels, one query": sav["query_labels"], "saving (×)": sav["savings"].round(1),
-                         "requests, one query": sav["query_requests"], "Lemma D.1's count": sav["bound"],
+                         "requests, one query": sav["query_requests"], "the paper's Lemma D.1 count": sav["bound"],
                          "reach b·2ᴰ⁺¹": sav["reach"]})
 
 

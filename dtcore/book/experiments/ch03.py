@@ -46,6 +46,7 @@ from ...stochastic import (bayes_optimal, copies_mean_deviation, deterministic_d
                            random_stochastic_tree, stochastic_leaf_approximation, truncate_deterministic_depth)
 from ...tree import DecisionTree
 from .. import figures
+from ..chapter import styled_table
 from ..report import Provenance, VerificationTable, worst
 from ..seeds import seed_sequence
 from ..sweep import sweep
@@ -1580,17 +1581,5 @@ def seeds_rng(seed: int, key: str) -> np.random.Generator:
 # --- the page's tables ---------------------------------------------------------------------------
 
 def styled(frame: pd.DataFrame, headers: dict[str, str], *, digits: int = 4) -> Any:
-    """``frame`` for the page: readable headers (``headers`` renames columns), whole numbers without decimals,
-    other numbers to ``digits`` places, a dash for missing values, no index."""
-    shown = frame.rename(columns=headers)
-    formats = {}
-    for column in shown.columns:
-        values = shown[column]
-        if pd.api.types.is_bool_dtype(values):
-            formats[column] = lambda v: "yes" if v else "no"
-        elif pd.api.types.is_numeric_dtype(values):
-            finite = values.to_numpy(dtype=np.float64)
-            finite = finite[np.isfinite(finite)]
-            whole = finite.size == 0 or bool(np.all(finite == np.round(finite)))
-            formats[column] = "{:,.0f}" if whole else f"{{:.{digits}f}}"
-    return shown.style.format(formats, na_rep="—").hide(axis="index")
+    """``frame`` for the page (:func:`dtcore.book.chapter.styled_table`)."""
+    return styled_table(frame, headers, digits=digits)

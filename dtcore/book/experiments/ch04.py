@@ -317,7 +317,7 @@ def _witness(row: pd.Series) -> str:
 
 def exhaustive_display(frame: pd.DataFrame) -> pd.DataFrame:
     """The suprema as shown on the page: lemma, form, statement, supremum, exact ratio, witness, verdict."""
-    return pd.DataFrame({"lemma": frame["result"], "form": frame["form"], "statement": frame["statement"],
+    return pd.DataFrame({"paper's lemma": frame["result"], "form": frame["form"], "statement": frame["statement"],
                          "sup measured/bound": frame["sup_ratio"],
                          "exact at the witness": frame["exact_ratio"].fillna("—"),
                          "witness": [_witness(r) for _, r in frame.iterrows()], "verdict": frame["verdict"]})

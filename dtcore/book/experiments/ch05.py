@@ -1116,7 +1116,7 @@ def centres_glue(centres: pd.DataFrame, *, reps: int, grid_size: int) -> dict[st
 
 #: The column of :func:`theorem12_samples` with the proof's own constant: Lemma 5.6 at δ1/3^k on each of
 #: the 3^k paths (a union bound), then Theorem 5.2.
-THEOREM12_UNION = "proof's union bound over 3^k paths (paper's Theorem 12)"
+THEOREM12_UNION = "proof's union bound over 3ᵏ paths (paper's Theorem 12)"
 
 
 def theorem12_samples(rate2: pd.DataFrame, *, ks: Sequence[int], beta: float, gamma: float, alpha: float, c: float,
@@ -1545,10 +1545,13 @@ def hardest_table(sizes: pd.DataFrame) -> Styler:
 
 
 def hardest_glue(sizes: pd.DataFrame, budget: dict[str, int], *, k_max: int, alpha: float,
-                 c: float) -> dict[str, object]:
-    """The numbers the text quotes about the hardest members of the classes in ``sizes``, by glue name."""
-    values: dict[str, object] = {"ch5_search_restarts": budget["restarts"], "ch5_search_sweeps": budget["sweeps"],
-                                 "ch5_search_runs": budget["runs"], "ch5_inv_alpha": f"{1 / alpha:.3g}"}
+                 c: float, with_budget: bool = True) -> dict[str, object]:
+    """The numbers the text quotes about the hardest members of the classes in ``sizes``, by glue name;
+    ``with_budget=False`` leaves out the search budget and 1/alpha (glued once, with the first class)."""
+    values: dict[str, object] = {}
+    if with_budget:
+        values.update({"ch5_search_restarts": budget["restarts"], "ch5_search_sweeps": budget["sweeps"],
+                       "ch5_search_runs": budget["runs"], "ch5_inv_alpha": f"{1 / alpha:.3g}"})
     for tag, kind in (("thm1", MEMBER_CLASSES[0]), ("thm2", MEMBER_CLASSES[1])):
         g = sizes[sizes["class"] == kind]
         if not len(g):

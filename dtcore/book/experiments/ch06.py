@@ -36,6 +36,7 @@ from ...local import LabelOracle, SharedDraws, top_down_size_estimate
 from ...topdown import depth_cap
 from ...validate import check_int, check_real
 from .. import figures, seeds
+from ..chapter import styled_table
 from ..report import VerificationTable
 
 #: The chapter's data sets, in the order of its tables and figures.
@@ -932,3 +933,12 @@ def practitioner_glue_values(scores: pd.DataFrame, importances: pd.DataFrame, *,
     values["ch6_sk_gap_max"] = float(greedy["gap_points"].abs().max())
     values["ch6_sk_fit_ratio_max"] = float((greedy["fit_s"] / greedy["sklearn_fit_s"]).max())
     return values
+
+
+_SHOWN_HEADERS = {"estimated_error": "Est(t)", "ci_low": "interval low", "ci_high": "interval high",
+                  "labels_new": "new labels", "labels_total": "labels so far", "label_fn_calls": "label calls"}
+
+
+def shown(frame: pd.DataFrame, *, digits: int = 3) -> Any:
+    """``frame`` as the page shows it (:func:`dtcore.book.chapter.styled_table`, Est's columns named in words)."""
+    return styled_table(frame, _SHOWN_HEADERS, digits=digits)
