@@ -187,7 +187,9 @@ def profile_top(fn: Callable[[], object], k: int = 8) -> pd.DataFrame:
 
 def profile_style(profile: pd.DataFrame) -> object:
     """:func:`profile_top`'s table, formatted for the page."""
-    return profile.style.format({"own_s": "{:.4f}", "own_share": "{:.0%}", "cumulative_s": "{:.3f}"})
+    shown = profile.rename(columns={"own_s": "own time (s)", "own_share": "share of the run",
+                                    "cumulative_s": "with callees (s)"}).rename_axis("function (file:line)")
+    return shown.style.format({"own time (s)": "{:.4f}", "share of the run": "{:.0%}", "with callees (s)": "{:.3f}"})
 
 
 def leaf_sets(tree: DecisionTree) -> set[frozenset[tuple[int, int]]]:
@@ -599,8 +601,9 @@ def peak_memory(X: np.ndarray, y: np.ndarray, *, t: int) -> pd.DataFrame:
 
 def memory_style(memory: pd.DataFrame) -> object:
     """:func:`peak_memory`'s table, formatted for the page."""
-    return (memory.style.format({"input_MB": "{:.1f}", "peak_MB": "{:.1f}", "peak_over_input": "{:.2f}"})
-            .hide(axis="index"))
+    shown = memory.rename(columns={"input_MB": "input (MB)", "peak_MB": "peak (MB)", "peak_over_input": "peak / input",
+                                   "leaves_differ": "leaves that differ"})
+    return shown.style.format({"input (MB)": "{:.1f}", "peak (MB)": "{:.1f}", "peak / input": "{:.2f}"}).hide(axis="index")
 
 
 def memory_figure(memory: pd.DataFrame, *, n: int, t: int) -> plt.Figure:
@@ -890,8 +893,9 @@ def exhaustive_throughput(*, n: int = 4, repetitions: int) -> pd.DataFrame:
 def exhaustive_style(throughput: pd.DataFrame):
     """The throughput table with readable headers and rounded numbers."""
     shown = throughput.rename(columns={"median": "median s", "min": "fastest s", "max": "slowest s"})
+    shown["thousand functions per s"] = shown.pop("functions per second") / 1000
     return shown.style.format({"median s": "{:.3f}", "fastest s": "{:.3f}", "slowest s": "{:.3f}",
-                               "functions per second": "{:,.0f}", "functions": "{:,}"}).hide(axis="index")
+                               "thousand functions per s": "{:,.0f}", "functions": "{:,}"}).hide(axis="index")
 
 
 # --------------------------------------------------------------------------------------------
