@@ -189,7 +189,9 @@ def profile_style(profile: pd.DataFrame) -> object:
     """:func:`profile_top`'s table, formatted for the page."""
     shown = profile.rename(columns={"own_s": "own time (s)", "own_share": "share of the run",
                                     "cumulative_s": "with callees (s)"}).rename_axis("function (file:line)")
-    return shown.style.format({"own time (s)": "{:.4f}", "share of the run": "{:.0%}", "with callees (s)": "{:.3f}"})
+    # the function names as a column, not as row headers (they are code, not table headings)
+    return shown.reset_index().style.format({"own time (s)": "{:.4f}", "share of the run": "{:.0%}",
+                                             "with callees (s)": "{:.3f}"}).hide(axis="index")
 
 
 def leaf_sets(tree: DecisionTree) -> set[frozenset[tuple[int, int]]]:
