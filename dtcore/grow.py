@@ -27,6 +27,15 @@ class Split:
     score: float
     feature: int
 
+    @classmethod
+    def best(cls, gains: np.ndarray, weight: float) -> "Split | None":
+        """The split on the feature of largest gain (the first on a tie), scored ``weight`` times that
+        gain; None when no feature has a finite gain (every split is invalid at this leaf)."""
+        i = int(np.argmax(gains))
+        if not np.isfinite(gains[i]):
+            return None
+        return cls(float(weight * gains[i]), i)
+
 
 class Scorer(Protocol[State]):
     """What a top-down learner has to say about its leaves.

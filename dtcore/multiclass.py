@@ -170,13 +170,6 @@ def _value(total: np.ndarray) -> float:
     return 0.0
 
 
-def _best_split(gains: np.ndarray, weight: float) -> Split | None:
-    i = int(np.argmax(gains))
-    if not np.isfinite(gains[i]):
-        return None
-    return Split(float(weight * gains[i]), i)
-
-
 # --- TopDown_G with weights and k classes -----------------------------------------------------
 
 @dataclass
@@ -216,7 +209,7 @@ class _WeightedScorer:
         ones, points1 = _exact_sides(state.counts, state.total, state.rows.size)
         gains = _gains(self.name, self.G, state.total, ones, points1, state.rows.size, self.weighting)
         weight = state.total.sum() / self.W if self.weighting == "empirical" else 2.0 ** -state.depth
-        return _best_split(gains, weight)
+        return Split.best(gains, weight)
 
     def children(self, state: _Leaf, feature: int) -> tuple[_Leaf, _Leaf]:
         mask = self.X[state.rows, feature] == 1
@@ -296,7 +289,7 @@ class _WeightedBatchScorer(_WeightedScorer):
         ones, points1 = _exact_sides(state.counts, state.total, batch)
         gains = _gains(self.name, self.G, state.total, ones, points1, batch, self.weighting)
         weight = state.rows.size / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
-        return _best_split(gains, weight)
+        return Split.best(gains, weight)
 
     def children(self, state: _Leaf, feature: int) -> tuple[_Leaf, _Leaf]:
         mask = self.X[state.rows, feature] == 1

@@ -93,13 +93,6 @@ def local_gains(G: Callable[[np.ndarray], np.ndarray], count: float, pos: float,
     return np.where(valid, gain, -np.inf)
 
 
-def _best(gains: np.ndarray, weight: float) -> Split | None:
-    i = int(np.argmax(gains))
-    if not np.isfinite(gains[i]):
-        return None
-    return Split(float(weight * gains[i]), i)
-
-
 # --- TopDown_G on a full labelled sample -------------------------------------------------------
 
 @dataclass
@@ -182,7 +175,7 @@ class TopDownScorer:
             return None  # pure: no split has positive gain
         gains = local_gains(self.G, state.n, state.pos, state.n1, state.p1, self.weighting)
         weight = state.n / self.m if self.weighting == "empirical" else 2.0 ** -state.depth
-        return _best(gains, weight)
+        return Split.best(gains, weight)
 
     def children(self, state: SampleLeaf, feature: int) -> tuple[SampleLeaf, SampleLeaf]:
         a, b = state.start, state.end
@@ -382,7 +375,7 @@ class MiniBatchScorer:
             return None
         gains = local_gains(self.G, count, pos, n1, p1, self.weighting)
         weight = reach / self.N if self.weighting == "empirical" else 2.0 ** -state.depth
-        return _best(gains, weight)
+        return Split.best(gains, weight)
 
     def children(self, state: BatchLeaf, feature: int) -> tuple[BatchLeaf, BatchLeaf]:
         return self.batches.children(state, feature)
