@@ -590,7 +590,7 @@ def test_tprime_failure_exact_matches_monte_carlo_and_the_normal_approximation_i
 def test_worst_tprime_search_beats_its_starts_and_its_rows_fail_when_the_strands_are_cut():
     w = ch02.worst_tprime_member(N, N_TRAIN, sizes=[8], eta=0.25, delta=0.1, s_mono=6, restarts=2, steps=2,
                                  neighbours=3, rng=_rng(31))
-    assert w.evaluated == 3 + 2 * (1 + 2 * 3)
+    assert w.evaluated == 4 + 2 * (1 + 2 * 3)
     assert w.score >= w.per_t["score"].max() - 1e-12  # at least as bad as every reference and every start
     assert w.y.shape == (N_TRAIN,) and w.t == 8
     at_worst = ch02.tprime_runs_at_worst(w, eta=0.25, delta=0.1, runs=30, rng=_rng(32), factors=(1, 64))

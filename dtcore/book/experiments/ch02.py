@@ -1934,7 +1934,7 @@ def worst_tprime_member(n: int, n_train: int, *, sizes: Sequence[int], eta: floa
     One S° of ``n_train`` uniform points and one shared order serve every candidate (the theorem holds for
     every S° and every order; only the strands are random). A candidate is scored exactly from its trees
     (:func:`split_depths`, :func:`leaf_depth_profiles`) by :func:`tprime_failure_normal`. Reference members:
-    tribes (width 3), majority and a random monotone list of size ``s_mono``; searched members: trees of a
+    the constant 0, tribes (width 3), majority and a random monotone list of size ``s_mono``; searched members: trees of a
     leaf-depth profile (depth at most D(t) + 1 and n) with 0/1 leaves, ``restarts`` random starts per t, then
     ``steps`` steps of ``neighbours`` random moves (:func:`_profile_moves`), keeping the best."""
     if min(restarts, steps, neighbours) < 1 or not sizes:
@@ -1942,7 +1942,9 @@ def worst_tprime_member(n: int, n_train: int, *, sizes: Sequence[int], eta: floa
                          f"{restarts}, {steps}, {neighbours}, {list(sizes)}")
     X = ProductDistribution.uniform(n).sample(n_train, rng)
     order = random_order(n_train, rng)
-    references = {"tribes (width 3)": _tribes3(X), "majority": majority(X, range(n - 1 + n % 2)),
+    # the constant target makes every minibatch pure, so every split is a tie broken by the leaves' restrictions
+    references = {"constant 0": np.zeros(n_train, dtype=np.uint8),
+                  "tribes (width 3)": _tribes3(X), "majority": majority(X, range(n - 1 + n % 2)),
                   f"random monotone list, s = {s_mono}": monotone_decision_list(n, s_mono, rng).predict(X)}
     best: dict[str, object] = {"score": None}
     rows, evaluated = [], 0
@@ -2062,7 +2064,8 @@ def probability_text(p: float, digits: int = 2) -> str:
 def _worst_tprime_where(w: WorstTprime, runs: int) -> str:
     return (f"{w.member}, t = {w.t}, on {w.X.shape[0]:,} uniform points (one shared order): the largest failure "
             f"probability (normal approximation) of {w.evaluated:,} targets over t in {sorted(w.per_t['t'].unique().tolist())} "
-            f"({w.restarts} random restarts per t + hill climbing, tribes, majority and a monotone list as references); "
+            f"({w.restarts} random restarts per t + hill climbing; the constant 0, tribes, majority and a monotone list as "
+            f"references); "
             f"{runs} runs with fresh strands")
 
 
@@ -2097,7 +2100,9 @@ def worst_tprime_search_table(w: WorstTprime) -> pd.DataFrame:
                                          for s in df["score"]])
     out = wide.pivot(index=["t", "m"], columns="member", values="p").reset_index()
     order = ["t", "m"] + [c for c in wide["member"].unique()]
-    return out[order].rename(columns={"m": "paper's m"})
+    out = out[order].rename(columns={"m": "paper's m"})
+    out.columns.name = None
+    return out
 
 
 def tprime_power_table(at_worst: pd.DataFrame, *, delta: float) -> pd.DataFrame:
