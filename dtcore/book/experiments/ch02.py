@@ -1965,7 +1965,9 @@ def worst_tprime_member(n: int, n_train: int, *, sizes: Sequence[int], eta: floa
             evaluated += 1
             rows.append({"t": t, "m": m, "member": name, "kind": "reference", "score": s})
             if best["score"] is None or s > best["score"]:
-                best = {"score": s, "t": t, "m": m, "target": None, "member": name, "y": y}
+                best = {"score": s, "t": t, "m": m, "target": None, "y": y,
+                        "member": ("the constant target 0 (every minibatch pure, every split a tie)"
+                                   if name == "constant 0" else f"the reference member {name}")}
         searched = -math.inf
         for _ in range(restarts):
             counts = np.zeros(height + 1, dtype=np.int64)
