@@ -111,21 +111,30 @@ def _learn_features(XT: np.ndarray, weight: np.ndarray | None,
     the rows, as the rule is stated, so that weighted cuts do not depend on how the work is laid out.
     """
     n, m = XT.shape
-    nan = np.isnan(XT)
-    seen = m - np.count_nonzero(nan, axis=1)  # non-missing values per column
-    binary = (seen > 0) & ((XT == 0.0) | (XT == 1.0) | nan).all(axis=1)  # 0/1 columns pass through
     weighted_quantiles = weight is not None and n_thresholds is not None
     if weighted_quantiles:  # the weights of equal values are summed in the rows' order: a stable sort
         order = np.argsort(XT, axis=1, kind="stable")
         S = np.take_along_axis(XT, order, axis=1)
     else:
         S = np.sort(XT, axis=1)
-    # the runs of equal values among each column's sorted non-missing entries (NaN sorts last)
-    start = np.arange(m) < seen[:, None]
-    start[:, 1:] &= S[:, 1:] != S[:, :-1]
+    has_nan = np.isnan(S[:, -1])  # NaN sorts last
+    # the runs of equal values among each column's sorted non-missing entries
+    start = np.empty((n, m), dtype=bool)
+    start[:, 0] = True
+    np.not_equal(S[:, 1:], S[:, :-1], out=start[:, 1:])
+    if has_nan.any():
+        seen = m - np.count_nonzero(np.isnan(S), axis=1)  # non-missing values per column
+        start &= np.arange(m) < seen[:, None]
+    else:
+        seen = np.full(n, m)
     distinct = np.count_nonzero(start, axis=1)
     values = S[start]  # each column's distinct values, ascending, one column after another
     first = np.cumsum(distinct) - distinct  # where each column's distinct values begin in ``values``
+    # a column whose values are all 0 or 1 is one Boolean feature as it is
+    binary = np.flatnonzero(distinct <= 2)
+    if binary.size:
+        low, high = S[binary, 0], S[binary, np.maximum(seen[binary] - 1, 0)]
+        binary = binary[(seen[binary] > 0) & ((low == 0.0) | (low == 1.0)) & ((high == 0.0) | (high == 1.0))]
     # the midpoint between distinct values g and g + 1 of column j is mids[first[j] + g]; a spare last
     # entry keeps the index of a column without midpoints valid
     mids = np.append(0.5 * (values[:-1] + values[1:]), np.nan)
@@ -134,37 +143,35 @@ def _learn_features(XT: np.ndarray, weight: np.ndarray | None,
     # slot[j, q]: the midpoint of column j that is its q-th cut. A column with at most n_thresholds
     # midpoints takes them all; any other, the midpoint just above its quantile at each level
     width = max(int(n_mids.max(initial=0)) if n_thresholds is None else n_thresholds, 1)
-    slot = np.tile(np.arange(width), (n, 1))
-    thin = np.flatnonzero(~binary & (n_mids > width))  # empty when n_thresholds is None
+    slot = np.empty((n, width), dtype=np.int64)
+    slot[:] = np.arange(width)
+    thin = np.flatnonzero(n_mids > width)  # none when n_thresholds is None
     if thin.size:
         levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
-        run = np.cumsum(start, axis=1) - 1  # the distinct value (its rank) at each sorted position
+        run = np.cumsum(start, axis=1)  # 1 + the rank of the distinct value at each sorted position
         if weight is None:
             # unit weights: the cumulative weight through a distinct value is the end of its run + 1,
             # so the first value whose weight reaches level * seen is the one at position ceil(.) - 1
-            target = levels * seen[thin, None].astype(np.float64)
-            at = np.clip(np.ceil(target).astype(np.int64) - 1, 0, (seen[thin] - 1)[:, None])
-            slot[thin] = run[thin[:, None], at]
+            # (in [0, seen - 1], as 0 < level < 1)
+            at = np.ceil(levels * seen[thin, None]).astype(np.int64) - 1
+            slot[thin] = run[thin[:, None], at] - 1
         else:
-            slot[thin] = _weighted_quantile_values(order, run, seen, weight, distinct, first, thin, levels)
+            slot[thin] = _weighted_quantile_values(order, run - 1, seen, weight, distinct, first, thin, levels)
     keep = slot < n_mids[:, None]  # no cut above the largest value
     keep[:, 1:] &= slot[:, 1:] != slot[:, :-1]  # levels that meet on one distinct value give one cut
     cut = mids[np.minimum(first[:, None] + slot, mids.size - 1)]
-
-    # a column's features in order: its cuts ascending, then its missing-value indicator (last slot)
-    take = np.zeros((n, width + 1), dtype=bool)
-    take[:, :width] = keep
-    take[:, width] = seen < m
-    cuts = np.empty((n, width + 1))
-    cuts[:, :width] = cut
-    cuts[:, width] = np.nan
-    passthrough = np.zeros((n, width + 1), dtype=bool)
-    take[binary, :width] = False
-    take[binary, 0] = passthrough[binary, 0] = True
-    cuts[binary, 0] = 0.5
-    missing = np.zeros((n, width + 1), dtype=bool)
-    missing[:, width] = True
-    return np.nonzero(take)[0], cuts[take], passthrough[take], missing[take]
+    keep[binary] = False
+    keep[binary, 0] = True
+    cut[binary, 0] = 0.5
+    if has_nan.any():  # a column's missing-value indicator is its last feature, cut NaN
+        keep = np.concatenate([keep, has_nan[:, None]], axis=1)
+        cut = np.concatenate([cut, np.full((n, 1), np.nan)], axis=1)
+    columns, slots = np.nonzero(keep)
+    missing = slots == width
+    is_binary = np.zeros(n, dtype=bool)
+    is_binary[binary] = True
+    passthrough = is_binary[columns] & ~missing
+    return columns, cut[keep], passthrough, missing
 
 
 def _weighted_quantile_values(order: np.ndarray, run: np.ndarray, seen: np.ndarray, weight: np.ndarray,
@@ -263,7 +270,7 @@ class ThresholdBinarizer:
         self.cuts = cuts
         self.passthrough = passthrough
         self.missing = missing
-        self.missing_columns = np.unique(self.columns[self.missing])
+        self.missing_columns = self.columns[self.missing]  # one indicator per column, in column order
         return self
 
     @property
@@ -398,7 +405,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight=None):
         self._validate_params()
         n_thresholds = _check_n_thresholds(self.n_thresholds)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        X, y = self._validated(X, y)
         if y.dtype.kind not in "biu":  # integer and Boolean labels are always classes: skip the slow check
             check_classification_targets(y)
         weight = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -429,6 +436,25 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
                     value[child] = value[node]
         self.tree_value_ = value
         return self
+
+    def _validated(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """``validate_data(self, X, y, dtype=float64, ensure_all_finite="allow-nan")``, which on a small
+        sample costs a fifth of the fit (dataframe and array-API detection). Plain NumPy arrays of
+        numbers, the usual input, get its checks and its bookkeeping for an input without column
+        names here: ``n_features_in_`` set and a previous fit's ``feature_names_in_`` removed.
+        Anything else, and any input it would refuse, goes through ``validate_data`` (its errors and
+        conversions)."""
+        plain = (type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2 and y.ndim == 1
+                 and X.dtype.kind in "biuf" and y.dtype.kind in "biu" and X.shape[0] == y.shape[0] >= 1
+                 and X.shape[1] >= 1)
+        if plain:
+            X = X.astype(np.float64, copy=False)
+            plain = not np.isinf(X).any()
+        if not plain:
+            return validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("feature_names_in_", None)
+        return X, y
 
     @property
     def tree_(self) -> DecisionTree:
