@@ -67,6 +67,7 @@ True
 from __future__ import annotations
 
 import numbers
+import textwrap
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -382,6 +383,28 @@ def _check_int_param(name: str, value: object, low: int, allow_none: bool = Fals
         allowed = f"an integer >= {low}" + (" or None" if allow_none else "")
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return int(value)
+
+
+def _fit_doc(owner: str, *, action: str, labels: str, weights: str) -> str:
+    """The docstring of ``owner.fit``: the three estimators' fits differ only in what they run and
+    in what a label and a weight mean to them."""
+    weights = textwrap.fill(weights, width=96, initial_indent=" " * 4, subsequent_indent=" " * 4)
+    return f"""Binarise X and {action}.
+
+Parameters
+----------
+X : array-like or DataFrame of shape (m, p)
+    Training samples; NaN marks a missing value.
+y : array-like of shape (m,)
+    Class labels ({labels}).
+sample_weight : array-like of shape (m,), optional
+{weights}
+
+Returns
+-------
+{owner}
+    self.
+"""
 
 
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
@@ -773,24 +796,10 @@ class TopDownClassifier(_TreeClassifier):
                                            weighting=self.weighting).tree
 
     def fit(self, X, y, sample_weight=None) -> "TopDownClassifier":
-        """Binarise X and grow the tree.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (m, p)
-            Training samples; NaN marks a missing value.
-        y : array-like of shape (m,)
-            Class labels (any number of classes).
-        sample_weight : array-like of shape (m,), optional
-            Non-negative weights; a weight multiplies the point's counts in every purity gain (an
-            integer weight acts as that many copies of the point).
-
-        Returns
-        -------
-        TopDownClassifier
-            self.
-        """
         return self._fit(X, y, sample_weight)
+
+    fit.__doc__ = _fit_doc("TopDownClassifier", action="grow the tree", labels="any number of classes",
+                           weights="Non-negative weights; a weight multiplies the point's counts in every purity gain (an integer weight acts as that many copies of the point).")
 
 
 class ID3Classifier(_TreeClassifier):
@@ -850,23 +859,10 @@ binarizer_, n_binary_features_
         return weighted_id3(Xb, y, n_classes, sample_weight=weight, impurity=self.impurity, depth=depth)
 
     def fit(self, X, y, sample_weight=None) -> "ID3Classifier":
-        """Binarise X and run ID3.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (m, p)
-            Training samples; NaN marks a missing value.
-        y : array-like of shape (m,)
-            Class labels (any number of classes).
-        sample_weight : array-like of shape (m,), optional
-            Non-negative weights multiplying each point's counts in the gains.
-
-        Returns
-        -------
-        ID3Classifier
-            self.
-        """
         return self._fit(X, y, sample_weight)
+
+    fit.__doc__ = _fit_doc("ID3Classifier", action="run ID3", labels="any number of classes",
+                           weights="Non-negative weights multiplying each point's counts in the gains.")
 
 
 class OptimalTreeClassifier(_TreeClassifier):
@@ -937,20 +933,7 @@ binarizer_, n_binary_features_
         return tree
 
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
-        """Binarise X and run FIND.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (m, p)
-            Training samples; NaN marks a missing value.
-        y : array-like of shape (m,)
-            Class labels (any number of classes: least misclassification over all of them).
-        sample_weight : array-like of shape (m,), optional
-            Non-negative weights of each point's error.
-
-        Returns
-        -------
-        OptimalTreeClassifier
-            self.
-        """
         return self._fit(X, y, sample_weight)
+
+    fit.__doc__ = _fit_doc("OptimalTreeClassifier", action="run FIND", labels="any number of classes: least misclassification over all of them",
+                           weights="Non-negative weights of each point's error.")
