@@ -168,3 +168,24 @@ def test_tree_names_its_features_on_first_use():
     clf = OptimalTreeClassifier(max_depth=2, n_thresholds=4).fit(X, y)
     assert clf.tree_.feature_names == clf.binarizer_.feature_names
     assert clf.tree_.feature_names[0].startswith("mean radius > ")
+
+
+def test_plain_arrays_take_the_short_validation_with_scikit_learns_bookkeeping():
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    clf = OptimalTreeClassifier(max_depth=2, n_thresholds=4).fit(X, y)
+    assert list(clf.feature_names_in_) == list(X.columns)
+    splits_from_frame = list(clf.tree_.feature)
+    clf.fit(X.to_numpy(), y.to_numpy())  # a plain array: no column names any more
+    assert not hasattr(clf, "feature_names_in_") and clf.n_features_in_ == 30
+    assert list(clf.tree_.feature) == splits_from_frame and clf.tree_.feature_names[0].startswith("x0 > ")
+    for X_as in (X.to_numpy(np.float32), X.to_numpy() > 10, X.to_numpy().astype(np.int64)):
+        plain = OptimalTreeClassifier(max_depth=1, n_thresholds=4).fit(X_as, y.to_numpy())
+        checked = OptimalTreeClassifier(max_depth=1, n_thresholds=4).fit(list(map(list, X_as)), list(y))
+        assert np.array_equal(plain.binarizer_.cuts, checked.binarizer_.cuts, equal_nan=True)
+        assert plain.tree_.to_text() == checked.tree_.to_text()
+    bad = X.to_numpy().copy()
+    bad[3, 4] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        OptimalTreeClassifier().fit(bad, y.to_numpy())
+    with pytest.raises(ValueError, match="Unknown label type"):
+        OptimalTreeClassifier().fit(X.to_numpy(), np.linspace(0, 1, len(y)))
