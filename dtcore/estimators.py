@@ -112,9 +112,8 @@ def _learn_features(XT: np.ndarray, weight: np.ndarray | None,
     the rows, as the rule is stated, so that weighted cuts do not depend on how the work is laid out.
     """
     n, m = XT.shape
-    weighted_quantiles = weight is not None and n_thresholds is not None
-    if weighted_quantiles:  # the weights of equal values are summed in the rows' order: a stable sort
-        order = np.argsort(XT, axis=1, kind="stable")
+    if weight is not None and n_thresholds is not None:  # the order sends each row's weight to its value
+        order = np.argsort(XT, axis=1)
         S = np.take_along_axis(XT, order, axis=1)
     else:
         S = np.sort(XT, axis=1)
