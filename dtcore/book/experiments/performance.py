@@ -1010,7 +1010,7 @@ def _three_digits(value: float) -> str:
 def scale_statement_figure(grid: pd.DataFrame, fits: pd.DataFrame) -> plt.Figure:
     """Log-log: seconds against rows m (at each algorithm's largest n) and against features n (at its
     largest m), one line per algorithm and depth, the fitted exponents in a legend below."""
-    fig, axes = figures.figure(2, 2, height=5.0, sharey="row", gridspec_kw={"height_ratios": [5, 1]})
+    fig, axes = figures.figure(2, 2, height=5.6, sharey="row", gridspec_kw={"height_ratios": [5, 1.6]})
     (by_rows, by_features), below = axes[0], axes[1]
     for ax in below:            # the bottom row becomes one axes across the figure, for the legend
         ax.remove()
@@ -1022,7 +1022,7 @@ def scale_statement_figure(grid: pd.DataFrame, fits: pd.DataFrame) -> plt.Figure
         features_line = part[part["m"] == part["m"].max()].sort_values("n")
         by_rows.loglog(rows_line["m"], rows_line["seconds"], "o-", color=color,
                        label=(f"{label}: a = {exponent.loc[label, 'time_rows']:.2f}, "
-                              f"b = {exponent.loc[label, 'time_features']:.2f}"))
+                              f"b = {exponent.loc[label, 'time_features']:.2f} (R² {exponent.loc[label, 'time_r2']:.2f})"))
         by_features.loglog(features_line["n"], features_line["seconds"], "s-", color=color)
     by_rows.set(xlabel="rows m (at the largest n)", ylabel="seconds (best of the runs, pinned)",
                 title="Time against rows")
@@ -1032,7 +1032,7 @@ def scale_statement_figure(grid: pd.DataFrame, fits: pd.DataFrame) -> plt.Figure
         ax.xaxis.set_minor_locator(plt.NullLocator())
         ax.yaxis.set_minor_formatter(plt.NullFormatter())
     # one legend for both panels, below them (the lines cross the panels wherever the data put them)
-    legend_ax.legend(*by_rows.get_legend_handles_labels(), loc="center", ncol=2, fontsize=8, frameon=False)
+    legend_ax.legend(*by_rows.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
     return fig
 
 
