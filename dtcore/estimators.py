@@ -67,6 +67,7 @@ True
 from __future__ import annotations
 
 import numbers
+import textwrap
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -77,7 +78,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .find import find
 from .id3 import id3
 from .impurity import IMPURITIES
-from .multiclass import (class_weights, impurity_k, multiclass_find, weighted_id3,
+from .multiclass import (impurity_k, multiclass_find, weighted_id3,
                          weighted_minibatch_top_down, weighted_top_down)
 from .topdown import WEIGHTINGS, minibatch_top_down, top_down
 from .tree import DecisionTree
@@ -90,7 +91,7 @@ __all__ = ["ThresholdBinarizer", "TopDownClassifier", "ID3Classifier", "OptimalT
 
 #: the largest binarised matrix (rows x Boolean features, one byte each) a fit may build
 MAX_BINARY_CELLS = 1 << 30
-_TRANSFORM_ROWS = 2048  # rows binarised per step: the step's output stays in cache
+_TRANSFORM_CELLS = 1 << 16  # values compared per step of transform: the step's copy of them stays in cache
 
 
 def _check_n_thresholds(n_thresholds: object) -> int | None:
@@ -101,21 +102,106 @@ def _check_n_thresholds(n_thresholds: object) -> int | None:
     return int(n_thresholds)
 
 
-def _column_cuts(column: np.ndarray, weight: np.ndarray, n_thresholds: int | None) -> np.ndarray:
-    """Cut points of one real column (see the module docstring); weight > 0 on every entry."""
-    values, inverse = np.unique(column, return_inverse=True)
-    if values.size < 2:
-        return np.zeros(0)
-    mids = 0.5 * (values[:-1] + values[1:])
-    if n_thresholds is None or values.size - 1 <= n_thresholds:
-        return mids
-    # weighted inverted-CDF quantiles: the first distinct value whose cumulative weight reaches q
-    cum = np.cumsum(np.bincount(inverse, weights=weight, minlength=values.size))
-    levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
-    at = np.searchsorted(cum, levels * cum[-1], side="left")
-    at = np.unique(np.minimum(at, values.size - 1))
-    at = at[at < values.size - 1]  # no cut above the largest value
-    return mids[at]
+def _learn_features(XT: np.ndarray, weight: np.ndarray | None,
+                    n_thresholds: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(columns, cuts, passthrough, missing) of the Boolean features of ``XT``, one row per input
+    column (see the module docstring), found for all columns at once from one sort of each column.
+
+    ``weight``: one positive weight per entry of a row, or None for unit weights. A column's
+    cumulative weights are summed one distinct value at a time, each value's weights in the order of
+    the rows, as the rule is stated, so that weighted cuts do not depend on how the work is laid out.
+    """
+    n, m = XT.shape
+    if weight is not None and n_thresholds is not None:  # the order sends each row's weight to its value
+        order = np.argsort(XT, axis=1)
+        S = np.take_along_axis(XT, order, axis=1)
+    else:
+        S = np.sort(XT, axis=1)
+    has_nan = np.isnan(S[:, -1])  # NaN sorts last
+    # the runs of equal values among each column's sorted non-missing entries
+    start = np.empty((n, m), dtype=bool)
+    start[:, 0] = True
+    np.not_equal(S[:, 1:], S[:, :-1], out=start[:, 1:])
+    if has_nan.any():
+        seen = m - np.count_nonzero(np.isnan(S), axis=1)  # non-missing values per column
+        start &= np.arange(m) < seen[:, None]
+    else:
+        seen = np.full(n, m)
+    distinct = np.count_nonzero(start, axis=1)
+    values = S[start]  # each column's distinct values, ascending, one column after another
+    first = np.cumsum(distinct) - distinct  # where each column's distinct values begin in ``values``
+    # a column whose values are all 0 or 1 is one Boolean feature as it is
+    binary = np.flatnonzero(distinct <= 2)
+    if binary.size:
+        low, high = S[binary, 0], S[binary, np.maximum(seen[binary] - 1, 0)]
+        binary = binary[(seen[binary] > 0) & ((low == 0.0) | (low == 1.0)) & ((high == 0.0) | (high == 1.0))]
+    # the midpoint between distinct values g and g + 1 of column j is mids[first[j] + g]; a spare last
+    # entry keeps the index of a column without midpoints valid
+    mids = np.append(0.5 * (values[:-1] + values[1:]), np.nan)
+    n_mids = np.maximum(distinct - 1, 0)
+
+    # slot[j, q]: the midpoint of column j that is its q-th cut. A column with at most n_thresholds
+    # midpoints takes them all; any other, the midpoint just above its quantile at each level
+    width = max(int(n_mids.max(initial=0)) if n_thresholds is None else n_thresholds, 1)
+    slot = np.empty((n, width), dtype=np.int64)
+    slot[:] = np.arange(width)
+    thin = np.flatnonzero(n_mids > width)  # none when n_thresholds is None
+    if thin.size:
+        levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
+        run = np.cumsum(start, axis=1)  # 1 + the rank of the distinct value at each sorted position
+        if weight is None:
+            # unit weights: the cumulative weight through a distinct value is the end of its run + 1,
+            # so the first value whose weight reaches level * seen is the one at position ceil(.) - 1
+            # (in [0, seen - 1], as 0 < level < 1)
+            at = np.ceil(levels * seen[thin, None]).astype(np.int64) - 1
+            slot[thin] = run[thin[:, None], at] - 1
+        else:
+            slot[thin] = _weighted_quantile_values(order, run - 1, seen, weight, distinct, first, thin, levels)
+    keep = slot < n_mids[:, None]  # no cut above the largest value
+    keep[:, 1:] &= slot[:, 1:] != slot[:, :-1]  # levels that meet on one distinct value give one cut
+    cut = mids[np.minimum(first[:, None] + slot, mids.size - 1)]
+    keep[binary] = False
+    keep[binary, 0] = True
+    cut[binary, 0] = 0.5
+    if has_nan.any():  # a column's missing-value indicator is its last feature, cut NaN
+        keep = np.concatenate([keep, has_nan[:, None]], axis=1)
+        cut = np.concatenate([cut, np.full((n, 1), np.nan)], axis=1)
+    columns, slots = np.nonzero(keep)
+    missing = slots == width
+    is_binary = np.zeros(n, dtype=bool)
+    is_binary[binary] = True
+    passthrough = is_binary[columns] & ~missing
+    return columns, cut[keep], passthrough, missing
+
+
+def _weighted_quantile_values(order: np.ndarray, run: np.ndarray, seen: np.ndarray, weight: np.ndarray,
+                              distinct: np.ndarray, first: np.ndarray, thin: np.ndarray,
+                              levels: np.ndarray) -> np.ndarray:
+    """For each column in ``thin`` and each level: the rank of the first distinct value whose cumulative
+    weight reaches level x the column's total weight (``np.searchsorted(cum, levels * cum[-1])``)."""
+    n, m = run.shape
+    total = int(distinct.sum())
+    group = np.where(np.arange(m) < seen[:, None], first[:, None] + run, total)  # missing: a spare bin
+    in_row_order = np.empty_like(group)
+    np.put_along_axis(in_row_order, order, group, axis=1)
+    # bincount adds the weights of a bin one at a time in the order given: the rows' order
+    sums = np.bincount(in_row_order.ravel(), weights=np.tile(weight, n), minlength=total + 1)[:total]
+    widest = int(distinct.max())
+    per_value = np.zeros((n, widest))
+    column_of = np.repeat(np.arange(n), distinct)
+    per_value[column_of, np.arange(total) - first[column_of]] = sums
+    cum = np.cumsum(per_value, axis=1)  # one addition at a time, left to right
+    target = levels * cum[thin, distinct[thin] - 1][:, None]
+    # one searchsorted for every column: keys ordered by (column, cumulative weight) as complex numbers,
+    # which NumPy orders lexicographically; +inf after a column's last distinct value
+    keys = np.empty((n, widest), dtype=np.complex128)
+    keys.real = np.arange(n)[:, None]
+    keys.imag = np.where(np.arange(widest) < distinct[:, None], cum, np.inf)
+    wanted = np.empty(target.shape, dtype=np.complex128)
+    wanted.real = thin[:, None]
+    wanted.imag = target
+    found = np.searchsorted(keys.ravel(), wanted.ravel(), side="left").reshape(target.shape)
+    return found - (thin * widest)[:, None]
 
 
 class ThresholdBinarizer:
@@ -161,51 +247,42 @@ class ThresholdBinarizer:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] < 1:
             raise ValueError(f"X must be a 2-D array with at least one row, got shape {X.shape}")
-        n = X.shape[1]
-        weight = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
-        keep = weight > 0
-        if not keep.any():
-            raise ValueError("sample_weight must have at least one positive entry")
-        Xk, wk = X[keep], weight[keep]
-        self.n_input = n
-        self.input_names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(n)]
-        columns, cuts, passthrough, missing = [], [], [], []
-        for j in range(n):  # one NumPy body per column
-            col = Xk[:, j]
-            seen = ~np.isnan(col)
-            col, w = col[seen], wk[seen]
-            if col.size and np.isin(col, (0.0, 1.0)).all():
-                c, through = np.array([0.5]), True
-            else:
-                c, through = _column_cuts(col, w, self.n_thresholds), False
-            columns += [j] * c.size
-            cuts += c.tolist()
-            passthrough += [through] * c.size
-            missing += [False] * c.size
-            if not seen.all():  # a missing-value indicator: the tree learns where NaN goes
-                columns.append(j)
-                cuts.append(np.nan)
-                passthrough.append(False)
-                missing.append(True)
-        if not columns:  # every column constant: one constant-0 feature keeps the tree well defined
-            columns, cuts, passthrough, missing = [0], [np.inf], [False], [False]
-        cells = int(keep.sum()) * len(columns)
+        weight = None
+        if sample_weight is not None:
+            weight = np.asarray(sample_weight, np.float64)
+            keep = weight > 0
+            if not keep.any():
+                raise ValueError("sample_weight must have at least one positive entry")
+            if not keep.all():
+                X, weight = X[keep], weight[keep]
+        self.n_input = X.shape[1]
+        self._input_names = None if feature_names is None else list(feature_names)
+        columns, cuts, passthrough, missing = _learn_features(np.ascontiguousarray(X.T), weight, self.n_thresholds)
+        if not columns.size:  # every column constant: one constant-0 feature keeps the tree well defined
+            columns, cuts, passthrough, missing = np.zeros(1, np.int64), np.array([np.inf]), np.zeros(1, bool), np.zeros(1, bool)
+        cells = X.shape[0] * columns.size
         if cells > MAX_BINARY_CELLS:
             raise ValueError(
-                f"n_thresholds={self.n_thresholds!r} gives {len(columns)} Boolean features on {int(keep.sum())} "
+                f"n_thresholds={self.n_thresholds!r} gives {columns.size} Boolean features on {X.shape[0]} "
                 f"rows, a {cells / 2**30:.1f} GiB binary matrix (the limit is {MAX_BINARY_CELLS / 2**30:.0f} GiB "
                 f"= dtcore.estimators.MAX_BINARY_CELLS); pass an integer n_thresholds, e.g. 255")
-        self.columns = np.asarray(columns, dtype=np.int64)
-        self.cuts = np.asarray(cuts, dtype=np.float64)
-        self.passthrough = np.asarray(passthrough, dtype=bool)
-        self.missing = np.asarray(missing, dtype=bool)
-        self.missing_columns = np.unique(self.columns[self.missing])
+        self.columns = columns.astype(np.int64)
+        self.cuts = cuts
+        self.passthrough = passthrough
+        self.missing = missing
+        self.missing_columns = self.columns[self.missing]  # one indicator per column, in column order
         return self
 
     @property
     def n_features(self) -> int:
         """Number of Boolean features."""
         return int(self.columns.size)
+
+    @property
+    def input_names(self) -> list[str]:
+        """The names of the input columns (``x0, x1, ...`` unless ``fit`` was given names)."""
+        given = self._input_names
+        return list(given) if given is not None else [f"x{j}" for j in range(self.n_input)]
 
     def feature_name(self, k: int, decimals: int = 4) -> str:
         """The readable test of Boolean feature k: ``name``, ``name > cut`` or ``name is missing``.
@@ -221,7 +298,8 @@ class ThresholdBinarizer:
         -------
         str
         """
-        name = self.input_names[self.columns[k]]
+        j = int(self.columns[k])
+        name = self._input_names[j] if self._input_names is not None else f"x{j}"
         if self.missing[k]:
             return f"{name} is missing"
         return name if self.passthrough[k] else f"{name} > {self.cuts[k]:.{decimals}g}"
@@ -254,29 +332,16 @@ class ThresholdBinarizer:
         """
         X = self._check(X)
         out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
-        blocks = []
-        for j, start, stop in self._blocks():  # per input column: its indicator, its ascending cuts
-            has_indicator = bool(self.missing[stop - 1])  # the indicator is a column's last feature
-            blocks.append((j, start, stop - has_indicator, has_indicator))
-        rank = np.arange(max(stop - start for _, start, stop, _ in blocks) if blocks else 0)
-        for s in range(0, X.shape[0], _TRANSFORM_ROWS):  # blocks of rows that stay in cache
-            rows, part = X[s:s + _TRANSFORM_ROWS], out[s:s + _TRANSFORM_ROWS]
-            for j, start, stop, has_indicator in blocks:  # one NumPy body per input column
-                column = rows[:, j]
-                missing = np.isnan(column)
-                if has_indicator:
-                    part[:, stop] = missing
-                # x > c for the ascending cuts c holds exactly for the cuts below x; NaN for none
-                below = np.searchsorted(self.cuts[start:stop], column, side="left")
-                below[missing] = 0
-                np.less(rank[None, : stop - start], below[:, None], out=part[:, start:stop], casting="unsafe")
+        indicator = np.flatnonzero(self.missing)
+        indicator_columns = self.columns[indicator]
+        # x > c is False for a missing x and for an indicator's cut (NaN): indicators are set after
+        step = max(1, _TRANSFORM_CELLS // self.n_features)  # rows per step: the step's values stay in cache
+        for s in range(0, X.shape[0], step):
+            rows = X[s:s + step]
+            np.greater(rows.take(self.columns, axis=1), self.cuts, out=out[s:s + step])
+            if indicator.size:
+                out[s:s + step, indicator] = np.isnan(rows.take(indicator_columns, axis=1))
         return out
-
-    def _blocks(self) -> list[tuple[int, int, int]]:
-        """(column, first feature, end) of each input column's contiguous block of features."""
-        starts = np.flatnonzero(np.r_[True, self.columns[1:] != self.columns[:-1]])
-        ends = np.r_[starts[1:], self.columns.size]
-        return [(int(self.columns[a]), int(a), int(b)) for a, b in zip(starts, ends)]
 
     def unseen_missing(self, X: np.ndarray) -> np.ndarray | None:
         """Where a missing value meets a column that had none in training.
@@ -319,6 +384,28 @@ def _check_int_param(name: str, value: object, low: int, allow_none: bool = Fals
     return int(value)
 
 
+def _fit_doc(owner: str, *, action: str, labels: str, weights: str) -> str:
+    """The docstring of ``owner.fit``: the three estimators' fits differ only in what they run and
+    in what a label and a weight mean to them."""
+    weights = textwrap.fill(weights, width=96, initial_indent=" " * 4, subsequent_indent=" " * 4)
+    return f"""Binarise X and {action}.
+
+Parameters
+----------
+X : array-like or DataFrame of shape (m, p)
+    Training samples; NaN marks a missing value.
+y : array-like of shape (m,)
+    Class labels ({labels}).
+sample_weight : array-like of shape (m,), optional
+{weights}
+
+Returns
+-------
+{owner}
+    self.
+"""
+
+
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict: validation, label encoding, binarisation, the tree and its fitted-tree API."""
 
@@ -340,8 +427,9 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight=None):
         self._validate_params()
         n_thresholds = _check_n_thresholds(self.n_thresholds)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
+        X, y = self._validated(X, y)
+        if y.dtype.kind not in "biu":  # integer and Boolean labels are always classes: skip the slow check
+            check_classification_targets(y)
         weight = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         if weight is not None:
             positive = weight > 0
@@ -354,12 +442,16 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         self.binarizer_ = ThresholdBinarizer(n_thresholds).fit(X, weight, names)
         Xb = self.binarizer_.transform(X)
         tree = self._grow(Xb, y_index.astype(np.int64), self.n_classes_, weight)
-        tree.feature_names = self.binarizer_.feature_names
-        self.tree_ = tree
+        tree.feature_names = None  # the Boolean features' names are attached on first use of tree_
+        self._tree = tree
         self.n_binary_features_ = self.binarizer_.n_features
-        # the class weights of the training points reaching every node: probabilities, importances
-        path, _ = self._paths(Xb, None)
-        value = np.asarray(path.T @ class_weights(y_index, self.n_classes_, weight))
+        # the class weights of the training points reaching every node: probabilities, importances.
+        # bincount adds each node's weights in the rows' order, as the product path.T @ weights would
+        rows, nodes, _ = self._visits(Xb, None)
+        cells = nodes * self.n_classes_ + y_index[rows]
+        value = np.bincount(cells, weights=None if weight is None else weight[rows],
+                            minlength=tree.node_count * self.n_classes_)
+        value = value.astype(np.float64).reshape(tree.node_count, self.n_classes_)
         for node in self._top_down_order():  # parents first: an empty node takes its parent's value
             for child in (tree.child0[node], tree.child1[node]):
                 if child >= 0 and value[child].sum() <= 0:
@@ -367,23 +459,51 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         self.tree_value_ = value
         return self
 
+    def _validated(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """``validate_data(self, X, y, dtype=float64, ensure_all_finite="allow-nan")``, which on a small
+        sample costs a fifth of the fit (dataframe and array-API detection). Plain NumPy arrays of
+        numbers, the usual input, get its checks and its bookkeeping for an input without column
+        names here: ``n_features_in_`` set and a previous fit's ``feature_names_in_`` removed.
+        Anything else, and any input it would refuse, goes through ``validate_data`` (its errors and
+        conversions)."""
+        plain = (type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2 and y.ndim == 1
+                 and X.dtype.kind in "biuf" and y.dtype.kind in "biu" and X.shape[0] == y.shape[0] >= 1
+                 and X.shape[1] >= 1)
+        if plain:
+            X = X.astype(np.float64, copy=False)
+            plain = not np.isinf(X).any()
+        if not plain:
+            return validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("feature_names_in_", None)
+        return X, y
+
+    @property
+    def tree_(self) -> DecisionTree:
+        """The fitted tree on the Boolean features, their names attached (see the subclasses' Attributes)."""
+        tree = self._tree  # AttributeError before fit, as for any fitted attribute
+        if tree.feature_names is None:  # named here, not in fit: fit need not build every name
+            tree.feature_names = self.binarizer_.feature_names
+        return tree
+
     def _top_down_order(self) -> list[int]:
         order, stack = [], [0]
         while stack:  # one step per node
             node = stack.pop()
             order.append(node)
-            if self.tree_.feature[node] >= 0:
-                stack += [self.tree_.child0[node], self.tree_.child1[node]]
+            if self._tree.feature[node] >= 0:
+                stack += [self._tree.child0[node], self._tree.child1[node]]
         return order
 
-    def _paths(self, Xb: np.ndarray, unseen: np.ndarray | None):
-        """The (m, node_count) CSR indicator of the nodes each row visits, and each row's leaf.
+    def _visits(self, Xb: np.ndarray, unseen: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, nodes, leaf): every (row, node) pair of the rows' root-to-leaf paths, level by level
+        (each node's rows ascending), and each row's leaf.
 
         A row whose value is missing in a column that had no missing value in training (``unseen``)
         goes, at a test of that column, to the child that more training weight reached (ties: the
         ``<= cut`` child), as scikit-learn's trees do.
         """
-        tree = self.tree_
+        tree = self._tree
         feature = np.asarray(tree.feature)
         child0, child1 = np.asarray(tree.child0), np.asarray(tree.child1)
         m = Xb.shape[0]
@@ -403,8 +523,12 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
             rows.append(active)
             nodes.append(at[active])
             active = active[feature[at[active]] >= 0]
-        r, c = np.concatenate(rows), np.concatenate(nodes)
-        path = csr_matrix((np.ones(r.size, dtype=np.int64), (r, c)), shape=(m, tree.node_count))
+        return np.concatenate(rows), np.concatenate(nodes), at
+
+    def _paths(self, Xb: np.ndarray, unseen: np.ndarray | None):
+        """The (m, node_count) CSR indicator of the nodes each row visits (:meth:`_visits`), and each row's leaf."""
+        r, c, at = self._visits(Xb, unseen)
+        path = csr_matrix((np.ones(r.size, dtype=np.int64), (r, c)), shape=(Xb.shape[0], self._tree.node_count))
         path.sort_indices()
         return path, at
 
@@ -671,24 +795,10 @@ class TopDownClassifier(_TreeClassifier):
                                            weighting=self.weighting).tree
 
     def fit(self, X, y, sample_weight=None) -> "TopDownClassifier":
-        """Binarise X and grow the tree.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (m, p)
-            Training samples; NaN marks a missing value.
-        y : array-like of shape (m,)
-            Class labels (any number of classes).
-        sample_weight : array-like of shape (m,), optional
-            Non-negative weights; a weight multiplies the point's counts in every purity gain (an
-            integer weight acts as that many copies of the point).
-
-        Returns
-        -------
-        TopDownClassifier
-            self.
-        """
         return self._fit(X, y, sample_weight)
+
+    fit.__doc__ = _fit_doc("TopDownClassifier", action="grow the tree", labels="any number of classes",
+                           weights="Non-negative weights; a weight multiplies the point's counts in every purity gain (an integer weight acts as that many copies of the point).")
 
 
 class ID3Classifier(_TreeClassifier):
@@ -748,23 +858,10 @@ binarizer_, n_binary_features_
         return weighted_id3(Xb, y, n_classes, sample_weight=weight, impurity=self.impurity, depth=depth)
 
     def fit(self, X, y, sample_weight=None) -> "ID3Classifier":
-        """Binarise X and run ID3.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (m, p)
-            Training samples; NaN marks a missing value.
-        y : array-like of shape (m,)
-            Class labels (any number of classes).
-        sample_weight : array-like of shape (m,), optional
-            Non-negative weights multiplying each point's counts in the gains.
-
-        Returns
-        -------
-        ID3Classifier
-            self.
-        """
         return self._fit(X, y, sample_weight)
+
+    fit.__doc__ = _fit_doc("ID3Classifier", action="run ID3", labels="any number of classes",
+                           weights="Non-negative weights multiplying each point's counts in the gains.")
 
 
 class OptimalTreeClassifier(_TreeClassifier):
@@ -835,20 +932,7 @@ binarizer_, n_binary_features_
         return tree
 
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
-        """Binarise X and run FIND.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (m, p)
-            Training samples; NaN marks a missing value.
-        y : array-like of shape (m,)
-            Class labels (any number of classes: least misclassification over all of them).
-        sample_weight : array-like of shape (m,), optional
-            Non-negative weights of each point's error.
-
-        Returns
-        -------
-        OptimalTreeClassifier
-            self.
-        """
         return self._fit(X, y, sample_weight)
+
+    fit.__doc__ = _fit_doc("OptimalTreeClassifier", action="run FIND", labels="any number of classes: least misclassification over all of them",
+                           weights="Non-negative weights of each point's error.")

@@ -282,7 +282,21 @@ class _Solver:
         self.Xd = self.Xf * d.astype(dtype)[:, None]
         self.memo: dict[tuple, _Sol] = {}
         self.solved = 0
-        self.pairs_j, self.pairs_k = np.triu_indices(self.n)
+
+    @functools.cached_property
+    def _pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        # the pairs j <= k of the triple and quadruple counts: made on first use (depth >= 3 only)
+        return np.triu_indices(self.n)
+
+    @property
+    def pairs_j(self) -> np.ndarray:
+        """First variable of each pair j <= k."""
+        return self._pairs[0]
+
+    @property
+    def pairs_k(self) -> np.ndarray:
+        """Second variable of each pair j <= k."""
+        return self._pairs[1]
 
     # --- counts ---------------------------------------------------------------------------------
     def split_rows(self, rows: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:

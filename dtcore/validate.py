@@ -74,7 +74,10 @@ def check_labels(name: str, y: object, m: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D array of 0/1 labels, got shape {arr.shape}")
     if m is not None and arr.shape[0] != m:
         raise ValueError(f"{name} must have length {m} (one label per sample), got {arr.shape[0]}")
-    if arr.size and not np.isin(arr, (0, 1)).all():
+    if arr.dtype == np.uint8:  # the common case, checked without isin's cost
+        if arr.size and arr.max() > 1:
+            raise ValueError(f"{name} must hold only 0/1 labels")
+    elif arr.dtype != np.bool_ and arr.size and not np.isin(arr, (0, 1)).all():
         raise ValueError(f"{name} must hold only 0/1 labels")
     return arr.astype(np.uint8, copy=False)
 

@@ -278,8 +278,11 @@ def test_exhaustive_throughput_times_every_pass_over_every_function():
 
 def test_user_find_rows_agree_with_pystreed_both_ways():
     cases = perf.user_find_cases("quick")
-    assert {c["via"] for c in cases} == {"features", "estimator"} and all(c["target"] == perf.QUICK_TARGET
-                                                                           for c in cases)
+    assert {c["via"] for c in cases} == {"features", "estimator"}
+    # the estimator at depth 2 on breast cancer is the full-scale workload: judged at 0.5 at both scales
+    same = [c for c in cases if (c["dataset"], c["depth"], c["via"]) == ("breast_cancer", 2, "estimator")]
+    assert sorted(c["cuts"] for c in same) == [4, 8] and all(c["target"] == perf.USER_FIND_TARGET for c in same)
+    assert all(c["target"] == perf.QUICK_TARGET for c in cases if c not in same)
     full = perf.user_find_cases("full")
     assert len(full) == 9 and all(c["target"] == perf.USER_FIND_TARGET for c in full)
     assert {"dataset": "make_classification", "rows": 50_000, "cuts": 8, "depth": 3, "via": "estimator",
@@ -298,16 +301,31 @@ def test_user_find_rows_agree_with_pystreed_both_ways():
 
 
 def test_scale_statement_fits_exponents_and_draws_them(monkeypatch):
-    monkeypatch.setitem(perf.SCALE_GRIDS, "quick", {"find_rows": (200, 400), "find_features": (6, 8),
-                                                    "find_depths": (2,), "id3_rows": (300, 600),
-                                                    "id3_features": (8, 10)})
+    monkeypatch.setitem(perf.SCALE_GRIDS, "quick", {"find": {2: ((200, 400), (6, 8)), 3: ((100, 300), (5, 7))},
+                                                    "id3_rows": (300, 600), "id3_features": (8, 10),
+                                                    "repetitions": 2})
     grid, fits = perf.scale_statement(np.random.default_rng(0), scale="quick", repetitions=1)
-    assert fits["label"].tolist() == ["FIND d=2", "ID3"] and (fits["points"] == 4).all()
-    assert np.isfinite(fits[["time_rows", "time_features", "memory_rows", "memory_features"]].to_numpy()).all()
-    assert "time: a (rows)" in perf.exponents_style(fits).to_html()
+    assert fits["label"].tolist() == ["FIND d=2", "FIND d=3", "ID3"] and (fits["points"] == 4).all()
+    assert set(grid.loc[grid["d"] == 3, "m"]) == {100, 300} and set(grid.loc[grid["d"] == 2, "n"]) == {6, 8}
+    assert np.isfinite(fits[["time_rows", "time_features", "memory_rows", "memory_features", "time_r2",
+                             "memory_r2"]].to_numpy()).all()
+    html = perf.exponents_style(fits).to_html()
+    assert "time: a (rows)" in html and "R² (log memory)" in html and "e-0" not in html and "e+0" not in html
+    note = perf.scale_note(fits)
+    assert note.count("R² ") >= 2 * len(fits) and all(label in note for label in fits["label"])
     fig = perf.scale_statement_figure(grid, fits)
     assert len(fig.axes) == 3 and "a = " in fig.axes[2].get_legend().get_texts()[0].get_text()
     plt.close(fig)
     assert perf._short_count(2000) == "2k" and perf._short_count(10**6) == "1M" and perf._short_count(12) == "12"
     with pytest.raises(ValueError, match="scale"):
         perf.scale_statement(np.random.default_rng(0), scale="huge")
+
+
+def test_scale_note_names_the_poor_fits_and_only_them():
+    fits = pd.DataFrame({"label": ["FIND d=2", "ID3"], "time_rows": [1.0, 0.9], "time_features": [0.4, 0.1],
+                         "time_r2": [0.98, 0.5], "memory_rows": [1.0, 0.9], "memory_features": [1.0, 0.2],
+                         "memory_r2": [0.99, 0.95]})
+    note = perf.scale_note(fits)
+    assert "Poor fits" in note and "ID3 (time, R² 0.50)" in note and "FIND d=2 (" not in note
+    assert "Every fit" in perf.scale_note(fits.assign(time_r2=0.95))
+    assert [perf._three_digits(v) for v in (0.000123456, 12.345, 12345.6)] == ["0.000123", "12.3", "12,346"]
