@@ -329,3 +329,15 @@ def test_scale_note_names_the_poor_fits_and_only_them():
     assert "Poor fits" in note and "ID3 (time, R² 0.50)" in note and "FIND d=2 (" not in note
     assert "Every fit" in perf.scale_note(fits.assign(time_r2=0.95))
     assert [perf._three_digits(v) for v in (0.000123456, 12.345, 12345.6)] == ["0.000123", "12.3", "12,346"]
+
+
+def test_exact_larger_row_only_at_full_scale_and_within_the_largest_cube():
+    assert perf.exact_larger_n("quick", 14) is None
+    assert perf.exact_larger_n("full", 20) == 24 and perf.exact_larger_n("full", 22) == 24
+    assert perf.exact_larger_n("full", 24) is None
+    with pytest.raises(ValueError, match="scale"):
+        perf.exact_larger_n("huge", 20)
+    assert "four more variables" in perf.exact_larger_sentence(None)
+    row, _ = perf.exact_benchmark(n_exact=9, exact_leaves=8, repetitions=1, target=100.0)
+    sentence = perf.exact_larger_sentence(row)
+    assert "majority n=9" in sentence and "times its floor" in sentence

@@ -319,6 +319,31 @@ def exact_benchmark(*, n_exact: int, exact_leaves: int, repetitions: int,
     return bench, profile_top(grow_exact)
 
 
+#: The largest cube of the exact rows: the truth table and its flip tables take (n + 1) 2^n / 8 bytes.
+EXACT_LARGEST_N = 24
+
+
+def exact_larger_n(scale: str, n_exact: int) -> int | None:
+    """The cube dimension of the second exact BuildTopDownDT row: at full scale four variables more than
+    ``n_exact`` (sixteen times the tables), at most :data:`EXACT_LARGEST_N`; None at quick scale or when
+    ``n_exact`` is already the largest."""
+    if scale not in EXACT_FLOOR_TARGET:
+        raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
+    larger = min(check_int("n_exact", n_exact, 7) + 4, EXACT_LARGEST_N)
+    return larger if scale == "full" and larger > n_exact else None
+
+
+def exact_larger_sentence(bench: Benchmark | None) -> str:
+    """The page's sentence on the second exact row, or on why there is none."""
+    if bench is None:
+        return (f"The full scale adds a row on a cube of four more variables (at most {EXACT_LARGEST_N}), "
+                "sixteen times the tables.")
+    r = bench.row
+    return (f"On the larger cube ({r['size']}) the tree took {r['dtcore_s_pinned'] * 1e3:.0f} ms pinned, "
+            f"{r['floor_distance_pinned']:.1f} times its floor of {r['floor_MB_per_level']:.0f} MB a level, "
+            f"and {1 / r['ratio_pinned']:.0f} times less than the same growth one leaf at a time.")
+
+
 def exact_target(scale: str) -> float:
     """The target distance of exact BuildTopDownDT to its floor at ``scale`` (:data:`EXACT_FLOOR_TARGET`)."""
     if scale not in EXACT_FLOOR_TARGET:
