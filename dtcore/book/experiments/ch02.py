@@ -1375,6 +1375,18 @@ def depth_profile_variance_ratio(counts: np.ndarray) -> float:
     return float(((p * 4.0**depths).sum() - mean**2) / 4.0**h)
 
 
+def random_depth_profile(h: int, rng: np.random.Generator) -> np.ndarray:
+    """The leaf-depth profile (leaves per depth 0..h) of a random tree of depth at most ``h``: from a
+    single leaf, between 1 and 4h - 1 random leaves above depth h are split in two."""
+    counts = np.zeros(h + 1, dtype=np.int64)
+    counts[0] = 1
+    for _ in range(int(rng.integers(1, 4 * h))):
+        d = int(rng.choice(np.flatnonzero(counts[:h] > 0)))
+        counts[d] -= 1
+        counts[d + 1] += 2
+    return counts
+
+
 def worst_depth_profile(h: int, *, restarts: int, steps: int, rng: np.random.Generator) -> tuple[np.ndarray, float, int]:
     """Random restarts plus hill climbing over the leaf-depth profiles of trees of depth at most ``h``
     (the parameters Lemma C.1's estimator depends on) for the largest Var(2^|l(x)|)/4^depth; a move splits
@@ -1390,12 +1402,7 @@ def worst_depth_profile(h: int, *, restarts: int, steps: int, rng: np.random.Gen
 
     best, best_ratio, evaluated = None, -1.0, 0
     for _ in range(restarts):
-        counts = np.zeros(h + 1, dtype=np.int64)
-        counts[0] = 1
-        for _ in range(int(rng.integers(1, 4 * h))):  # a random tree: split random leaves
-            d = int(rng.choice(np.flatnonzero(counts[:h] > 0)))
-            counts[d] -= 1
-            counts[d + 1] += 2
+        counts = random_depth_profile(h, rng)
         current = score(counts)
         evaluated += 1
         for _ in range(steps):
@@ -1970,12 +1977,7 @@ def worst_tprime_member(n: int, n_train: int, *, sizes: Sequence[int], eta: floa
                                    if name == "constant 0" else f"the reference member {name}")}
         searched = -math.inf
         for _ in range(restarts):
-            counts = np.zeros(height + 1, dtype=np.int64)
-            counts[0] = 1
-            for _ in range(int(rng.integers(1, 4 * height))):  # a random shape: split random leaves
-                d = int(rng.choice(np.flatnonzero(counts[:height] > 0)))
-                counts[d] -= 1
-                counts[d + 1] += 2
+            counts = random_depth_profile(height, rng)
             labels = rng.integers(0, 2, size=int(counts.sum()))
             tree = labelled_profile_tree(counts, labels, n)
             current = score(tree.predict(X))
