@@ -1816,14 +1816,20 @@ def leaf_depth_profiles(depths: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     return np.cumsum(moves, axis=0)[sizes - 1]
 
 
+def _window_profiles(profiles: np.ndarray, m: int) -> np.ndarray:
+    """The leaf-depth profiles of (T_a, T_c) as floats, checked: two rows and m >= 1."""
+    profiles = np.asarray(profiles, dtype=np.float64)
+    if profiles.shape[0] != 2 or int(m) < 1:
+        raise ValueError(f"profiles must have two rows (T_a, T_c) and m >= 1, got shape {profiles.shape}, m = {m!r}")
+    return profiles
+
+
 def tprime_failure_normal(profiles: np.ndarray, *, t: int, eta: float, m: int) -> float:
     """log10 of the normal approximation to Pr[t' outside t(1 ± η)] with m uniform strands, from the leaf-depth
     profiles of (T_a, T_c) (:func:`tprime_window`): Pr[N(a, Var_a/m) >= t] + Pr[N(c, Var_c/m) < t], where
     Var_j(2^|ℓ(x)|) = Σ_leaves 2^|ℓ| − j² exactly for a uniform x. −inf when both variances are 0."""
     a, c = tprime_window(t, eta)
-    profiles = np.asarray(profiles, dtype=np.float64)
-    if profiles.shape[0] != 2 or int(m) < 1:
-        raise ValueError(f"profiles must have two rows (T_a, T_c) and m >= 1, got shape {profiles.shape}, m = {m!r}")
+    profiles = _window_profiles(profiles, m)
     powers = 2.0 ** np.arange(profiles.shape[1])
     size = profiles @ np.ones(profiles.shape[1])
     if not np.array_equal(size, [a, c]):
@@ -1850,9 +1856,7 @@ def tprime_failure_exact(profiles: np.ndarray, *, t: int, eta: float, m: int) ->
     """Pr[t' outside t(1 ± η)] with m uniform strands, exactly (up to the FFT's rounding, about 10⁻¹²):
     Pr[Σ 2^|ℓ_a(x_i)| >= m t] + Pr[Σ 2^|ℓ_c(x_i)| < m t], from the leaf-depth profiles of (T_a, T_c)."""
     a, c = tprime_window(t, eta)
-    profiles = np.asarray(profiles, dtype=np.float64)
-    if profiles.shape[0] != 2 or int(m) < 1:
-        raise ValueError(f"profiles must have two rows (T_a, T_c) and m >= 1, got shape {profiles.shape}, m = {m!r}")
+    profiles = _window_profiles(profiles, m)
     early, late = (_strand_sum_pmf(p[: int(np.flatnonzero(p).max()) + 1], int(m)) for p in profiles)
     threshold = int(m) * int(t)
     return float(min(1.0, early[threshold:].sum() + late[:threshold].sum()))
