@@ -302,6 +302,21 @@ def save_results(chapter: str, frames: Mapping[str, pd.DataFrame]) -> pathlib.Pa
     return out
 
 
+def verdict_rows_path(chapter: str) -> pathlib.Path:
+    """Where a chapter leaves its verification rows for the book's ledger pages
+    (``_build/verdicts/<chapter>.json`` under the book's root; ``scripts/ledger_pages.py`` reads them)."""
+    root = book_root() or (REPO_ROOT if (REPO_ROOT / "_toc.yml").is_file() else pathlib.Path.cwd())
+    return root / "_build" / "verdicts" / f"{chapter}.json"
+
+
+def write_verdict_rows(chapter: str, table: VerificationTable) -> pathlib.Path:
+    """Write the table's rows, each naming its ledger entry, for the ledger pages of the book."""
+    path = verdict_rows_path(chapter)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(table.frame().to_json(orient="records", force_ascii=False), encoding="utf-8")
+    return path
+
+
 def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, pd.DataFrame], *,
                   save: bool, started: float, glue_prefix: str) -> TableSummary:
     """The closing step of every chapter: show the table's summary, glue it, save the CSVs.
@@ -316,6 +331,8 @@ def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, 
     """
     from myst_nb import glue
 
+    table.assign_ledger(chapter)
+    write_verdict_rows(chapter, table)
     summary = table.summary()
     summary.show()
     glue(f"{glue_prefix}_verification_summary", summary.sentence, display=False)

@@ -125,7 +125,7 @@ COUNTED_KINDS = ("theorem", "identity", "counterexample")
 VERIFIED_KINDS = COUNTED_KINDS
 COLUMNS = ["kind", "result", "box", "quantity", "measured", "relation", "bound", "tolerance", "reach",
            "reach_low", "reach_high", "margin", "holds", "status", "worst_case", "measured_by", "bound_by",
-           "reads_rule", "reach_why", "tight", "legacy", "note"]
+           "reads_rule", "reach_why", "tight", "legacy", "note", "ledger"]
 # The environment variables through which a runner (dtcore.book.run) asks for the table as JSON, and
 # (the fault-injection suite) for the chapter to stop at its first failing check.
 VERIFICATION_JSON_ENV = "DTCORE_VERIFICATION_JSON"
@@ -574,7 +574,7 @@ class VerificationTable:
     def _add(self, row: dict[str, object]) -> bool:
         full = {c: row.get(c) for c in COLUMNS}
         for text_column in ("note", "box", "worst_case", "measured_by", "bound_by", "reads_rule", "reach_why",
-                            "tight"):
+                            "tight", "ledger"):
             full[text_column] = _text(full[text_column])
         full["legacy"] = bool(full["legacy"])
         findings = [f for f in _row_findings(full, len(self.rows)) if not f.legacy]
@@ -729,6 +729,20 @@ class VerificationTable:
                        worst_case=worst_case, reads_rule=reads_rule, legacy=False, note=why))
 
     # --- reading the table ----------------------------------------------------------------
+    def assign_ledger(self, page: str) -> None:
+        """Name each row's ledger entry (:mod:`dtcore.book.ledger`) from its page and result.
+
+        A row whose result the ledger does not list raises a ``ValueError``: every row of every page
+        belongs to one printed statement (or to a definition or algorithm the page implements).
+        """
+        from .ledger import covered_pages, entry_for_row
+
+        if page not in covered_pages():
+            return
+        for row in self.rows:
+            if not row.get("ledger"):
+                row["ledger"] = entry_for_row(page, row["result"])
+
     def frame(self) -> pd.DataFrame:
         """The table as a tidy DataFrame (one row per check)."""
         return pd.DataFrame(self.rows, columns=COLUMNS)
