@@ -148,9 +148,11 @@ def _paper_html(app: Sphinx, docname: str, paper: str) -> str:
     def title(e: ledger.Entry) -> str:
         return f"{e.id}: {ledger.verdict_line(e, findings.get(e.id))}"
 
+    drawn = blueprint.with_external(items, ledger.by_id())
     parts.append('<div class="blueprint-frame" style="overflow-x:auto">'
-                 + blueprint.svg(items, href=lambda e: _entry_href(app, docname, e), title=title,
-                                 svg_id=f"blueprint-{paper.lower()}")
+                 + blueprint.svg(drawn, href=lambda e: _entry_href(app, docname, e), title=title,
+                                 svg_id=f"blueprint-{paper.lower()}",
+                                 external=frozenset(e.id for e in drawn if e.paper != paper))
                  + "</div>")
     parts.append(blueprint.legend_html(tuple(v for v, n in counts.items() if n)))
     rows = []

@@ -35,9 +35,11 @@ class Node:
     x: float = 0.0
     width: float = 0.0
 
+    external: bool = False
+
     @property
     def label(self) -> str:
-        return self.entry.number
+        return self.entry.id if self.external else self.entry.number
 
 
 def _layers(items: Sequence[Entry]) -> dict[str, int]:
@@ -55,10 +57,18 @@ def _layers(items: Sequence[Entry]) -> dict[str, int]:
     return layer
 
 
-def layout(items: Sequence[Entry], *, sweeps: int = 8) -> tuple[dict[str, Node], float, float]:
+def with_external(items: Sequence[Entry], every: Mapping[str, Entry]) -> list[Entry]:
+    """``items`` and, before them, the entries of other papers that their proofs use."""
+    own = {e.id for e in items}
+    external = [every[u] for u in dict.fromkeys(u for e in items for u in e.uses) if u not in own and u in every]
+    return [*external, *items]
+
+
+def layout(items: Sequence[Entry], *, sweeps: int = 8,
+           external: frozenset[str] = frozenset()) -> tuple[dict[str, Node], float, float]:
     """Positions of the nodes: (nodes by id, width, height) of the drawing."""
     layer_of = _layers(items)
-    nodes = {e.id: Node(e, layer_of[e.id]) for e in items}
+    nodes = {e.id: Node(e, layer_of[e.id], external=e.id in external) for e in items}
     layers: dict[int, list[Node]] = {}
     for n in nodes.values():
         layers.setdefault(n.layer, []).append(n)
@@ -107,10 +117,11 @@ def _text_colour(fill: str) -> str:
 
 
 def svg(items: Sequence[Entry], *, href: Callable[[Entry], str], title: Callable[[Entry], str],
-        svg_id: str = "") -> str:
+        svg_id: str = "", external: frozenset[str] = frozenset()) -> str:
     """The blueprint of ``items`` as an inline SVG; ``href(entry)`` is each node's link,
-    ``title(entry)`` its tooltip (verdict line)."""
-    nodes, width, height = layout(items)
+    ``title(entry)`` its tooltip (verdict line); ids in ``external`` (another paper's results that
+    these proofs use) are drawn with their full citation and a double outline."""
+    nodes, width, height = layout(items, external=external)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="blueprint" role="img" '
            f'{f"id={chr(34)}{html.escape(svg_id)}{chr(34)} " if svg_id else ""}'
            f'viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
@@ -141,13 +152,16 @@ def svg(items: Sequence[Entry], *, href: Callable[[Entry], str], title: Callable
         stroke = "#D55E00" if rests else "#333333"
         dash = ' stroke-dasharray="5 3"' if rests else ""
         link = html.escape(href(e), quote=True)
+        if n.external:
+            out.append(f'<rect x="{n.x - 3:.1f}" y="{_y(n.layer) - 3:.1f}" width="{n.width + 6:.1f}" '
+                       f'height="{NODE_HEIGHT + 6}" rx="8" fill="none" stroke="#333333" stroke-width="0.8"/>')
         out.append(f'<a class="bp-node" href="{link}" data-entry="{html.escape(e.id, quote=True)}" '
                    f'data-verdict="{html.escape(e.verdict)}">'
                    f'<title>{html.escape(title(e))}</title>'
                    f'<rect x="{n.x:.1f}" y="{_y(n.layer):.1f}" width="{n.width:.1f}" height="{NODE_HEIGHT}" rx="6" '
                    f'fill="{fill}" stroke="{stroke}" stroke-width="{2.2 if rests else 1.2}"{dash}/>'
                    f'<text x="{n.x + n.width / 2:.1f}" y="{_y(n.layer) + NODE_HEIGHT / 2 + 4:.1f}" '
-                   f'text-anchor="middle" fill="{_text_colour(fill)}">{html.escape(n.label)}</text></a>')
+                   f'text-anchor="middle" fill="{_text_colour(fill)}" style="text-decoration: none">{html.escape(n.label)}</text></a>')
     out.append("</svg>")
     return "".join(out)
 
@@ -165,7 +179,8 @@ def legend_html(used: Sequence[str] = VERDICTS) -> str:
     chips.append('<span class="bp-key"><span style="display:inline-block; width:1.6em; height:0.8em; '
                  'border:2px dashed #D55E00; border-radius:3px; vertical-align:-0.1em"></span> '
                  'proof rests on a refuted or untestable result</span>')
-    chips.append('<span class="bp-key">arrow: used by the proof of</span>')
+    chips.append('<span class="bp-key">double outline: another paper\'s result</span>')
+    chips.append('<span class="bp-key">arrow: from a result to the results whose proofs use it</span>')
     return ('<p class="bp-legend" style="display:flex; flex-wrap:wrap; gap:0.4em 1.2em; font-size:0.9em">'
             + "".join(chips) + "</p>")
 
