@@ -155,7 +155,7 @@ def svg(items: Sequence[Entry], *, href: Callable[[Entry], str], title: Callable
         if n.external:
             out.append(f'<rect x="{n.x - 3:.1f}" y="{_y(n.layer) - 3:.1f}" width="{n.width + 6:.1f}" '
                        f'height="{NODE_HEIGHT + 6}" rx="8" fill="none" stroke="#333333" stroke-width="0.8"/>')
-        out.append(f'<a class="bp-node" href="{link}" data-entry="{html.escape(e.id, quote=True)}" '
+        out.append(f'<a class="bp-node" style="text-decoration: none" href="{link}" data-entry="{html.escape(e.id, quote=True)}" '
                    f'data-verdict="{html.escape(e.verdict)}">'
                    f'<title>{html.escape(title(e))}</title>'
                    f'<rect x="{n.x:.1f}" y="{_y(n.layer):.1f}" width="{n.width:.1f}" height="{NODE_HEIGHT}" rx="6" '
