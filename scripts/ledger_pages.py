@@ -46,6 +46,28 @@ class glance_placeholder(nodes.General, nodes.Element):
     pass
 
 
+class headlines_placeholder(nodes.General, nodes.Element):
+    pass
+
+
+class HeadlinesDirective(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [headlines_placeholder()]
+
+
+class runtimes_placeholder(nodes.General, nodes.Element):
+    pass
+
+
+class RuntimesDirective(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [runtimes_placeholder()]
+
+
 class VerdictDirective(SphinxDirective):
     required_arguments = 1
     final_argument_whitespace = True
@@ -70,7 +92,9 @@ def _rows(app: Sphinx) -> dict[str, list[dict[str, Any]]]:
         folder = Path(app.srcdir) / "_build" / "verdicts"
         pages: dict[str, list[dict[str, Any]]] = {}
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            pages[path.stem] = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
+            pages[path.stem] = data["rows"]
+            app._ledger_seconds = {**getattr(app, "_ledger_seconds", {}), path.stem: data.get("seconds")}
         app._ledger_rows = pages  # type: ignore[attr-defined]
     return app._ledger_rows  # type: ignore[attr-defined]
 
@@ -187,6 +211,103 @@ def _glance_html(app: Sphinx, docname: str) -> str:
     return "".join(out)
 
 
+def _bars_svg(app: Sphinx, docname: str) -> str:
+    """One stacked bar per paper: its statements by verdict (the landing page's figure)."""
+    papers = [p for p in ledger.PAPERS if any(e.is_claim for e in ledger.paper_entries(p))]
+    order = [v for v in ledger.VERDICTS if v != "implemented"]
+    counts = {p: blueprint.counts([e for e in ledger.paper_entries(p) if e.is_claim]) for p in papers}
+    widest = max((sum(counts[p].values()) for p in papers), default=1)
+    left, unit, bar, gap, top = 74, min(14.0, 520 / max(widest, 1)), 20, 10, 8
+    shown = [v for v in order if any(counts[p][v] for p in papers)]
+    legend_width = sum(15 + blueprint.CHAR_WIDTH * len(ledger.VERDICT_TEXT[v]) + 16 for v in shown)
+    width = max(left + unit * widest + 40, left + legend_width)
+    height = top + len(papers) * (bar + gap) + 34
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="ledger-bars" role="img" viewBox="0 0 {width:.0f} '
+           f'{height:.0f}" width="{width:.0f}" height="{height:.0f}" style="max-width: 100%; height: auto; '
+           f'{blueprint.FONT}"><title>Statements of each paper by the book\'s verdict</title>']
+    for i, paper in enumerate(papers):
+        y = top + i * (bar + gap)
+        href = html.escape(_uri(app, docname, GLANCE_DOC, f"ledger-paper-{paper.lower()}"), quote=True)
+        out.append(f'<a href="{href}"><text x="{left - 8}" y="{y + bar / 2 + 4:.1f}" text-anchor="end" '
+                   f'fill="#222">[{paper}]</text></a>')
+        x = float(left)
+        for verdict in order:
+            n = counts[paper][verdict]
+            if not n:
+                continue
+            fill = ledger.VERDICT_COLOURS[verdict]
+            out.append(f'<rect x="{x:.1f}" y="{y}" width="{unit * n:.1f}" height="{bar}" fill="{fill}" '
+                       f'stroke="#fff" stroke-width="1"><title>[{paper}]: {n} {ledger.VERDICT_TEXT[verdict]}</title>'
+                       '</rect>')
+            if unit * n >= 14:
+                out.append(f'<text x="{x + unit * n / 2:.1f}" y="{y + bar / 2 + 4:.1f}" text-anchor="middle" '
+                           f'fill="{blueprint._text_colour(fill)}">{n}</text>')
+            x += unit * n
+    y = top + len(papers) * (bar + gap) + 14
+    x = float(left)
+    for verdict in order:
+        if not any(counts[p][verdict] for p in papers):
+            continue
+        label = ledger.VERDICT_TEXT[verdict]
+        out.append(f'<rect x="{x:.1f}" y="{y - 9}" width="11" height="11" fill="{ledger.VERDICT_COLOURS[verdict]}" '
+                   f'stroke="#333" stroke-width="0.8"/><text x="{x + 15:.1f}" y="{y + 1}" fill="#222">{label}</text>')
+        x += 15 + blueprint.CHAR_WIDTH * len(label) + 16
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _headlines_html(app: Sphinx, docname: str) -> str:
+    findings = _findings(app)
+    claims = [e for e in ledger.entries() if e.is_claim]
+    total = blueprint.counts(claims)
+
+    def link(e: ledger.Entry) -> str:
+        return f'<a href="{html.escape(_uri(app, docname, GLANCE_DOC, e.anchor), quote=True)}">{html.escape(e.id)}</a>'
+
+    summary = ", ".join(f"{n} {ledger.VERDICT_TEXT[v]}" for v, n in total.items() if n)
+    items = []
+    refuted = [e for e in claims if e.verdict == "refuted"]
+    if refuted:
+        items.append("<li><strong>Refuted</strong>: " + "; ".join(
+            f"{link(e)} at {html.escape(e.witness)}" for e in refuted) + ".</li>")
+    tight = [e for e in claims if e.verdict == "tight"]
+    if tight:
+        items.append("<li><strong>Tight</strong> (the bound is reached): " + ", ".join(link(e) for e in tight)
+                     + ".</li>")
+    roomy = sorted((e for e in claims if e.verdict == "holds" and math.isfinite(findings[e.id].margin)),
+                   key=lambda e: -findings[e.id].margin)
+    if roomy:
+        close = roomy[:3]
+        items.append("<li><strong>Closest calls</strong> among the statements that hold: " + ", ".join(
+            f"{link(e)} (margin {findings[e.id].margin:.2f})" for e in close) + ".</li>")
+    untestable = [e for e in claims if e.verdict in ("untestable", "not reproduced")]
+    if untestable:
+        items.append("<li><strong>Untestable here or not reproduced</strong>: " + ", ".join(
+            link(e) for e in untestable) + ".</li>")
+    return (f'<p>The book gives {len(claims)} printed statements one verdict each: {html.escape(summary)}.</p>'
+            f'<figure class="ledger-headline-figure">{_bars_svg(app, docname)}<figcaption>Each paper\'s '
+            'statements by the book\'s verdict (click a paper for its blueprint).</figcaption></figure>'
+            f'<ul class="ledger-headlines">{"".join(items)}</ul>')
+
+
+def _runtimes_html(app: Sphinx, docname: str) -> str:
+    pages = _rows(app)
+    seconds = getattr(app, "_ledger_seconds", {})
+    body = []
+    for page in sorted(pages):
+        rows = pages[page]
+        counted = sum(r.get("kind") in ("theorem", "identity", "counterexample") for r in rows)
+        run = seconds.get(page)
+        time_text = "—" if run is None else (f"{run:.0f} s" if run < 120 else f"{run / 60:.1f} min")
+        link = html.escape(_uri(app, docname, f"book/{page}"), quote=True)
+        body.append(f'<tr><td><a href="{link}">{html.escape(page)}</a></td><td class="ledger-num">{time_text}</td>'
+                    f'<td class="ledger-num">{len(rows)}</td><td class="ledger-num">{counted}</td></tr>')
+    return ('<table class="table ledger-runtimes"><caption>The run behind each page of this build: its '
+            'wall time on the machine that built the book, and its verification rows.</caption><thead><tr>'
+            '<th>page</th><th>run time</th><th>rows</th><th>counted rows</th></tr></thead><tbody>'
+            + "".join(body) + "</tbody></table>")
+
+
 def fill(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     pages = _rows(app)
     for node in list(doctree.findall(verdict_placeholder)):
@@ -202,6 +323,10 @@ def fill(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             logger.warning(f"{docname}: no verification rows of this page in _build/verdicts/ (was it executed?)",
                            location=node)
         node.replace_self(nodes.raw("", _verdict_html(app, docname, node["entries"]), format="html"))
+    for node in list(doctree.findall(runtimes_placeholder)):
+        node.replace_self(nodes.raw("", _runtimes_html(app, docname), format="html"))
+    for node in list(doctree.findall(headlines_placeholder)):
+        node.replace_self(nodes.raw("", _headlines_html(app, docname), format="html"))
     for node in list(doctree.findall(glance_placeholder)):
         node.replace_self(nodes.raw("", _glance_html(app, docname), format="html"))
 
@@ -222,6 +347,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(glance_placeholder)
     app.add_directive("verdict", VerdictDirective)
     app.add_directive("ledger-glance", GlanceDirective)
+    app.add_node(headlines_placeholder)
+    app.add_node(runtimes_placeholder)
+    app.add_directive("run-times", RuntimesDirective)
+    app.add_directive("ledger-headlines", HeadlinesDirective)
     app.connect("doctree-resolved", fill)
     app.connect("build-finished", write_findings)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": False}

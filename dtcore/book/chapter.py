@@ -309,11 +309,16 @@ def verdict_rows_path(chapter: str) -> pathlib.Path:
     return root / "_build" / "verdicts" / f"{chapter}.json"
 
 
-def write_verdict_rows(chapter: str, table: VerificationTable) -> pathlib.Path:
-    """Write the table's rows, each naming its ledger entry, for the ledger pages of the book."""
+def write_verdict_rows(chapter: str, table: VerificationTable, *, seconds: float) -> pathlib.Path:
+    """Write the table's rows, each naming its ledger entry, and the page's run time, for the book's
+    ledger pages and its appendix on reproducing the runs."""
+    import json
+
     path = verdict_rows_path(chapter)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(table.frame().to_json(orient="records", force_ascii=False), encoding="utf-8")
+    rows = json.loads(table.frame().to_json(orient="records", force_ascii=False))
+    path.write_text(json.dumps({"page": chapter, "seconds": seconds, "rows": rows}, ensure_ascii=False),
+                    encoding="utf-8")
     return path
 
 
@@ -332,7 +337,7 @@ def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, 
     from myst_nb import glue
 
     table.assign_ledger(chapter)
-    write_verdict_rows(chapter, table)
+    write_verdict_rows(chapter, table, seconds=time.perf_counter() - started)
     summary = table.summary()
     summary.show()
     glue(f"{glue_prefix}_verification_summary", summary.sentence, display=False)
