@@ -143,8 +143,11 @@ LINT_PATTERNS = {
     "unknown-kind": "the kind is not one of " + ", ".join(KINDS),
 }
 #: Margin bands of the summary, as (upper end of the band, name, colour); "tight" has < 10% room.
-ROOM_BANDS = ((0.5, "ample", "#1b7a3a"), (0.9, "some", "#7a6400"), (1.0, "tight", "#c45a00"),
-              (math.inf, "fails", "#b00020"))
+# Okabe–Ito hues, darkened for text on white (no red/green pair: the words say the band too).
+ROOM_BANDS = ((0.5, "ample", "#0072B2"), (0.9, "some", "#5E3C99"), (1.0, "tight", "#A65E00"),
+              (math.inf, "fails", "#C0392B"))
+ROOM_KEY = {"ample": "margin below 0.5 (room ×2 or more)", "some": "0.5 to 0.9", "tight": "0.9 to 1, or at the bound",
+            "fails": "above 1: the check fails"}
 BY_CONSTRUCTION_COLOUR = "#666666"
 # A book box label as sphinx-proof wants it (thm-bglt-1, lem-blt-5-2, def-blt-selector).
 _BOX_LABEL = re.compile(r"^[a-z]+(?:-[a-z0-9]+)+$")
@@ -479,6 +482,11 @@ def _box_html(box: object) -> str:
     return html.escape(text)
 
 
+def _witness(worst_case: object) -> str:
+    """The witness part of a ``worst_case`` text (before the first ';', where the search is described)."""
+    return _text(worst_case).split(";")[0].strip()
+
+
 def _coloured(text: str, colour: str) -> str:
     return f'<span style="color:{colour};font-weight:600">{text}</span>'
 
@@ -784,6 +792,37 @@ class VerificationTable:
                         "hardest": hardest, "tight": not failing and not roomy})
         return out
 
+    def _statement_results(self) -> list[dict[str, object]]:
+        """One entry per statement with theorem or counterexample rows, in table order: its hardest row
+        and the verdict those rows support (the ledger's entry when rows name one, else the result)."""
+        groups: dict[str, list[dict[str, object]]] = {}
+        boxes: dict[str, str] = {}
+        for r in self.rows:
+            if r["kind"] not in ("theorem", "counterexample"):
+                continue
+            key = _text(r.get("ledger")) or _text(r["result"])
+            groups.setdefault(key, []).append(r)
+            boxes.setdefault(key, _text(r["box"]))
+        out = []
+        for key, rows in groups.items():
+            failing = [r for r in rows if not _truthy(r["holds"])]
+            refuting = [r for r in rows if r["kind"] == "counterexample"]
+            roomy = [r for r in rows if r["kind"] == "theorem" and not _text(r.get("tight"))
+                     and not math.isnan(_as_float(r["margin"]))]
+            pool = failing or refuting or roomy or rows
+            hardest = max(pool, key=lambda r: -1.0 if math.isnan(_as_float(r["margin"])) else _as_float(r["margin"]))
+            tight = not failing and not refuting and not roomy
+            if refuting:
+                verdict = "refuted"
+            elif tight or _as_float(hardest["margin"]) >= 1 - 1e-9:
+                verdict = "tight"
+            else:
+                room = 1 / _as_float(hardest["margin"]) if _as_float(hardest["margin"]) > 0 else math.inf
+                verdict = "holds" + (f", room ×{room:.3g}" if math.isfinite(room) else "")
+            out.append({"statement": key, "box": boxes[key], "checks": len(rows), "failing": len(failing),
+                        "hardest": hardest, "tight": tight, "verdict": verdict})
+        return out
+
     def summary_sentence(self) -> str:
         """One sentence for the chapter's text: the counts by kind, failures, and the closest call."""
         c = self.counts()
@@ -816,32 +855,30 @@ class VerificationTable:
             parts.append(_coloured(f"{_plural(len(failing), 'counted row does', 'counted rows do')} not hold: "
                                    + _md("; ".join(f"{r['result']} ({r['quantity']})" for _, r in failing.iterrows())),
                                    ROOM_BANDS[-1][2]))
-        if results:
-            held = c["theorem"] - sum(int(g["failing"]) for g in results)
-            parts.append(f"**{_plural(c['theorem'], 'theorem check', 'theorem checks')}**, "
-                         f"{held} of them hold{'s' if held == 1 else ''}. Margin = measured/bound "
+        statements = self._statement_results()
+        if statements:
+            held = sum(1 for g in statements if not g["failing"])
+            parts.append(f"**{_plural(len(statements), 'statement', 'statements')} checked on this page**, "
+                         f"{held} of them without a failing row. Margin = measured/bound at the hardest case "
                          "(bound/measured for a lower bound): 1 is at the bound, above 1 fails.")
             body = []
-            for g in results:
+            for g in statements:
                 r = g["hardest"]
                 tight = bool(g["tight"])
-                name, colour = room_band(r["margin"], tight=tight)
-                margin_text = format_margin(r["margin"], "theorem", tight=tight)
-                outcome = "holds" if not g["failing"] else f"{g['failing']} of {g['checks']} fail"
-                body.append([_md(g["result"]), box_markdown(g["box"]) if g["box"] else "—", str(g["checks"]),
-                             _md(r["quantity"]), _md(r.get("worst_case")) or "—", outcome,
-                             _coloured(_md(margin_text), colour)])
-            parts.append(_pipe_table(["paper result", "book box", "checks", "hardest check", "worst case found at",
-                                      "outcome", "margin"], body))
+                _, colour = room_band(r["margin"], tight=tight)
+                margin_text = format_margin(r["margin"], _text(r["kind"]), tight=tight)
+                verdict = g["verdict"] if not g["failing"] else f"{g['failing']} of {g['checks']} fail"
+                body.append([_md(g["statement"]) + (f" ({box_markdown(g['box'])})" if g["box"] else ""),
+                             _md(verdict), _coloured(_md(margin_text), colour),
+                             _md(_witness(r.get("worst_case"))) or "—"])
+            parts.append(_pipe_table(["statement", "verdict", "margin", "hardest case"], body))
+            parts.append("Margin colours: " + "; ".join(_coloured(name, colour) + f" {ROOM_KEY[name]}"
+                                                         for _, name, colour in ROOM_BANDS) + ".")
         else:
             parts.append("**No theorem check** in this table.")
         others = (f"Besides these: {_plural(c['identity'], 'identity', 'identities')} (two independent "
-                  f"computations agree), {_plural(c['counterexample'], 'counterexample', 'counterexamples')} "
-                  f"(printed claims refuted on data) and {_plural(c['observation'], 'observation', 'observations')} "
-                  "(shown, not counted).")
-        if closest is not None:
-            others += (f" The theorem check with the least room is {_md(closest['result'])} "
-                       f"({_md(closest['quantity'])}), at margin {_md(format_margin(closest['margin']))}.")
+                  f"computations agree) and {_plural(c['observation'], 'observation', 'observations')} "
+                  "(shown, not counted); the full table below gives each row's quantity, where it came from and the search.")
         parts.append(others)
         parts.append(f":::{{dropdown}} The full verification table ({_plural(len(self.rows), 'row', 'rows')})\n\n"
                      + self.to_markdown() + "\n:::")
@@ -914,7 +951,7 @@ class VerificationTable:
                  ".dt-verify th,.dt-verify td{padding:4px 8px;border-bottom:1px solid #ddd;"
                  "text-align:left;vertical-align:top}.dt-verify td.num{text-align:right;white-space:nowrap}"
                  ".dt-verify tr.group td{background:#f3f3f3;font-weight:600}"
-                 ".dt-verify td.fail{color:#b00020;font-weight:700}</style>")
+                 ".dt-verify td.fail{color:#C0392B;font-weight:700}</style>")
         out = [style, '<table class="dt-verify"><thead><tr>']
         out += [f"<th>{h}</th>" for h in head]
         out.append("</tr></thead><tbody>")
