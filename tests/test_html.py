@@ -32,6 +32,7 @@ xdist 3.8 sets ``item._nodeid``, which pytest 9 no longer reads.)
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import subprocess
