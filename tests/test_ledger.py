@@ -190,3 +190,22 @@ def test_blueprint_draws_a_node_per_entry_and_an_arrow_per_use() -> None:
 def test_room_text_reads_as_a_number() -> None:
     assert ledger._room_text(2.0) == "2" and ledger._room_text(12.2) == "12"
     assert ledger._room_text(1.2e5) == "1.2·10^5" and not math.isnan(float(ledger._room_text(1.5)))
+
+
+# --- one citation style ---------------------------------------------------------------------------------
+
+OTHER_STYLES = re.compile(r"\b(?:the )?paper(?:'s|’s)? (?:Lemma|Theorem|Fact|Corollary|Proposition|Definition|Claim|"
+                          r"Conjecture|Algorithm)s?\b|\b(?:BLT|BGLT|BDM|MGBH) (?:Lemma|Theorem|Fact|Corollary)\b")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_papers_are_cited_in_one_style_and_boxes_take_no_book_number(page: str) -> None:
+    """"[BLT20] Lemma 5.1" everywhere, never "paper Lemma 5.1" or "BLT Lemma 5.1"; boxes are unnumbered,
+    so a book box never shows a number that is a different statement's number in the paper."""
+    problems = []
+    for text in notebook_markdown(page):
+        problems += [f"other citation style: {m.group()!r}" for m in OTHER_STYLES.finditer(text)]
+        for m in BOX.finditer(text):
+            if ":nonumber:" not in m.group("options"):
+                problems.append(f"numbered box: {text[m.start():m.end()].splitlines()[0]!r}")
+    assert not problems, "\n".join(problems)

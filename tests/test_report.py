@@ -1,3 +1,4 @@
+import re
 import json
 import math
 
@@ -190,7 +191,8 @@ def test_summary_links_boxes_colours_room_and_folds_the_full_table():
     assert s["counts"] == s.counts and s["closest"]["margin"] == pytest.approx(0.6)
     summary_part, full = md.split(":::{dropdown}")
     # one line per statement: its verdict, the hardest row's coloured margin and its witness; a colour key
-    assert summary_part.count("{prf:ref}`thm-bglt-1`") == 1 and "| holds, room ×1.67 |" in summary_part
+    assert summary_part.count("{prf:ref}`[BGLT20] Theorem 1 <thm-bglt-1>`") == 1
+    assert "| holds, room ×1.67 |" in summary_part
     assert "| b = 8, t = 8 |" in summary_part and "Margin colours:" in summary_part
     assert 'color:#5E3C99;font-weight:600">0.6<' in summary_part           # 0.5 <= margin < 0.9
     assert "tight by construction" in summary_part and "#666666" in summary_part
@@ -200,6 +202,7 @@ def test_summary_links_boxes_colours_room_and_folds_the_full_table():
     assert full.rstrip().endswith(":::") and "Theorem checks (a printed claim" in full
     assert full.count("{prf:ref}`") == 4
     bare = md.replace("{prf:ref}`thm-bglt-1`", "").replace("{prf:ref}`cor-bglt-1`", "")
+    bare = re.sub(r"\{prf:ref\}`[^`<]*<[a-z0-9-]+>`", "", bare)
     assert "thm-bglt-1" not in bare and "cor-bglt-1" not in bare
     assert "\\|drop − score\\|" in full   # a | in a quantity does not break the table
     assert "inf" not in md.lower().replace("influence", "") and "nan" not in md.lower()

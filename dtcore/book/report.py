@@ -482,6 +482,13 @@ def _box_html(box: object) -> str:
     return html.escape(text)
 
 
+def _statement_link(statement: str, box: str) -> str:
+    """A statement's name as a link to its box (``{prf:ref}`[BLT20] Lemma 5.1 <lem-blt-5-1>```), or text."""
+    if box and is_box_label(box) and "<" not in statement and "`" not in statement:
+        return f"{{prf:ref}}`{statement} <{box}>`"
+    return _md(statement) + (f" ({box_markdown(box)})" if box else "")
+
+
 def _witness(worst_case: object) -> str:
     """The witness part of a ``worst_case`` text (before the first ';', where the search is described)."""
     return _text(worst_case).split(";")[0].strip()
@@ -868,7 +875,7 @@ class VerificationTable:
                 _, colour = room_band(r["margin"], tight=tight)
                 margin_text = format_margin(r["margin"], _text(r["kind"]), tight=tight)
                 verdict = g["verdict"] if not g["failing"] else f"{g['failing']} of {g['checks']} fail"
-                body.append([_md(g["statement"]) + (f" ({box_markdown(g['box'])})" if g["box"] else ""),
+                body.append([_statement_link(g["statement"], g["box"]),
                              _md(verdict), _coloured(_md(margin_text), colour),
                              _md(_witness(r.get("worst_case"))) or "—"])
             parts.append(_pipe_table(["statement", "verdict", "margin", "hardest case"], body))
