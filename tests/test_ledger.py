@@ -209,3 +209,48 @@ def test_papers_are_cited_in_one_style_and_boxes_take_no_book_number(page: str) 
             if ":nonumber:" not in m.group("options"):
                 problems.append(f"numbered box: {text[m.start():m.end()].splitlines()[0]!r}")
     assert not problems, "\n".join(problems)
+
+
+# --- prose that states a verdict -------------------------------------------------------------------------
+
+REFUTED_WORDS = re.compile(r"^\W{0,3}(?:as printed,? )?(?:is|are|was) (?:refuted|false|violated)|^\W{0,3}does not hold|"
+                           r"^\W{0,3}fails\b")
+HOLDS_WORDS = re.compile(r"^\W{0,3}(?:holds|is tight|is attained)\b")
+
+
+def stated_verdicts(text: str) -> list[tuple[str, str]]:
+    """(entry id, 'refuted' or 'holds') for each sentence of ``text`` that names a ledger entry and
+    says right after it that it is refuted (false, violated, fails) or that it holds (is tight)."""
+    ids = sorted(ledger.by_id(), key=len, reverse=True)
+    found = []
+    plain = re.sub(r"\{prf:ref\}`([^`<]*?)\s*<[^>]*>`", r"\1", text)
+    for entry_id in ids:
+        for m in re.finditer(re.escape(entry_id) + r"(?![\w.])", plain):
+            longer = [i for i in ids if len(i) > len(entry_id) and plain.startswith(i, m.start())]
+            if longer:
+                continue
+            after = plain[m.end():m.end() + 40]
+            if REFUTED_WORDS.search(after):
+                found.append((entry_id, "refuted"))
+            elif HOLDS_WORDS.search(after):
+                found.append((entry_id, "holds"))
+    return found
+
+
+def test_stated_verdicts_are_read_from_prose() -> None:
+    text = ("[BLT20] Lemma 5.1 holds on every function. As printed, [BLT20] Lemma 5.3 is refuted. "
+            "{prf:ref}`[BLT20] Lemma 5.2 <lem-blt-5-2>` fails at 00ff.")
+    assert stated_verdicts(text) == [("[BLT20] Lemma 5.1", "holds"), ("[BLT20] Lemma 5.2", "refuted"),
+                                     ("[BLT20] Lemma 5.3", "refuted")] or sorted(stated_verdicts(text)) == sorted(
+        [("[BLT20] Lemma 5.1", "holds"), ("[BLT20] Lemma 5.3", "refuted"), ("[BLT20] Lemma 5.2", "refuted")])
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_prose_states_no_verdict_the_ledger_does_not_hold(page: str) -> None:
+    problems = []
+    for text in notebook_markdown(page):
+        for entry_id, said in stated_verdicts(text):
+            declared = ledger.entry(entry_id).verdict
+            if (said == "refuted") != (declared == "refuted"):
+                problems.append(f"the page says {entry_id} {said}; the ledger says {declared}")
+    assert not problems, "\n".join(problems)
