@@ -194,9 +194,9 @@ def _paper_html(app: Sphinx, docname: str, paper: str) -> str:
                     f'{html.escape(" · " + e.why) if e.why else ""}'
                     f'{html.escape(" · rests on " + rests) if rests else ""}</td></tr>')
     parts.append('<details class="ledger-table"><summary>Every statement of the paper: verdict, margin, '
-                 'witness</summary><table class="table ledger"><thead><tr><th>statement</th><th>in our words</th>'
+                 'witness</summary><div style="overflow-x: auto"><table class="table ledger"><thead><tr><th>statement</th><th>in our words</th>'
                  '<th>verdict</th><th>margin</th><th>witness and evidence</th></tr></thead><tbody>'
-                 + "".join(rows) + "</tbody></table></details></section>")
+                 + "".join(rows) + "</tbody></table></div></details></section>")
     return "".join(parts)
 
 
