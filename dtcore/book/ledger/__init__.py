@@ -1,8 +1,9 @@
 """The ledger: one entry per printed statement the book treats, and one verdict for each.
 
 The entries live in one TOML file per paper beside this module (``blt20.toml``, ``bglt20.toml``,
-``blt21.toml``, ``mgbh26.toml``, ``bdm20.toml``, ``related.toml`` for OSSS and Kearns–Mansour). An
-entry records
+``blt21.toml``, ``mgbh26.toml``, ``bdm20.toml``, ``related.toml`` for OSSS and Kearns–Mansour); a page that
+checks several papers' statements lists its rows in ``links_<page>.toml`` (``[[link]]``: ``entry``,
+``results``). An entry records
 
 - ``id``: the citation, in the book's one style, ``"[BLT20] Lemma 5.1"`` (paper key, then the paper's
   own number); ``kind`` (definition, algorithm, lemma, fact, proposition, theorem, conjecture);
@@ -158,6 +159,7 @@ def entries() -> tuple[Entry, ...]:
             continue
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         out.extend(_check_entry(raw, path.name) for raw in data.get("entry", []))
+    out = _with_links(out)
     ids = [e.id for e in out]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -175,6 +177,26 @@ def entries() -> tuple[Entry, ...]:
                 raise ValueError(f"ledger: row {alias!r} is listed under {aliases[alias]} and {e.id}")
             aliases[alias] = e.id
     return tuple(out)
+
+
+def _with_links(items: list[Entry]) -> list[Entry]:
+    """Add the rows that another page lists for an entry (``links_<page>.toml``: ``[[link]]`` tables of
+    ``entry`` and ``results``), so that a page checking several papers' statements (every function on
+    four variables, the real data) keeps its rows in one file beside the papers' own."""
+    from dataclasses import replace
+
+    extra: dict[str, list[str]] = {}
+    for path in sorted(HERE.glob("links_*.toml")):
+        for link in tomllib.loads(path.read_text(encoding="utf-8")).get("link", []):
+            unknown = set(link) - {"entry", "results"}
+            if unknown or "entry" not in link:
+                raise ValueError(f"{path.name}: a link has 'entry' and 'results' only, got {sorted(link)}")
+            extra.setdefault(link["entry"], []).extend(link.get("results", []))
+    known = {e.id for e in items}
+    missing = sorted(set(extra) - known)
+    if missing:
+        raise ValueError(f"ledger: links name entries that are not in the ledger: {missing}")
+    return [replace(e, results=e.results + tuple(extra.get(e.id, ()))) for e in items]
 
 
 def _check_acyclic(items: Sequence[Entry]) -> None:
