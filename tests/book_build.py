@@ -45,11 +45,13 @@ BOOK_SOURCES: tuple[str, ...] = (
     "scripts/offline_mathjax.py",
     "scripts/bibtex_labels.py",
     "scripts/bibtex_backlinks.py",
+    "scripts/ledger_pages.py",
 )
 #: What a build of the book reads: the configuration, the pages and the local Sphinx extensions.
 STAGED: tuple[str, ...] = (
     "_config.yml", "_toc.yml", "_static", "book",
     "scripts/offline_mathjax.py", "scripts/bibtex_labels.py", "scripts/bibtex_backlinks.py",
+    "scripts/ledger_pages.py",
 )
 
 #: The `make book` command line (kept in step with the Makefile). ``--all``: Sphinx would

@@ -57,6 +57,13 @@ SCREENSHOTS = BUILD / "screenshots"
 WINDOW = (1280, 900)
 #: The widths at which no page may scroll sideways: desktop and phone.
 WIDTHS = (1280, 420)
+#: A paper chapter a reader can hold in mind: its height at 1,280 px with every dropdown closed.
+MAX_CHAPTER_HEIGHT = 15_000
+
+
+def is_paper_chapter(page: str) -> bool:
+    """The five papers' chapters (book/01_… to book/05_…), the pages the height limit is for."""
+    return bool(re.match(r"(.*/)?0[1-5]_[a-z_]+\.html$", page))
 INSTALL_HINT = "run `sudo scripts/install_chromium.sh` (Debian package chromium) to enable it"
 PAGE_TIMEOUT_S = 120.0
 
@@ -332,7 +339,26 @@ PAGE_PROBE = r"""
             shownWidth: r.width, shownHeight: r.height,
             clip: {x: h.left + scrollX, y: h.top + scrollY, width: h.width, height: h.height}};
   });
-  return {title: document.title, hasMath, mathjaxVersion: (window.MathJax && MathJax.version) || null,
+  // tables wider than the text column (cut off or pushing it wider), dropdowns closed
+  const column = article.getBoundingClientRect();
+  const wideTables = [...article.querySelectorAll('table')].filter(t => {
+    if (t.closest('details:not([open])')) return false;
+    const r = t.getBoundingClientRect();
+    const verification = [...t.querySelectorAll('th')].some(h => /margin/i.test(h.textContent));
+    const boxed = t.parentElement && getComputedStyle(t.parentElement).overflowX !== 'visible' &&
+                  t.parentElement.getBoundingClientRect().right <= column.right + 1;
+    // a verification table must fit the column whole; another table may scroll in its own box
+    return r.width > 0 && (r.right > column.right + 1 || t.scrollWidth > t.clientWidth + 1) &&
+           (verification || !boxed);
+  }).map(t => `${Math.round(t.getBoundingClientRect().width)} px in ${Math.round(column.width)} px: ` +
+               (t.querySelector('th, td') || t).textContent.trim().slice(0, 40));
+  // blueprints: every node drawn, every node a link
+  const blueprints = [...document.querySelectorAll('svg.blueprint')].map(svg => {
+    const r = svg.getBoundingClientRect();
+    return {id: svg.id, width: r.width, height: r.height, nodes: svg.querySelectorAll('a.bp-node').length,
+            hrefs: [...svg.querySelectorAll('a.bp-node')].map(a => a.href.baseVal || a.getAttribute('href'))};
+  });
+  return {title: document.title, hasMath, wideTables, blueprints, mathjaxVersion: (window.MathJax && MathJax.version) || null,
           formulas: maths.length, containers: document.querySelectorAll('mjx-container').length,
           untypeset, raw, errors, images, contentWidth: box.width, rawCaptions, overflow,
           pageWidth, windowWidth: W, articleScroll: article.scrollWidth - article.clientWidth,
@@ -365,6 +391,12 @@ class PageReport:
         found += [f"request outside 127.0.0.1: {u}" for u in self.outside_requests[:10]]
         found += [f"raw maths in a caption: {t!r}" for t in p.get("rawCaptions", [])[:10]]
         found += self.width_problems()
+        found += [f"table wider than the text column: {t}" for t in p.get("wideTables", [])[:10]]
+        found += [f"blueprint {b['id']} did not render ({b['width']:.0f} × {b['height']:.0f} px, {b['nodes']} nodes)"
+                  for b in p.get("blueprints", []) if b["width"] < 50 or b["height"] < 30 or b["nodes"] == 0]
+        if is_paper_chapter(self.name) and p["height"] > MAX_CHAPTER_HEIGHT:
+            found.append(f"{p['height']:,} px tall at {WINDOW[0]} px with its dropdowns closed "
+                         f"(a paper chapter holds at most {MAX_CHAPTER_HEIGHT:,})")
         return [f"{self.name}: {f}" for f in found]
 
     def width_problems(self) -> list[str]:
@@ -527,6 +559,7 @@ def test_every_page_renders_offline(book_server: tuple[str, list[tuple[str, int]
             "images": len(r.probe["images"]),
             "content_width_px": round(r.probe["contentWidth"]),
             "page_width_px": {w: p["pageWidth"] for w, p in r.widths.items()},
+            "height_px": {w: p["height"] for w, p in r.widths.items()},
             "screenshots": [s.name for s in r.screenshots],
         }
         for r in reports
@@ -552,6 +585,14 @@ FIXTURES = {
     "unboxed.html": ('<table><tr><td style="min-width: 900px">wide, no box</td></tr></table>',
                      ["at 420 px wider than the window, in no scrolling box"]),
     "caption.html": ("<figure><figcaption>Error against $\\eta$.</figcaption></figure>", ["raw maths in a caption"]),
+    "narrow.html": ('<style>article.bd-article { width: 600px !important }</style><table><tr>'
+                    '<td style="min-width: 800px">a table wider than its column</td></tr></table>',
+                    ["table wider than the text column"]),
+    "verification.html": ('<style>article.bd-article { width: 600px !important }</style><div style="overflow-x: auto">'
+                          '<table><tr><th>statement</th><th>margin</th></tr><tr><td style="min-width: 800px">x</td>'
+                          '<td>0.5</td></tr></table></div>', ["table wider than the text column"]),
+    "01_tall_chapter.html": ('<div style="height: 16000px">a long chapter</div>', ["px tall at 1280 px"]),
+    "blueprint.html": ('<svg class="blueprint" id="blueprint-x" width="0" height="0"></svg>', ["did not render"]),
 }
 
 

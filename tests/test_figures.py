@@ -109,3 +109,32 @@ def test_symlog_axis_gets_signed_plain_labels() -> None:
     labels = _labels(ax.xaxis)
     assert "0" in labels and "10" in labels and "−1" in labels, labels
     assert not any("10^" in t for t in labels), labels
+
+
+def test_code_in_a_figure_is_refused_and_maths_is_not() -> None:
+    import matplotlib.pyplot as plt
+
+    from dtcore.book import figures
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], label="point_mass")
+    ax.set_title("eps=0.05")
+    ax.legend()
+    assert len(figures.code_names(fig)) == 2
+    with pytest.raises(ValueError, match="shows code where a reader expects words"):
+        figures.show(fig, "fig_with_code")
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], label="point mass")
+    ax.set_xlabel(r"$\varepsilon_{\rm max}$ and $p_{i}$")
+    ax.legend()
+    assert figures.code_names(fig) == []
+    figures.show(fig, "fig_in_words")
+
+
+def test_each_method_keeps_one_colour() -> None:
+    from dtcore.book import figures
+
+    assert figures.method_colour("ID3 (depth 3)") == figures.method_colour("ID3")
+    assert figures.method_colour("FIND") != figures.method_colour("ID3")
+    with pytest.raises(ValueError, match="name must start with"):
+        figures.method_colour("a method nobody drew")

@@ -32,6 +32,7 @@ xdist 3.8 sets ``item._nodeid``, which pytest 9 no longer reads.)
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import subprocess
@@ -510,6 +511,48 @@ def numbering_problems(soup: BeautifulSoup, page: str, numbers: set[tuple[str, s
     return problems
 
 
+#: Maths typed in ASCII in a table cell or caption: >=, <=, log2(, max_i, sqrt(, n^O(...), ε written eps=.
+ASCII_MATHS = re.compile(r"(?<![<>=!])(?:>=|<=)(?![<>=])|\blog2\(|\b(?:max|min|sum)_[a-z]\b|\bsqrt\(")
+#: A code name a reader should not meet in a caption, alt text or legend: snake_case identifiers,
+#: keyword arguments (eps=0.05), dotted module paths (dtcore.find).
+CODE_NAME = re.compile(r"(?<![\w\\])[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z_]+=[\w.]+|\bdtcore\.\w+")
+#: Words about how the book was built, which a chapter's prose should leave to the appendix
+#: "Reproducing this book".
+BUILD_WORDS = re.compile(r"\bpapermill\b|\bmake (?:full|book|test)\b|\bCI\b|_build/|\bthis run took\b|"
+                         r"\bper-cell\b|\bnbmake\b|\bjupyter-book\b", re.I)
+
+
+def _prose_texts(main: Tag) -> list[str]:
+    """The page's own prose: paragraphs and list items outside code cells, outputs and maths."""
+    out = []
+    for block in main.find_all(["p", "li"]):
+        if _inside(block, _is_output) or _inside(block, lambda t: "cell_input" in _classes(t)):
+            continue
+        out.append(_text_without_math(block))
+    return out
+
+
+def reader_text_problems(soup: BeautifulSoup, page: str) -> list[Problem]:
+    """ASCII maths in tables and captions, code names in captions and alt text, and (on a chapter)
+    build words in the prose."""
+    main = _main(soup)
+    problems = []
+    for where, text in _figure_texts(main):
+        match = ASCII_MATHS.search(text)
+        if match:
+            problems.append(Problem(page, "ASCII maths", f"in {where}: {_snippet(text, match)}"))
+        if where != "table cell":
+            match = CODE_NAME.search(text)
+            if match:
+                problems.append(Problem(page, "code name", f"in {where}: {_snippet(text, match)}"))
+    if re.match(r"0\d_", page):
+        for text in _prose_texts(main):
+            match = BUILD_WORDS.search(text)
+            if match:
+                problems.append(Problem(page, "build word in a chapter", _snippet(text, match)))
+    return problems
+
+
 def page_problems(
     html: str, page: str, page_path: Path | None = None, numbers: set[tuple[str, str]] | None = None
 ) -> list[Problem]:
@@ -527,6 +570,7 @@ def page_problems(
         + label_problems(soup, page)
         + caption_problems(soup, page)
         + numbering_problems(soup, page, numbers)
+        + reader_text_problems(soup, page)
     )
     return list(dict.fromkeys(found))  # one line per distinct problem, in page order
 
@@ -550,6 +594,12 @@ see <a class="reference internal" href="#lemma-1">Lemma 1</a>.</p>
 
 def test_clean_page_has_no_problem() -> None:
     assert page_problems(CLEAN_PAGE, "clean") == []
+
+
+def test_build_words_are_flagged_on_chapters_only() -> None:
+    prose = "<html><body><main><p>Re-run it with papermill; this run took 38 seconds.</p></main></body></html>"
+    assert [p.kind for p in page_problems(prose, "03_stochastic_trees.html")] == ["build word in a chapter"]
+    assert page_problems(prose, "appendix_reproducing.html") == []
 
 
 # What MyST made of chapter 5's ID3 box with backticks in the fence's title line: the fence is not
@@ -584,6 +634,9 @@ def test_broken_prf_fence_is_caught() -> None:
         ('<div class="cell_output"><div class="output stderr"><pre>100%|###|</pre></div></div>', "stderr/error output"),
         ('<div class="cell_output"><pre>x.py:3: RuntimeWarning: divide by zero</pre></div>', "warning in output"),
         ('<div class="cell_output"><div class="output traceback highlight-ipythontb"><pre>E</pre></div></div>', "stderr/error output"),
+        ("<table><tr><th>bound</th></tr><tr><td>max_i Inf_i >= Var / log2 s</td></tr></table>", "ASCII maths"),
+        ('<figure><img alt="error of label_fn" src="x.png"></figure>', "code name"),
+        ("<figure><figcaption>Runs at eps=0.05.</figcaption></figure>", "code name"),
     ],
 )
 def test_each_check_can_fail(snippet: str, kind: str) -> None:
@@ -756,3 +809,36 @@ def test_a_table_with_a_paper_result_column_cites_the_paper_in_every_cell() -> N
     headerless = "<table><tr><td>note</td></tr><tr><td>Lemma B.3 would need b = 10⁵</td></tr></table>"
     kinds = [p.kind for p in page_problems(f"<html><body><main>{headerless}</main></body></html>", "s")]
     assert kinds == ["not the book's numbering"]
+
+
+def test_ledger_verdicts_agree_with_the_rows_of_this_build(built_book: Path) -> None:
+    """Every ledger entry on a page that ran: the verdict its rows support is the ledger's, and its
+    rows raise no problem (two verdicts, a refutation counted twice, a failing counted row)."""
+    from dtcore.book import ledger
+
+    findings = json.loads((built_book / "_static" / "ledger.json").read_text())
+    problems = []
+    for entry_id, f in findings.items():
+        if not f["page"]:
+            continue
+        problems += f["problems"]
+        if not ledger.agrees(f["declared"], f["found"]):
+            problems.append(f"{entry_id}: declared {f['declared']!r}, its rows support {f['found']!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_blueprint_node_links_to_an_existing_anchor(built_book: Path) -> None:
+    glance = built_book / "book" / "glance.html"
+    soup = BeautifulSoup(glance.read_text(errors="replace"), "html.parser")
+    graphs = soup.find_all("svg", class_="blueprint")
+    assert len(graphs) >= 5, f"{len(graphs)} blueprints on the glance page"
+    broken = []
+    for graph in graphs:
+        nodes = graph.find_all("a", class_="bp-node")
+        assert nodes, graph.get("id")
+        for node in nodes:
+            target, _, anchor = node["href"].partition("#")
+            path = (glance.parent / target).resolve() if target else glance
+            if not path.is_file() or (anchor and anchor not in _ids_of(path)):
+                broken.append(f"{graph.get('id')}: {node.get('data-entry')} -> {node['href']}")
+    assert not broken, "\n".join(broken)

@@ -1,3 +1,4 @@
+import re
 import json
 import math
 
@@ -175,7 +176,7 @@ def test_the_closest_call_is_a_theorem_check_with_room():
               measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.bglt_eps")
     assert t.closest_theorem_check()["margin"] == pytest.approx(1.2)
     s = t.summary()
-    assert s.markdown.startswith('<span style="color:#b00020') and "1 of 3 fail" in s.markdown
+    assert s.markdown.startswith('<span style="color:#C0392B') and "1 of 3 fail" in s.markdown
     assert t.summary_sentence().startswith("1 counted row does not hold.")
     empty = VerificationTable()
     empty.identity("X", "|a − b|", 0.0, 0.0)
@@ -189,23 +190,26 @@ def test_summary_links_boxes_colours_room_and_folds_the_full_table():
     assert s.counts == {"theorem": 4, "identity": 1, "counterexample": 0, "observation": 1}
     assert s["counts"] == s.counts and s["closest"]["margin"] == pytest.approx(0.6)
     summary_part, full = md.split(":::{dropdown}")
-    # one line per paper result, its hardest check, where the worst case was found, coloured room
-    assert summary_part.count("{prf:ref}`thm-bglt-1`") == 1 and "| 2 | excess error at t = 8 | b = 8, t = 8 |" in md
-    assert 'color:#7a6400;font-weight:600">0.6<' in summary_part           # 0.5 <= margin < 0.9
+    # one line per statement: its verdict, the hardest row's coloured margin and its witness; a colour key
+    assert summary_part.count("{prf:ref}`[BGLT20] Theorem 1 <thm-bglt-1>`") == 1
+    assert "| holds, room ×1.67 |" in summary_part
+    assert "| b = 8, t = 8 |" in summary_part and "Margin colours:" in summary_part
+    assert 'color:#5E3C99;font-weight:600">0.6<' in summary_part           # 0.5 <= margin < 0.9
     assert "tight by construction" in summary_part and "#666666" in summary_part
-    assert "1 identity (two independent computations agree)" in summary_part
+    assert "1 identity (two independent computations agree)" in summary_part and summary_part.count("Margin =") == 1
     assert "1 observation (shown, not counted)" in summary_part
     # the full table, grouped by kind, inside the collapsed dropdown; labels only as {prf:ref}
     assert full.rstrip().endswith(":::") and "Theorem checks (a printed claim" in full
     assert full.count("{prf:ref}`") == 4
     bare = md.replace("{prf:ref}`thm-bglt-1`", "").replace("{prf:ref}`cor-bglt-1`", "")
+    bare = re.sub(r"\{prf:ref\}`[^`<]*<[a-z0-9-]+>`", "", bare)
     assert "thm-bglt-1" not in bare and "cor-bglt-1" not in bare
     assert "\\|drop − score\\|" in full   # a | in a quantity does not break the table
     assert "inf" not in md.lower().replace("influence", "") and "nan" not in md.lower()
     assert s.mimebundle() == {"text/markdown": md, "text/plain": s.sentence}
     # box names (legacy rows) stay text
     t.bound("Thm", "error", 0.02, 0.05, value_range=(0, 0.5), box="Lemma 1.1")
-    assert "| Thm | Lemma 1.1 |" in t.summary().markdown
+    assert "| Thm (Lemma 1.1) |" in t.summary().markdown
 
 
 def test_a_summary_is_shown_once(monkeypatch):

@@ -87,4 +87,4 @@ def test_summary_renders_with_box_links_and_a_collapsed_full_table(tmp_path):
     assert "thm-demo-1" not in body and "lem-demo-2" not in body   # labels never shown as text
     assert "excess error | at t = 32" in body and "labels * 2_x" in body
     colours = [span["style"] for span in soup.select("span[style]")]
-    assert any("#7a6400" in c for c in colours) and any("#666666" in c for c in colours)
+    assert any("#5E3C99" in c for c in colours) and any("#666666" in c for c in colours)

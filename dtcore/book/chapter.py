@@ -302,6 +302,26 @@ def save_results(chapter: str, frames: Mapping[str, pd.DataFrame]) -> pathlib.Pa
     return out
 
 
+def verdict_rows_path(chapter: str) -> pathlib.Path:
+    """Where a chapter leaves its verification rows for the book's ledger pages
+    (``_build/verdicts/<chapter>.json`` under the book's root; ``scripts/ledger_pages.py`` reads them)."""
+    root = book_root() or (REPO_ROOT if (REPO_ROOT / "_toc.yml").is_file() else pathlib.Path.cwd())
+    return root / "_build" / "verdicts" / f"{chapter}.json"
+
+
+def write_verdict_rows(chapter: str, table: VerificationTable, *, seconds: float) -> pathlib.Path:
+    """Write the table's rows, each naming its ledger entry, and the page's run time, for the book's
+    ledger pages and its appendix on reproducing the runs."""
+    import json
+
+    path = verdict_rows_path(chapter)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = json.loads(table.frame().to_json(orient="records", force_ascii=False))
+    path.write_text(json.dumps({"page": chapter, "seconds": seconds, "rows": rows}, ensure_ascii=False),
+                    encoding="utf-8")
+    return path
+
+
 def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, pd.DataFrame], *,
                   save: bool, started: float, glue_prefix: str) -> TableSummary:
     """The closing step of every chapter: show the table's summary, glue it, save the CSVs.
@@ -316,6 +336,8 @@ def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, 
     """
     from myst_nb import glue
 
+    table.assign_ledger(chapter)
+    write_verdict_rows(chapter, table, seconds=time.perf_counter() - started)
     summary = table.summary()
     summary.show()
     glue(f"{glue_prefix}_verification_summary", summary.sentence, display=False)
@@ -334,29 +356,58 @@ HEADER_SYMBOLS = {"TopDown_G": "TopDown𝒢", "T_t": "Tₜ", "a_R": "a(R)", "p_i
                   "D_opt": "Dₒₚₜ", "Inf^mu_i": "Infᵢ under μ", "e_i": "eᵢ"}
 
 
-def styled_table(frame: pd.DataFrame, headers: Mapping[str, str] | None = None, *, digits: int = 4) -> Any:
-    """``frame`` as a page shows it: readable headers (``headers`` renames columns; then the papers'
-    symbols of :data:`HEADER_SYMBOLS`), whole numbers without decimals, other numbers to ``digits``
-    places, yes/no for booleans, a dash for missing values, no index."""
+#: The one look of a result table: padded cells, numbers right-aligned in tabular figures, a caption
+#: above the table in the text's style.
+TABLE_STYLES = [
+    {"selector": "", "props": [("border-collapse", "collapse"), ("margin", "0.6em 0 1em 0"), ("font-size", "0.9em")]},
+    {"selector": "caption", "props": [("caption-side", "top"), ("text-align", "left"), ("padding", "0 0 0.4em 0"),
+                                      ("font-style", "italic")]},
+    {"selector": "th", "props": [("padding", "4px 12px"), ("border-bottom", "1.5px solid #444"),
+                                 ("text-align", "left"), ("vertical-align", "bottom")]},
+    {"selector": "td", "props": [("padding", "4px 12px"), ("border-bottom", "1px solid #ddd")]},
+]
+
+
+def _maths_header(text: str) -> str:
+    """A header's ``$...$`` as ``\\(...\\)``, which MathJax typesets inside a cell's output."""
+    import re
+
+    return re.sub(r"\$([^$]+)\$", r"\\(\1\\)", text)
+
+
+def styled_table(frame: pd.DataFrame, headers: Mapping[str, str] | None = None, *, digits: int = 4,
+                 caption: str = "") -> Any:
+    """``frame`` as a page shows it: readable headers (``headers`` renames columns, ``$...$`` typeset;
+    then the papers' symbols of :data:`HEADER_SYMBOLS`), whole numbers without decimals and with
+    thousands separators, other numbers to ``digits`` places, numbers right-aligned, yes/no for
+    booleans, a dash for missing values, padded cells, no index, and ``caption`` above the table."""
     import numpy as np
 
     def header(name: object) -> str:
         text = (headers or {}).get(str(name), str(name))
         for raw, symbol in HEADER_SYMBOLS.items():
             text = text.replace(raw, symbol)
-        return text
+        return _maths_header(text)
 
     out = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
     shown = out.rename(columns=header)
     formats: dict[object, Any] = {}
+    numeric: list[object] = []
     for column in shown.columns:
         values = shown[column]
         if pd.api.types.is_bool_dtype(values):
             formats[column] = lambda v: "yes" if v else "no"
         elif pd.api.types.is_numeric_dtype(values):
+            numeric.append(column)
             finite = values.to_numpy(dtype=np.float64)
             finite = finite[np.isfinite(finite)]
             whole = finite.size == 0 or bool(np.all(finite == np.round(finite)))
             formats[column] = "{:,.0f}" if whole else f"{{:.{digits}f}}"
-    return shown.style.format(formats, na_rep="—").hide(axis="index")
+    styler = shown.style.format(formats, na_rep="—").hide(axis="index").set_table_styles(TABLE_STYLES)
+    if numeric:
+        styler = styler.set_properties(subset=numeric, **{"text-align": "right",
+                                                          "font-variant-numeric": "tabular-nums"})
+    if caption:
+        styler = styler.set_caption(caption)
+    return styler
 

@@ -72,6 +72,27 @@ _RC = {"font.size": FONT_SIZE, "axes.titlesize": FONT_SIZE, "axes.labelsize": FO
        "figure.titlesize": FONT_SIZE, "savefig.dpi": 150, "figure.dpi": 150, "legend.frameon": False,
        "axes.formatter.useoffset": False, "axes.formatter.use_mathtext": True}
 
+#: The book's palette: Okabe and Ito's eight colours, told apart under the common colour-vision
+#: deficiencies (no red/green pair), black last.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+#: One colour per method across the book, so that a method keeps its colour from figure to figure.
+METHOD_COLOURS = {
+    "BuildTopDownDT": "#0072B2", "TopDown": "#0072B2", "MiniBatchTopDown": "#56B4E9",
+    "ID3": "#009E73", "FIND": "#D55E00", "optimal": "#D55E00", "scikit-learn": "#000000", "CART": "#000000",
+    "L2": "#CC79A7", "L1": "#E69F00", "pystreed": "#7F7F7F", "bound": "#000000",
+}
+#: The impurity functions of [BGLT20] and [BDM20], one colour each.
+IMPURITY_COLOURS = {"entropy": "#0072B2", "Gini": "#E69F00", "Kearns–Mansour": "#009E73"}
+
+
+def method_colour(name: str) -> str:
+    """The book's colour of a method (:data:`METHOD_COLOURS`, matched on the name's start)."""
+    for method, colour in METHOD_COLOURS.items():
+        if name.startswith(method):
+            return colour
+    raise ValueError(f"name must start with one of the book's methods {sorted(METHOD_COLOURS)}, got {name!r}")
+
+
 #: Plain decimals on a log axis between these values; powers of ten outside.
 _PLAIN_RANGE = (1e-3, 1e5)
 
@@ -80,7 +101,7 @@ def use_book_style() -> None:
     """Seaborn's white grid with the book's font sizes (idempotent)."""
     import seaborn as sns
 
-    sns.set_theme(style="whitegrid", context="notebook", rc=_RC)
+    sns.set_theme(style="whitegrid", context="notebook", palette=list(OKABE_ITO), rc=_RC)
     plt.rcParams.update(_RC)
 
 
@@ -357,6 +378,10 @@ def show(fig: Figure, name: str) -> None:
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty glue name, got {name!r}")
+    shown_code = code_names(fig)
+    if shown_code:
+        plt.close(fig)
+        raise ValueError(f"figure {name} shows code where a reader expects words: {'; '.join(shown_code)}")
     prepare(fig)
     try:
         from IPython import get_ipython
@@ -369,6 +394,26 @@ def show(fig: Figure, name: str) -> None:
 
         glue(name, fig, display=False)
     plt.close(fig)
+
+
+#: Code a reader should not meet in a figure: snake_case names (point_mass, label_fn), keyword
+#: arguments (eps=0.05), module paths (dtcore.find) and library calls (make_classification).
+CODE_IN_TEXT = __import__("re").compile(
+    r"(?<![\w\\{])[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z_]{2,}=[\w.]+|\bdtcore\.\w+|\btracemalloc\b")
+
+
+def code_names(fig: Figure) -> list[str]:
+    """Every text of ``fig`` (titles, labels, legends, annotations) that shows code instead of words;
+    maths between ``$`` signs is the reader's notation and is left out."""
+    import re
+
+    found = []
+    for text in fig.findobj(Text):
+        words = re.sub(r"\$[^$]*\$", " ", text.get_text())
+        match = CODE_IN_TEXT.search(words)
+        if match and text.get_visible():
+            found.append(f"{match.group()!r} in {text.get_text()!r}")
+    return list(dict.fromkeys(found))
 
 
 def prepare(fig: Figure) -> Figure:

@@ -125,7 +125,7 @@ COUNTED_KINDS = ("theorem", "identity", "counterexample")
 VERIFIED_KINDS = COUNTED_KINDS
 COLUMNS = ["kind", "result", "box", "quantity", "measured", "relation", "bound", "tolerance", "reach",
            "reach_low", "reach_high", "margin", "holds", "status", "worst_case", "measured_by", "bound_by",
-           "reads_rule", "reach_why", "tight", "legacy", "note"]
+           "reads_rule", "reach_why", "tight", "legacy", "note", "ledger"]
 # The environment variables through which a runner (dtcore.book.run) asks for the table as JSON, and
 # (the fault-injection suite) for the chapter to stop at its first failing check.
 VERIFICATION_JSON_ENV = "DTCORE_VERIFICATION_JSON"
@@ -143,8 +143,11 @@ LINT_PATTERNS = {
     "unknown-kind": "the kind is not one of " + ", ".join(KINDS),
 }
 #: Margin bands of the summary, as (upper end of the band, name, colour); "tight" has < 10% room.
-ROOM_BANDS = ((0.5, "ample", "#1b7a3a"), (0.9, "some", "#7a6400"), (1.0, "tight", "#c45a00"),
-              (math.inf, "fails", "#b00020"))
+# Okabe–Ito hues, darkened for text on white (no red/green pair: the words say the band too).
+ROOM_BANDS = ((0.5, "ample", "#0072B2"), (0.9, "some", "#5E3C99"), (1.0, "tight", "#A65E00"),
+              (math.inf, "fails", "#C0392B"))
+ROOM_KEY = {"ample": "margin below 0.5 (room ×2 or more)", "some": "0.5 to 0.9", "tight": "0.9 to 1, or at the bound",
+            "fails": "above 1: the check fails"}
 BY_CONSTRUCTION_COLOUR = "#666666"
 # A book box label as sphinx-proof wants it (thm-bglt-1, lem-blt-5-2, def-blt-selector).
 _BOX_LABEL = re.compile(r"^[a-z]+(?:-[a-z0-9]+)+$")
@@ -479,6 +482,18 @@ def _box_html(box: object) -> str:
     return html.escape(text)
 
 
+def _statement_link(statement: str, box: str) -> str:
+    """A statement's name as a link to its box (``{prf:ref}`[BLT20] Lemma 5.1 <lem-blt-5-1>```), or text."""
+    if box and is_box_label(box) and "<" not in statement and "`" not in statement:
+        return f"{{prf:ref}}`{statement} <{box}>`"
+    return _md(statement) + (f" ({box_markdown(box)})" if box else "")
+
+
+def _witness(worst_case: object) -> str:
+    """The witness part of a ``worst_case`` text (before the first ';', where the search is described)."""
+    return _text(worst_case).split(";")[0].strip()
+
+
 def _coloured(text: str, colour: str) -> str:
     return f'<span style="color:{colour};font-weight:600">{text}</span>'
 
@@ -574,7 +589,7 @@ class VerificationTable:
     def _add(self, row: dict[str, object]) -> bool:
         full = {c: row.get(c) for c in COLUMNS}
         for text_column in ("note", "box", "worst_case", "measured_by", "bound_by", "reads_rule", "reach_why",
-                            "tight"):
+                            "tight", "ledger"):
             full[text_column] = _text(full[text_column])
         full["legacy"] = bool(full["legacy"])
         findings = [f for f in _row_findings(full, len(self.rows)) if not f.legacy]
@@ -729,6 +744,20 @@ class VerificationTable:
                        worst_case=worst_case, reads_rule=reads_rule, legacy=False, note=why))
 
     # --- reading the table ----------------------------------------------------------------
+    def assign_ledger(self, page: str) -> None:
+        """Name each row's ledger entry (:mod:`dtcore.book.ledger`) from its page and result.
+
+        A row whose result the ledger does not list raises a ``ValueError``: every row of every page
+        belongs to one printed statement (or to a definition or algorithm the page implements).
+        """
+        from .ledger import covered_pages, entry_for_row
+
+        if page not in covered_pages():
+            return
+        for row in self.rows:
+            if not row.get("ledger"):
+                row["ledger"] = entry_for_row(page, row["result"])
+
     def frame(self) -> pd.DataFrame:
         """The table as a tidy DataFrame (one row per check)."""
         return pd.DataFrame(self.rows, columns=COLUMNS)
@@ -770,6 +799,37 @@ class VerificationTable:
                         "hardest": hardest, "tight": not failing and not roomy})
         return out
 
+    def _statement_results(self) -> list[dict[str, object]]:
+        """One entry per statement with theorem or counterexample rows, in table order: its hardest row
+        and the verdict those rows support (the ledger's entry when rows name one, else the result)."""
+        groups: dict[str, list[dict[str, object]]] = {}
+        boxes: dict[str, str] = {}
+        for r in self.rows:
+            if r["kind"] not in ("theorem", "counterexample"):
+                continue
+            key = _text(r.get("ledger")) or _text(r["result"])
+            groups.setdefault(key, []).append(r)
+            boxes.setdefault(key, _text(r["box"]))
+        out = []
+        for key, rows in groups.items():
+            failing = [r for r in rows if not _truthy(r["holds"])]
+            refuting = [r for r in rows if r["kind"] == "counterexample"]
+            roomy = [r for r in rows if r["kind"] == "theorem" and not _text(r.get("tight"))
+                     and not math.isnan(_as_float(r["margin"]))]
+            pool = failing or refuting or roomy or rows
+            hardest = max(pool, key=lambda r: -1.0 if math.isnan(_as_float(r["margin"])) else _as_float(r["margin"]))
+            tight = not failing and not refuting and not roomy
+            if refuting:
+                verdict = "refuted"
+            elif tight or _as_float(hardest["margin"]) >= 1 - 1e-9:
+                verdict = "tight"
+            else:
+                room = 1 / _as_float(hardest["margin"]) if _as_float(hardest["margin"]) > 0 else math.inf
+                verdict = "holds" + (f", room ×{room:.3g}" if math.isfinite(room) else "")
+            out.append({"statement": key, "box": boxes[key], "checks": len(rows), "failing": len(failing),
+                        "hardest": hardest, "tight": tight, "verdict": verdict})
+        return out
+
     def summary_sentence(self) -> str:
         """One sentence for the chapter's text: the counts by kind, failures, and the closest call."""
         c = self.counts()
@@ -802,32 +862,30 @@ class VerificationTable:
             parts.append(_coloured(f"{_plural(len(failing), 'counted row does', 'counted rows do')} not hold: "
                                    + _md("; ".join(f"{r['result']} ({r['quantity']})" for _, r in failing.iterrows())),
                                    ROOM_BANDS[-1][2]))
-        if results:
-            held = c["theorem"] - sum(int(g["failing"]) for g in results)
-            parts.append(f"**{_plural(c['theorem'], 'theorem check', 'theorem checks')}**, "
-                         f"{held} of them hold{'s' if held == 1 else ''}. Margin = measured/bound "
+        statements = self._statement_results()
+        if statements:
+            held = sum(1 for g in statements if not g["failing"])
+            parts.append(f"**{_plural(len(statements), 'statement', 'statements')} checked on this page**, "
+                         f"{held} of them without a failing row. Margin = measured/bound at the hardest case "
                          "(bound/measured for a lower bound): 1 is at the bound, above 1 fails.")
             body = []
-            for g in results:
+            for g in statements:
                 r = g["hardest"]
                 tight = bool(g["tight"])
-                name, colour = room_band(r["margin"], tight=tight)
-                margin_text = format_margin(r["margin"], "theorem", tight=tight)
-                outcome = "holds" if not g["failing"] else f"{g['failing']} of {g['checks']} fail"
-                body.append([_md(g["result"]), box_markdown(g["box"]) if g["box"] else "—", str(g["checks"]),
-                             _md(r["quantity"]), _md(r.get("worst_case")) or "—", outcome,
-                             _coloured(_md(margin_text), colour)])
-            parts.append(_pipe_table(["paper result", "book box", "checks", "hardest check", "worst case found at",
-                                      "outcome", "margin"], body))
+                _, colour = room_band(r["margin"], tight=tight)
+                margin_text = format_margin(r["margin"], _text(r["kind"]), tight=tight)
+                verdict = g["verdict"] if not g["failing"] else f"{g['failing']} of {g['checks']} fail"
+                body.append([_statement_link(g["statement"], g["box"]),
+                             _md(verdict), _coloured(_md(margin_text), colour),
+                             _md(_witness(r.get("worst_case"))) or "—"])
+            parts.append(_pipe_table(["statement", "verdict", "margin", "hardest case"], body))
+            parts.append("Margin colours: " + "; ".join(_coloured(name, colour) + f" {ROOM_KEY[name]}"
+                                                         for _, name, colour in ROOM_BANDS) + ".")
         else:
             parts.append("**No theorem check** in this table.")
         others = (f"Besides these: {_plural(c['identity'], 'identity', 'identities')} (two independent "
-                  f"computations agree), {_plural(c['counterexample'], 'counterexample', 'counterexamples')} "
-                  f"(printed claims refuted on data) and {_plural(c['observation'], 'observation', 'observations')} "
-                  "(shown, not counted).")
-        if closest is not None:
-            others += (f" The theorem check with the least room is {_md(closest['result'])} "
-                       f"({_md(closest['quantity'])}), at margin {_md(format_margin(closest['margin']))}.")
+                  f"computations agree) and {_plural(c['observation'], 'observation', 'observations')} "
+                  "(shown, not counted); the full table below gives each row's quantity, where it came from and the search.")
         parts.append(others)
         parts.append(f":::{{dropdown}} The full verification table ({_plural(len(self.rows), 'row', 'rows')})\n\n"
                      + self.to_markdown() + "\n:::")
@@ -900,7 +958,7 @@ class VerificationTable:
                  ".dt-verify th,.dt-verify td{padding:4px 8px;border-bottom:1px solid #ddd;"
                  "text-align:left;vertical-align:top}.dt-verify td.num{text-align:right;white-space:nowrap}"
                  ".dt-verify tr.group td{background:#f3f3f3;font-weight:600}"
-                 ".dt-verify td.fail{color:#b00020;font-weight:700}</style>")
+                 ".dt-verify td.fail{color:#C0392B;font-weight:700}</style>")
         out = [style, '<table class="dt-verify"><thead><tr>']
         out += [f"<th>{h}</th>" for h in head]
         out.append("</tr></thead><tbody>")
