@@ -16,6 +16,7 @@ place the page's verification rows are built), its figure and its text helper (`
 - :mod:`.theorems_1_3`: Theorems 1 and 3 at the hardest member found by a search.
 - :mod:`.lower_bound`: Sec. 1.1, the indistinguishable pair (the 2η minimum).
 - :mod:`.proposition_5_1`: Proposition 5.1, the cut tree's degree and disagreement.
+- :mod:`.printed_bounds`: every bound a counted row uses, written afresh from the paper's printed formulas.
 - :mod:`.common`: chapter-wide helpers (the learners' names, the theorem-or-observation rule, timing, styling).
 
 Randomness follows the book's rule (:mod:`dtcore.book.seeds`): each experiment draws from its own stream keyed

@@ -21,6 +21,7 @@ from ....tree import DecisionTree
 from ...report import VerificationTable
 from ...seeds import experiment_streams
 from .common import positive_int, theorem_or_observation
+from .printed_bounds import printed_gamma
 
 
 def coins_above_internal_nodes(tree: DecisionTree) -> int:
@@ -218,3 +219,114 @@ def theorem_glue(rows: pd.DataFrame, evaluations: pd.DataFrame, *, size: int, de
                    f"ch3_thm{tag}_third": "fail" if r["worst_error"] > r["bound"] / 3 else "still hold"}
     values |= {"ch3_thm3_adv": str(t3["adversary"]), "ch3_thm3_eta": float(t3["eta"])}
     return values
+
+
+# --- the search guarded where its truth is known ([BLT21] Theorems 1 and 3; issue 36) -----------------------
+
+def _flip_or_redraw(tree: DecisionTree, rng: np.random.Generator) -> DecisionTree:
+    """The search's local move written afresh (the replay's own): one coin's probability redrawn in [0.1, 0.9]
+    or one leaf's label flipped, the node chosen uniformly among coins and leaves in node order."""
+    from ....tree import LEAF, STOCHASTIC
+
+    out = tree.copy()
+    kinds = np.asarray(out.feature)
+    movable = np.flatnonzero((kinds == LEAF) | (kinds == STOCHASTIC))
+    node = int(movable[int(rng.integers(movable.size))])
+    if kinds[node] == STOCHASTIC:
+        out.branch_prob[node] = float(rng.uniform(0.1, 0.9))
+    else:
+        out.set_value(node, 1.0 - float(out.value[node]))
+    return out
+
+
+def replay_search(*, n: int, size: int, n_stochastic: int, depth: int, degree: int, m: int, etas: Sequence[float],
+                  delta: float, restarts: int, steps: int, seed: int) -> pd.DataFrame:
+    """The schedule of :func:`theorem_search` enumerated by code of its own: every restart member (rebuilt from
+    its stream by the class's sampler :func:`hard_target`), every local step from the leader (the move and the
+    acceptance written afresh), each scored on its own sample under every adversary and η with the error
+    (E_x |h − μ_T| for 0/1 h), opt (E min(μ_T, 1 − μ_T)) and Lemma 4.2's γ (:func:`printed_gamma`) computed here.
+    One row per (member, adversary, η) in the search's order, with ``allowance_share``. The search must reproduce
+    every share (an identity): a search with fewer restarts, a move dropped or the acceptance flipped does not."""
+    streams = experiment_streams(seed, "ch03/theorem_search", restarts + steps)
+    points = all_points(n)
+    two_gamma = 2.0 * printed_gamma(count_trees(n, depth), m, delta)
+    rows: list[dict[str, Any]] = []
+
+    def evaluate(tree: DecisionTree, rng: np.random.Generator, index: int) -> float:
+        mu = mean_table(tree)
+        opt_t = float(np.minimum(mu, 1.0 - mu).mean())
+        eps = max(0.0, population_find(mu, depth).error - opt_t) + two_gamma
+        X0, y0 = sample(tree, m, rng=rng)
+        runs = [("none", 0.0, X0, y0)]
+        for eta in etas:
+            for adversary in ADVERSARIES:
+                c = corrupt(adversary, X0, y0, eta, rng=rng, depth=depth, degree=degree)
+                runs.append((adversary, float(eta), c.X, c.y))
+        best_positive = -math.inf
+        for adversary, eta, X, y in runs:
+            h = find(X, y, depth=depth).tree.predict(points)
+            err = float(np.mean(np.where(h == 1, 1.0 - mu, mu)))
+            share = (err - opt_t) / (2.0 * eta + eps)
+            rows.append({"target": index, "adversary": adversary, "eta": eta, "allowance_share": share})
+            if eta > 0:
+                best_positive = max(best_positive, share)
+        return best_positive
+
+    leader, leader_share = None, -math.inf
+    for i, rng in enumerate(streams[:restarts]):
+        tree = hard_target(n=n, size=size, n_stochastic=n_stochastic, query_depth=min(n, depth + 2), rng=rng)
+        share = evaluate(tree, rng, i)
+        if share > leader_share:
+            leader, leader_share = tree, share
+    for i, rng in enumerate(streams[restarts:], start=restarts):
+        tree = _flip_or_redraw(leader, rng)
+        share = evaluate(tree, rng, i)
+        if share >= leader_share:
+            leader, leader_share = tree, share
+    return pd.DataFrame(rows)
+
+
+def search_replay_deviation(evaluations: pd.DataFrame, replay: pd.DataFrame) -> float:
+    """The largest |share of the search − share of the replay| over every (member, adversary, η) of the schedule;
+    infinite when the two saw different members (another count or order)."""
+    keys = ["target", "adversary", "eta"]
+    if len(evaluations) != len(replay) or not evaluations[keys].reset_index(drop=True).equals(
+            replay[keys].reset_index(drop=True)):
+        return math.inf
+    return float(np.max(np.abs(evaluations["allowance_share"].to_numpy() - replay["allowance_share"].to_numpy())))
+
+
+def reference_shares(runs: pd.DataFrame, setting: Any, *, etas: Sequence[float]) -> dict[str, float]:
+    """The named reference member each theorem's search must beat: the chapter's Table 1 target (drawn once from
+    "ch03/target", independently of the search) at its worst Table 1 run, as a share of its allowance,
+    (worst FIND error − opt) / (2η + ε) with ε = its best depth-d excess + 2γ (γ from :func:`printed_gamma`):
+    at η = 0 for Theorem 1, the worst over the adversaries and the η of ``etas`` for Theorem 3."""
+    find_runs = runs[runs["algorithm"] == "FIND"]
+    eps = max(0.0, setting.approx.error - setting.opt) + 2.0 * printed_gamma(
+        count_trees(setting.target.n, setting.depth), setting.m, setting.delta)
+    worst_err = find_runs.groupby(["adversary", "eta"])["error"].max().reset_index()
+    share = (worst_err["error"] - setting.opt) / (2.0 * worst_err["eta"] + eps)
+    clean = worst_err["eta"] == 0
+    positive = worst_err["eta"].isin([float(e) for e in etas if e > 0])
+    return {"Theorem 1": float(share[clean].max()) if clean.any() else 0.0,
+            "Theorem 3": float(share[positive].max()) if positive.any() else 0.0}
+
+
+def check_search(table: VerificationTable, evaluations: pd.DataFrame, replay: pd.DataFrame,
+                 references: dict[str, float]) -> None:
+    """The guards of the Theorems 1/3 search: the replayed schedule (identity: the search saw and scored exactly the
+    members its schedule names) and, per theorem, the named reference member it must beat (counted: the amount by
+    which the reference uses more of its allowance than the member found, 0 when the search beat it)."""
+    table.identity("Theorems 1, 3 (worst-member search)",
+                   "max |allowance share of the search − of its schedule replayed| over every (member, adversary, η)",
+                   search_replay_deviation(evaluations, replay), 1e-12, box="thm-blt21-3",
+                   computed_by=("dtcore.book.experiments.ch03.theorems_1_3.theorem_search",
+                                "dtcore.book.experiments.ch03.theorems_1_3.replay_search"))
+    for theorem, mask in (("Theorem 1", evaluations["eta"] == 0), ("Theorem 3", evaluations["eta"] > 0)):
+        found = float(evaluations.loc[mask, "allowance_share"].max())
+        table.identity(f"{theorem} (worst-member search)",
+                       "allowance share of the reference member (the Table 1 target, worst run) above the member "
+                       "found (0: the search beat it)", max(0.0, references[theorem] - found), 0.0, box="thm-blt21-3",
+                       computed_by=("dtcore.book.experiments.ch03.theorems_1_3.theorem_search",
+                                    "dtcore.book.experiments.ch03.table_1.table1_runs, "
+                                    "dtcore.book.experiments.ch03.theorems_1_3.reference_shares"))
