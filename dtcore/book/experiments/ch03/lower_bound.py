@@ -227,7 +227,10 @@ def lower_bound_glue(pair_tests: pd.DataFrame | None, *, setting: PairSetting, p
     ``balance`` is :func:`pair_balance` of the runs: how many samples there were and how many the budget covered.
     """
     values: dict[str, Any] = {"ch3_pair_eta": setting.eta, "ch3_pair_reps": pair_repetitions, "ch3_pair_m": setting.m,
-                              "ch3_pair_perms": PAIR_PERMUTATIONS, "ch3_pair_alpha": PAIR_ALPHA}
+                              "ch3_pair_perms": PAIR_PERMUTATIONS, "ch3_pair_alpha": PAIR_ALPHA,
+                              # how much of the claimed 2η' Hoeffding's slack leaves, and 2η' in units of the budget η
+                              "ch3_lb_slack_pct": 100.0 * (1.0 - sum_bound / (2.0 * setting.eta_pair)),
+                              "ch3_lb_pays_over_eta": 2.0 * setting.eta_pair / setting.eta if setting.eta > 0 else math.nan}
     if pair_tests is None:
         return values | {key: float("nan") for key in ("ch3_lb_find_ratio", "ch3_lb_min_ratio", "ch3_lb_min_p",
                                                       "ch3_lb_sum_bound", "ch3_lb_eta_pair", "ch3_lb_samples",
