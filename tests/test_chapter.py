@@ -169,8 +169,10 @@ def _uses_sweep(chapter: str) -> bool:
     modules = set()
     for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|[ \t]+import[ \t]+\(?([\w ,]+))", code):
         modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
-    sources = [code] + [(REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").read_text()
-                        for m in modules if (REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").is_file()]
+    root = REPO_ROOT / "dtcore" / "book" / "experiments"
+    sources = [code] + [(root / f"{m}.py").read_text() for m in modules if (root / f"{m}.py").is_file()]
+    # a chapter package (experiments/<m>/): every module of it
+    sources += [path.read_text() for m in modules if (root / m).is_dir() for path in sorted((root / m).glob("*.py"))]
     return any(re.search(r"\bsweep\(", source) for source in sources)
 
 

@@ -38,3 +38,13 @@ def library_seed(seed: int, name: str) -> int:
     ``random_seed``) for experiment ``name`` under the chapter seed ``seed``: the top 31 bits of the
     first word of the experiment's keyed seed sequence, in [0, 2^31) (pystreed refuses larger seeds)."""
     return int(seed_sequence(seed, name).generate_state(1)[0]) >> 1
+
+
+def experiment_streams(seed: int, name: str, count: int) -> list[np.random.Generator]:
+    """``count`` independent generators of experiment ``name`` under the chapter seed ``seed``.
+
+    Generator i is seeded by the i-th child of :func:`seed_sequence` ``(seed, name)``, so it depends only on
+    (seed, name, i): repetition i gets the same stream whatever ``count`` is.
+    """
+    count = check_int("count", count, 1)
+    return [np.random.default_rng(child) for child in seed_sequence(seed, name).spawn(count)]
