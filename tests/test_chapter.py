@@ -160,7 +160,7 @@ def test_pages_without_sweeps_say_they_run_locally(monkeypatch, capsys):
 
 
 def _uses_sweep(chapter: str) -> bool:
-    """Whether a page's code, or an experiments module it imports, calls ``sweep(``."""
+    """Whether a page's code, or an experiments module or package it imports, calls ``sweep(``."""
     import json
     import re
 
@@ -169,8 +169,9 @@ def _uses_sweep(chapter: str) -> bool:
     modules = set()
     for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|[ \t]+import[ \t]+\(?([\w ,]+))", code):
         modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
-    sources = [code] + [(REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").read_text()
-                        for m in modules if (REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").is_file()]
+    experiments = REPO_ROOT / "dtcore" / "book" / "experiments"
+    files = [experiments / f"{m}.py" for m in modules] + [f for m in modules for f in (experiments / m).glob("*.py")]
+    sources = [code] + [f.read_text() for f in files if f.is_file()]   # a module, or every module of a package
     return any(re.search(r"\bsweep\(", source) for source in sources)
 
 
