@@ -109,7 +109,9 @@ def search_hardest_member(kind: str, *, k: int, n: int, m: int, alpha: float, c:
     :func:`member_candidates`, keeping a move when the rate over ``runs`` runs drops (the same
     ``runs`` seeds for every evaluation). Budget: at most restarts × (1 + sweeps (k + 1) × candidates)
     evaluations of ``runs`` ID3 runs. Returns ``(evaluations, worst)``: every evaluation, and the
-    worst member (``theta``, ``table``, ``start``, ``rate``, ``evaluations``).
+    worst member (``theta``, ``table``, ``start``, ``rate``, ``evaluations``), with the root ``base`` of
+    the runs' seeds and the ``tables`` of every restart (so that :func:`boundary_rates` can score other
+    members on the same runs).
     """
     k = check_int("k", k, 1, n)
     restarts, sweeps, runs = check_int("restarts", restarts, 1), check_int("sweeps", sweeps, 0), check_int("runs", runs, 1)
@@ -126,8 +128,10 @@ def search_hardest_member(kind: str, *, k: int, n: int, m: int, alpha: float, c:
         return value
 
     worst: dict[str, object] = {"rate": math.inf}
+    tables = []
     for restart in range(restarts):
         start, theta, table = member_start(kind, restart, k, rng=rng, alpha=alpha, c=c)
+        tables.append(table)
         current = rate(theta, table)
         for _ in range(sweeps):
             for i in range(k + 1):
@@ -141,8 +145,72 @@ def search_hardest_member(kind: str, *, k: int, n: int, m: int, alpha: float, c:
                         theta, current = trial, value
         if current < worst["rate"]:
             worst = {"theta": theta, "table": table, "start": start, "rate": current}
-    worst["evaluations"] = len(rows)
+    worst.update(evaluations=len(rows), base=base, tables=tables)
     return pd.DataFrame(rows), worst
+
+
+def boundary_members(kind: str, k: int, *, alpha: float, c: float) -> np.ndarray:
+    """Every member of the class's boundary grid, written from the class's definition (not from the
+    search's :func:`member_candidates`): each of the k relevant coordinates and the shared irrelevant
+    one at one of the two ends of its admissible interval, a hair (``_EDGE``) inside it — p = α or
+    1/2 − c for (α, c)-distributions, the centre p̂ = α + c or 1/2 for smoothed ones (the other ends are
+    the same members with x_i complemented). Shape (2^(k+1), k + 1), in lexicographic order."""
+    if kind not in MEMBER_CLASSES:
+        raise ValueError(f"kind must be one of {MEMBER_CLASSES}, got {kind!r}")
+    k = check_int("k", k, 1, 16)
+    ends = (alpha + _EDGE, 0.5 - c - _EDGE) if kind == MEMBER_CLASSES[0] else (alpha + c + _EDGE, 0.5)
+    bits = (np.arange(2 ** (k + 1))[:, None] >> np.arange(k, -1, -1)[None, :]) & 1
+    return np.where(bits == 1, ends[1], ends[0])
+
+
+def reference_member(kind: str, k: int, *, alpha: float, c: float) -> tuple[str, np.ndarray, np.ndarray]:
+    """The named member the search must beat, ``(name, theta, table)``: for (α, c)-distributions the
+    parity with every p_i at α (the outer corner, whose rarest cell of J has probability α^k); for
+    smoothed ones the parity with every centre at 1/2 (Kearns' uniform distribution, smoothed)."""
+    k = check_int("k", k, 1, 16)
+    table = np.asarray([bin(x).count("1") % 2 for x in range(2**k)], dtype=np.uint8)   # the parity, afresh
+    if kind == MEMBER_CLASSES[0]:
+        return "parity, every p_i = alpha", np.full(k + 1, alpha + _EDGE), table
+    if kind == MEMBER_CLASSES[1]:
+        return "parity, every centre 1/2", np.full(k + 1, 0.5), table
+    raise ValueError(f"kind must be one of {MEMBER_CLASSES}, got {kind!r}")
+
+
+def boundary_rates(kind: str, thetas: np.ndarray, table: np.ndarray, *, base: int, runs: int, m: int, n: int,
+                   alpha: float, c: float, impurity: str) -> np.ndarray:
+    """The zero-error rate of each member ``thetas[j]`` (target ``table``) on the runs the search used:
+    run r draws from ``default_rng([base, r])`` (:func:`search_hardest_member`'s common random numbers)."""
+    out = np.empty(len(thetas))
+    for j, theta in enumerate(np.asarray(thetas, dtype=np.float64)):   # one member per pass; ID3 runs inside
+        rngs = [np.random.default_rng([base, r]) for r in range(runs)]
+        out[j] = member_zero_error(kind, theta, np.asarray(table), m, rngs=rngs, n=n, alpha=alpha, c=c,
+                                   impurity=impurity).mean()
+    return out
+
+
+def search_guard(kind: str, worst: dict[str, object], *, k: int, m: int, n: int, runs: int, alpha: float,
+                 c: float, impurity: str, exhaustive: bool) -> dict[str, object]:
+    """What the search must beat, on its own runs (:func:`boundary_rates`): the rate of
+    :func:`reference_member`, and with ``exhaustive`` the least rate over every member of
+    :func:`boundary_members` under every restart's target (the exhaustive optimum of the boundary
+    grid, 2^(k+1) members per target)."""
+    name, theta, table = reference_member(kind, k, alpha=alpha, c=c)
+    common = dict(base=int(worst["base"]), runs=runs, m=m, n=n, alpha=alpha, c=c, impurity=impurity)
+    row: dict[str, object] = {"class": kind, "k": k, "m probe": m, "runs": runs, "rate found": float(worst["rate"]),
+                              "reference": name,
+                              "reference rate": float(boundary_rates(kind, theta[None], table, **common)[0]),
+                              "grid members": math.nan, "grid min": math.nan, "grid argmin": ""}
+    if exhaustive:
+        grid = boundary_members(kind, k, alpha=alpha, c=c)
+        tables = {"".join(map(str, np.asarray(t, dtype=int))): np.asarray(t) for t in worst["tables"]}
+        best, where = math.inf, ""
+        for text, tab in tables.items():
+            rates = boundary_rates(kind, grid, tab, **common)
+            j = int(np.argmin(rates))
+            if rates[j] < best:
+                best, where = float(rates[j]), f"p = ({', '.join(f'{v:.3f}' for v in grid[j])}), f~ = {text}"
+        row.update({"grid members": len(grid) * len(tables), "grid min": best, "grid argmin": where})
+    return row
 
 
 def extended_grid(m_grid: Sequence[int], m_cap: int) -> list[int]:
@@ -172,16 +240,19 @@ def member_curve(kind: str, worst: dict[str, object], *, k: int, n: int, m_grid:
 
 def hardest_members(kind: str, *, ks: Sequence[int], n: int, m_probe: dict[int, int], m_grid: Sequence[int],
                     m_cap: int, reps: int, alpha: float, c: float, impurity: str, budget: dict[str, int],
-                    rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                    rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:func:`search_hardest_member` for each k at the sample size ``m_probe[k]``, then
-    :func:`member_curve` of the worst member found. Returns ``(evaluations, worst, curves)``:
+    :func:`member_curve` of the worst member found. Returns ``(evaluations, worst, curves, guards)``:
     ``worst`` has one row per k with the member, its search rate, its m90 on the fresh curve
-    (inf if not reached by ``m_cap``) and the largest m run."""
+    (inf if not reached by ``m_cap``) and the largest m run; ``guards`` one row per k of
+    :func:`search_guard` (the exhaustive boundary grid at the smallest k only)."""
     rng = check_rng(rng)
-    evaluations, worst_rows, curves = [], [], []
+    evaluations, worst_rows, curves, guards = [], [], [], []
     for k in ks:
         ev, w = search_hardest_member(kind, k=k, n=n, m=m_probe[k], alpha=alpha, c=c, impurity=impurity,
                                       rng=rng, **budget)
+        guards.append(search_guard(kind, w, k=k, m=m_probe[k], n=n, runs=budget["runs"], alpha=alpha, c=c,
+                                   impurity=impurity, exhaustive=k == min(ks)))
         curve = member_curve(kind, w, k=k, n=n, m_grid=m_grid, m_cap=m_cap, reps=reps, alpha=alpha, c=c,
                              impurity=impurity, rng=rng)
         evaluations.append(ev)
@@ -194,7 +265,7 @@ def hardest_members(kind: str, *, ks: Sequence[int], n: int, m_probe: dict[int, 
                            "m90": m_at(curve), "largest m run": int(curve.m.max()),
                            "rate at largest m": float(curve.zero_loss.iloc[-1])})
     return (pd.concat(evaluations, ignore_index=True), pd.DataFrame(worst_rows),
-            pd.concat(curves, ignore_index=True))
+            pd.concat(curves, ignore_index=True), pd.DataFrame(guards))
 
 
 def probe_sizes(rates: pd.DataFrame, *, ks: Sequence[int], m_top: int) -> dict[int, int]:
@@ -294,6 +365,48 @@ def check_hardest_members(table: VerificationTable, sizes: pd.DataFrame, *, gamm
                           measured, theorem_growth_in_k(list(g["theorem asks (printed)"]), ks), box=box,
                           why="compares shapes: the theorem's sample size is an upper bound up to constants, so its "
                               "growth in k bounds what is needed, not what is measured")
+
+
+def check_search(table: VerificationTable, guards: pd.DataFrame, *, budget: dict[str, int]) -> None:
+    """Two counted identities that guard :func:`search_hardest_member` on one class (issue 36): at the
+    smallest k, where the boundary grid can be enumerated, the member found is at least as hard as the
+    exhaustive optimum of the grid; at every k of the page, at least as hard as :func:`reference_member`.
+    Both compare zero-error rates on the search's own runs (common random numbers), so a correct search
+    meets them exactly and a weaker one (a move dropped, a comparison flipped, fewer restarts) that ends
+    on an easier member fails them."""
+    kind = str(guards["class"].iloc[0])
+    result, box = (("Theorem 5.1 (paper's Theorems 1, 10)", "thm-id3-1") if kind == MEMBER_CLASSES[0]
+                   else ("Theorem 5.3 (paper's Theorems 2, 12)", "thm-id3-2"))
+    small = guards[guards["grid members"].notna()].iloc[0]
+    excess = max(0.0, float(small["rate found"] - small["grid min"]))
+    table.identity(result, f"hardest-member search, {kind}, k={int(small.k)}: zero-error rate of the member found "
+                   "minus the least rate over the whole boundary grid (exhaustive), on the search's runs",
+                   excess, 0.0, computed_by=(search_hardest_member, boundary_members), box=box,
+                   worst_case=f"{int(small['grid members'])} boundary members at m = {int(small['m probe']):,}, "
+                              f"{int(small.runs)} runs each; grid optimum {small['grid min']:.3f} at {small['grid argmin']}; "
+                              f"found {small['rate found']:.3f}",
+                   note=f"the search ({budget['restarts']} restarts, {budget['sweeps']} sweep(s)) must reach the grid's "
+                        "optimum or beat it (0 when it does)")
+    excess = float(np.maximum(0.0, guards["rate found"] - guards["reference rate"]).max())
+    table.identity(result, f"hardest-member search, {kind}: largest excess, over k={int(guards.k.min())}.."
+                   f"{int(guards.k.max())}, of the member found's zero-error rate over the named reference's",
+                   excess, 0.0, computed_by=(search_hardest_member, reference_member), box=box,
+                   worst_case=f"reference: {guards.reference.iloc[0]}; rates found "
+                              + ", ".join(f"{v:.3f}" for v in guards["rate found"]) + " against "
+                              + ", ".join(f"{v:.3f}" for v in guards["reference rate"]) + " at m = "
+                              + ", ".join(f"{int(v):,}" for v in guards["m probe"]),
+                   note="the member found must be at least as hard as the reference on the same runs (0 when it is)")
+
+
+def search_glue(guards: pd.DataFrame, evaluations: pd.DataFrame, *, tag: str) -> dict[str, object]:
+    """How much of the class the search saw and what it beat, by glue name (``tag``: thm1 or thm2)."""
+    small = guards[guards["grid members"].notna()].iloc[0]
+    return {f"ch5_{tag}_grid_k": int(small.k), f"ch5_{tag}_grid_members": int(small["grid members"]),
+            f"ch5_{tag}_grid_min": float(small["grid min"]), f"ch5_{tag}_grid_found": float(small["rate found"]),
+            f"ch5_{tag}_reference": str(guards.reference.iloc[0]),
+            f"ch5_{tag}_reference_rates": ", ".join(f"{v:.3f}" for v in guards["reference rate"]),
+            f"ch5_{tag}_found_rates": ", ".join(f"{v:.3f}" for v in guards["rate found"]),
+            f"ch5_{tag}_members_seen": int(evaluations.theta.nunique())}
 
 
 def hardest_table(sizes: pd.DataFrame) -> Styler:

@@ -92,6 +92,14 @@ def gain_identity_deviation(filled: pd.DataFrame, *, impurity: str) -> tuple[flo
     return float(np.abs(both.gain.to_numpy() - rebuilt).max()), len(both)
 
 
+def hoeffding_as_printed(size: np.ndarray, delta: float) -> np.ndarray:
+    """Lemma 8's deviation written afresh (a second evaluation beside
+    :func:`dtcore.smoothed.hoeffding_covariance_deviation`): three Hoeffding intervals of half-width
+    t = sqrt(ln(2 / (δ/3)) / (2N)) = sqrt(ln(6/δ) / (2N)), one per mean, and 3t for the covariance."""
+    t = np.sqrt(np.log(2.0 / (delta / 3.0)) / (2.0 * np.asarray(size, dtype=np.float64)))
+    return t + t + t
+
+
 def _lemma8_event(filled: pd.DataFrame) -> pd.DataFrame:
     # relevant (w, i) with I(D_w, i) != 0 where |I(S_w, i) - I(D_w, i)| <= |I(D_w, i)| / 2
     return filled[filled.relevant & (np.abs(filled.I_S - filled.I_D) <= np.abs(filled.I_D) / 2) & (filled.I_D != 0)]
@@ -119,6 +127,14 @@ def check_path_audit(table: VerificationTable, filled: pd.DataFrame, triples: in
     else:
         table.observation("Lemma 5.5 (paper's Lemma 8)", quantity, _deviation_ratio(filled), 1.0, box="lem-id3-8",
                           why=f"vacuous at this m: every |I(S_w,i) - I(D_w,i)| <= 1/2 is within 3t ({note})")
+    fresh = hoeffding_as_printed(filled["size"].to_numpy(), delta / triples)
+    table.identity("Lemma 5.5 (paper's Lemma 8)", "largest relative difference of the deviation 3t between "
+                   "dtcore.smoothed and the formula 3 sqrt(ln(6/delta)/(2|S_w|)) written afresh, every audited path",
+                   float(np.max(np.abs(filled.hoeffding.to_numpy() - fresh) / fresh)), 1e-12,
+                   computed_by=(hoeffding_covariance_deviation, hoeffding_as_printed), box="lem-id3-8",
+                   worst_case=f"{len(filled)} (run, path, coordinate) rows, |S_w| from {int(filled['size'].min())} to "
+                              f"{int(filled['size'].max()):,}",
+                   note="e.g. |S_w| = 100, delta = 0.05: 3 sqrt(ln(120)/200) = 3 sqrt(0.023937) = 0.4642")
     dev, pairs = gain_identity_deviation(filled, impurity=impurity)
     table.identity("ID3's gain (Sec. 1.1)", f"max |Gain(S_w,i) - its rebuild from I(S_w,i)| over {pairs} audited (w, i) "
                    f"pairs, {impurity}", dev, 1e-9, computed_by=(gains, empirical_covariance), box="alg-id3-1",

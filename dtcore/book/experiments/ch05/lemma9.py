@@ -4,6 +4,7 @@ every parity on n ≤ 4 variables; Sec. 2.1's definition of I computed two ways.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -116,6 +117,25 @@ def check_exhaustive_lemma9(table: VerificationTable, sup9: pd.DataFrame) -> Non
                                  "(parity, w, j, corner measure) cases",
                       note=f"exhaustive supremum of bound/|I| = {r.sup_ratio:.4g} ({r.verdict}); the full grid is on "
                            "the page Every function on four variables")
+
+
+def lemma9_bound_as_printed(alpha: float, c: float, k: int) -> float:
+    """[BDM20] Lemma 9's bound written afresh from the printed statement, |I(D_w, j)| > α²(2c)^(k−1)
+    (a second evaluation beside :func:`dtcore.bounds.bdm20_lemma9_covariance_lower`)."""
+    return float(alpha) * float(alpha) * math.pow(2.0 * float(c), int(k) - 1)
+
+
+def check_lemma9_bound(table: VerificationTable, sup9: pd.DataFrame) -> None:
+    """The bound of the Lemma 9 theorem rows computed twice: by :mod:`dtcore.bounds` and from the printed
+    formula (:func:`lemma9_bound_as_printed`); an identity on their largest relative difference."""
+    fresh = np.array([lemma9_bound_as_printed(r.alpha, r.c, r.k) for r in sup9.itertuples()])
+    used = np.array([bounds.bdm20_lemma9_covariance_lower(r.alpha, r.c, int(r.k)) for r in sup9.itertuples()])
+    table.identity("Lemma 5.2 (paper's Lemma 9)", "largest relative difference of the bound alpha^2 (2c)^(k-1) between "
+                   f"dtcore.bounds and the printed formula, at the {len(sup9)} (alpha, c) pairs of the exhaustive rows",
+                   float(np.max(np.abs(used - fresh) / fresh)), 1e-12,
+                   computed_by=(bounds.bdm20_lemma9_covariance_lower, lemma9_bound_as_printed), box="lem-id3-9",
+                   worst_case=", ".join(f"alpha={r.alpha:g}, c={r.c:g}, k={r.k}" for r in sup9.itertuples()),
+                   note="e.g. alpha = 0.1, c = 0.15, k = 2: 0.01 x 0.3 = 0.003")
 
 
 def exhaustive_lemma9_glue(sup9: pd.DataFrame, *, alpha: float, c: float) -> dict[str, object]:

@@ -185,6 +185,9 @@ ENTROPY_LEMMA6_PRINTED = ("Lemma 6", "entropy, printed (beta eps^2/8, eps = |I|)
 ENTROPY_LEMMA6_STEP = ("Lemma 6", "entropy, proof's step (beta I^2 / (2 p(1-p)))")
 
 
+#: Entropy's (bits, C(1/2) = 1) strong-concavity constant worked by hand: -H''(p) = 1/(ln 2 · p(1 − p)) is least at
+#: p = 1/2, where it is 4/ln 2 = 5.770780 (the second evaluation of :func:`dtcore.impurity.strong_concavity`).
+ENTROPY_BETA = 4.0 / 0.6931471805599453
 #: The book's names of the paper's Lemmas 5 and 6 (the keys above are the audit layer's, in the paper's numbers).
 _BOOK_LEMMA = {"Lemma 5": "Lemma 5.3 (paper's Lemma 5)", "Lemma 6": "Lemma 5.4 (paper's Lemma 6)"}
 
@@ -230,6 +233,11 @@ def check_exhaustive_gains(table: VerificationTable, sup56: pd.DataFrame, *,
                        worst_case.TIGHT_TOLERANCE, computed_by=(worst_case.product_suprema, algebra),
                        box="lem-id3-5" if key[0] == "Lemma 5" else "lem-id3-6", worst_case=_witness(r),
                        note=f"holds by algebra for every input, so it guards the code: {r.verdict}")
+    beta = strong_concavity("entropy")
+    table.identity("Lemma 5.4 (paper's Lemma 6), exhaustive, entropy", "relative difference of entropy's strong-concavity "
+                   "constant beta between dtcore.impurity and -H''(1/2) worked by hand", abs(beta - ENTROPY_BETA) / ENTROPY_BETA,
+                   1e-12, computed_by=(strong_concavity, "hand: -H''(p) = 1/(ln 2 p(1-p)), least at p = 1/2: 4/ln 2"),
+                   box="lem-id3-6", note=f"4/ln 2 = 4/0.693147 = {ENTROPY_BETA:.6f}: the beta of the entropy rows")
     step = _supremum(sup56, ENTROPY_LEMMA6_STEP)
     table.theorem("Lemma 5.4 (paper's Lemma 6), exhaustive, entropy", "min over every f on n <= 4, w, i and measure of "
                   "Gain(D_w,i) / ((beta/2) I(D_w,i)^2 / (p_i(1-p_i))), the proof's step", 1 / step.sup_ratio, 1.0,
