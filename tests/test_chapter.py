@@ -160,7 +160,7 @@ def test_pages_without_sweeps_say_they_run_locally(monkeypatch, capsys):
 
 
 def _uses_sweep(chapter: str) -> bool:
-    """Whether a page's code, or an experiments module it imports, calls ``sweep(``."""
+    """Whether a page's code, or an experiments module or package it imports, calls ``sweep(``."""
     import json
     import re
 

@@ -114,6 +114,16 @@ CH5_ID3 = ParameterSpec("05_id3_smoothed", "Chapter 5. ID3 learns juntas under s
     Param("m_grid", "int_list", [100, 300, 1000, 3000, 10000], [100, 300, 1000, 3000, 10000, 30000, 100000],
           "sample sizes", low=1, sort=True),
     Param("impurity", "str", "gini", help="impurity of ID3", choices=("gini", "entropy", "kearns_mansour")),
+    Param("search_restarts", "int", 2, 8, "restarts of each hardest-member search (the first at the named boundary "
+          "members)", low=1, high=1000),
+    Param("search_sweeps", "int", 1, 2, "sweeps of coordinate moves per restart of the hardest-member searches",
+          low=0, high=100),
+    Param("search_runs", "int", 8, 40, "ID3 runs per member evaluated by the searches (common random numbers)",
+          low=1, high=10**4),
+    Param("m_cap_parity", "int", 30_000, 1_000_000, "largest m of the hardest parity member's curve (Theorem 5.1)",
+          low=1, high=10**8),
+    Param("m_cap_smoothed", "int", 10_000, 1_000_000, "largest m of the hardest smoothed member's curve "
+          "(Theorem 5.3)", low=1, high=10**8),
 ))
 
 APPENDIX_PERFORMANCE = ParameterSpec("appendix_performance", "Appendix. Performance", (
