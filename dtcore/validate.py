@@ -87,3 +87,23 @@ def check_rng(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng
+
+
+# --- work budgets: a call that would exceed one is refused before it starts ------------------------
+#: Most nodes a tree generator builds (a tree of 2^26 nodes holds about 2 GB of node arrays and takes
+#: minutes to build one node at a time). Raise it with ``dtcore.validate.MAX_TREE_NODES = 2**28``.
+MAX_TREE_NODES = 1 << 26
+#: Most work FIND may do, counted as rows x the subproblems it may meet (every restriction of at most
+#: ``depth`` Boolean features, sum_j C(n, j) 2^j): about 2^40 is an hour or more on one core.
+#: Raise it with ``dtcore.validate.MAX_FIND_WORK = 2**44``.
+MAX_FIND_WORK = 1 << 40
+
+
+def check_budget(what: str, amount: int, budget: str, fix: str = "") -> None:
+    """Refuse ``amount`` of work above the module-level budget named ``budget`` (read at call time,
+    so a caller may raise it): a ``ValueError`` naming what asked for it, the budget and how to raise it."""
+    limit = globals()[budget]
+    if amount > limit:
+        hint = f"{fix}, or raise the budget" if fix else "raise the budget"
+        raise ValueError(f"{what} exceeds the budget dtcore.validate.{budget} = {limit:,} (got {amount:,}); "
+                         f"{hint}: import dtcore.validate; dtcore.validate.{budget} = {amount:_}")
