@@ -318,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                         help="papermill parameter (papermill's -p: True/False/None, numbers, else text), "
                              "passed to every chapter that has it")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="say what would run (each chapter, its parameters, its backend) and stop")
     parser.add_argument("-y", action="append", default=[], metavar="YAML",
                         help="papermill parameters as YAML (for lists: -y 'sizes: [4, 8]'), likewise")
     args = parser.parse_args(argv)
@@ -328,6 +330,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--chapters: no notebook book/<name>.ipynb for {unknown}")
     given = parse_parameters(args.p, args.y)
     check_parameters(chapters, given)
+    if args.dry_run:
+        for chapter in chapters:
+            passed_on = chapter_parameters(chapter, args.scale, given)
+            print(f"{chapter}: would run with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())} "
+                  f"on {backend(chapter)}")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
 
     started = dt.datetime.now(dt.timezone.utc)
