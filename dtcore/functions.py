@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .validate import check_binary_matrix, check_budget, check_int, check_rng
+from .validate import check_binary_matrix, check_int, check_rng, check_tree_budget
 from .cube import truth_table
 from .tree import DecisionTree
 
@@ -83,8 +83,7 @@ def random_tree(n: int, size: int, rng: np.random.Generator, max_depth: int | No
     n = check_int("n", n, 1)
     max_depth = n if max_depth is None else check_int("max_depth", max_depth, 1, n)
     size = check_int("size", size, 1, 2**max_depth)
-    check_budget(f"random_tree(size={size})'s {2 * size - 1:,} nodes", 2 * size - 1, "MAX_TREE_NODES",
-                 "ask for fewer leaves")
+    check_tree_budget(f"random_tree(size={size})", 2 * size - 1, n, "ask for fewer leaves")
     rng = check_rng(rng)
     tree = DecisionTree(n)
     open_leaves = [0]
@@ -102,8 +101,7 @@ def random_tree_of_depth(n: int, depth: int, rng: np.random.Generator) -> Decisi
     """A complete tree of the given depth, random distinct variables on each path, random labels."""
     n = check_int("n", n, 1)
     depth = check_int("depth", depth, 1, n)
-    check_budget(f"a complete tree of depth {depth} ({2 ** (depth + 1) - 1:,} nodes)", 2 ** (depth + 1) - 1,
-                 "MAX_TREE_NODES", "ask for a smaller depth")
+    check_tree_budget(f"a complete tree of depth {depth}", 2 ** (depth + 1) - 1, n, "ask for a smaller depth")
     return random_tree(n, 2**depth, check_rng(rng), max_depth=depth)
 
 
@@ -197,9 +195,8 @@ def decoy_selector_parity_tree(n: int, k: int, t: int) -> DecisionTree:
     k, t = check_int("k", k, 1), check_int("t", t, 0)
     if n < t * (k + 3):
         raise ValueError(f"n must be >= {t * (k + 3)} for k = {k}, t = {t}, got n = {n}")
-    nodes = 2 * decoy_selector_parity_size(k, t) - 1
-    check_budget(f"decoy_selector_parity_tree(k={k}, t={t})'s {nodes:,} nodes", nodes, "MAX_TREE_NODES",
-                 "use a smaller k or t")
+    check_tree_budget(f"decoy_selector_parity_tree(k={k}, t={t})", 2 * decoy_selector_parity_size(k, t) - 1, n,
+                      "use a smaller k or t")
     tree = DecisionTree(n)
 
     def parity_below(node: int, variables: range) -> None:
@@ -253,6 +250,7 @@ def path_tree(n: int, leaves: int, rng: np.random.Generator,
     """
     n = check_int("n", n, 1)
     leaves = check_int("leaves", leaves, 2, n + 1)
+    check_tree_budget(f"path_tree(leaves={leaves})", 2 * leaves - 1, n, "ask for fewer leaves")
     rng = check_rng(rng)
     k = leaves - 1
     if exit_sides is None:
@@ -400,8 +398,8 @@ def gated_majority_tree(k: int, n: int | None = None) -> DecisionTree:
     if k % 2 == 0:
         raise ValueError(f"k must be odd (a majority without ties), got {k}")
     nodes = 4 * math.comb(k, k // 2 + 1) + 1  # 2 C(k, k//2+1) majority leaves, one x_0 = 0 leaf
-    check_budget(f"gated_majority_tree(k={k})'s {nodes:,} nodes", nodes, "MAX_TREE_NODES", "use a smaller k")
     n = k + 1 if n is None else check_int("n", n, k + 1)
+    check_tree_budget(f"gated_majority_tree(k={k})", nodes, n, "use a smaller k")
     tree = DecisionTree(n)
     c0, c1 = tree.split(0, 0)
     tree.set_value(c0, 0.0)
@@ -432,6 +430,8 @@ def selector_of_lists(n: int, selectors: int, list_length: int) -> DecisionTree:
     list_length = check_int("list_length", list_length, 1)
     used = 2**selectors - 1 + 2**selectors * list_length
     n = check_int("n", n, used)
+    check_tree_budget(f"selector_of_lists(selectors={selectors}, list_length={list_length})", 2 * used + 1, n,
+                      "use fewer selectors or a shorter list_length")
     tree, nxt, level = DecisionTree(n), 0, [0]
     for _ in range(selectors):  # one level of selectors per iteration
         new: list[int] = []

@@ -99,6 +99,19 @@ MAX_TREE_NODES = 1 << 26
 MAX_FIND_WORK = 1 << 40
 
 
+#: Most bytes of the per-node restrictions a generated tree holds (every node of a DecisionTree on n
+#: variables keeps an n-byte restriction): nodes x n. Raise it with ``dtcore.validate.MAX_TREE_BYTES = 2**33``.
+MAX_TREE_BYTES = 1 << 31
+
+
+def check_tree_budget(what: str, nodes: int, n: int, fix: str) -> None:
+    """Refuse a generated tree of more than :data:`MAX_TREE_NODES` nodes, or whose nodes' restrictions
+    (``nodes * n`` bytes) exceed :data:`MAX_TREE_BYTES`, before any node is built."""
+    check_budget(f"{what}'s {nodes:,} nodes", nodes, "MAX_TREE_NODES", fix)
+    check_budget(f"{what}'s {nodes:,} nodes x {n:,} variables (bytes of restrictions)", nodes * n,
+                 "MAX_TREE_BYTES", fix + " or fewer variables n")
+
+
 def check_budget(what: str, amount: int, budget: str, fix: str = "") -> None:
     """Refuse ``amount`` of work above the module-level budget named ``budget`` (read at call time,
     so a caller may raise it): a ``ValueError`` naming what asked for it, the budget and how to raise it."""

@@ -10,7 +10,8 @@ import dtcore.validate
 from dtcore import find
 from dtcore.estimators import ID3Classifier, OptimalTreeClassifier
 from dtcore.functions import (address, balanced_tree, decoy_selector_parity_tree, gated_majority_tree,
-                              is_monotone, random_tree, random_tree_of_depth, threshold)
+                              is_monotone, path_tree, random_tree, random_tree_of_depth, selector_of_lists,
+                              threshold)
 
 RNG = np.random.default_rng(0)
 
@@ -20,6 +21,9 @@ RNG = np.random.default_rng(0)
     (lambda: random_tree_of_depth(30, 30, rng=RNG), "MAX_TREE_NODES"),
     (lambda: random_tree(40, 2**30, rng=RNG), "MAX_TREE_NODES"),
     (lambda: gated_majority_tree(41), "MAX_TREE_NODES"),
+    (lambda: path_tree(10**9, 3, rng=RNG), "MAX_TREE_BYTES"),
+    (lambda: random_tree(10**7, 1000, rng=RNG), "MAX_TREE_BYTES"),
+    (lambda: selector_of_lists(2 * 10**8, 20, 100), "MAX_TREE_NODES"),
     (lambda: decoy_selector_parity_tree(200, 20, 8), "MAX_TREE_NODES"),
     (lambda: OptimalTreeClassifier(max_depth=100).fit(RNG.normal(size=(200, 4)), np.arange(200) % 2),
      "MAX_FIND_WORK"),
@@ -34,9 +38,8 @@ def test_work_beyond_a_budget_is_refused_at_once_saying_how_to_raise_it(call, bu
 
 
 def test_a_raised_budget_is_read_at_call_time(monkeypatch):
-    with pytest.raises(ValueError, match="MAX_TREE_NODES"):
-        gated_majority_tree(11, n=12) if dtcore.validate.MAX_TREE_NODES >= 2000 else None
-        monkeypatch.setattr(dtcore.validate, "MAX_TREE_NODES", 100)
+    monkeypatch.setattr(dtcore.validate, "MAX_TREE_NODES", 100)
+    with pytest.raises(ValueError, match="MAX_TREE_NODES = 100 "):
         gated_majority_tree(11)
     monkeypatch.setattr(dtcore.validate, "MAX_TREE_NODES", 2000)
     assert gated_majority_tree(11).node_count == 4 * 462 + 1  # 2 C(11, 6) majority leaves + one
