@@ -67,6 +67,7 @@ True
 from __future__ import annotations
 
 import numbers
+from typing import Any
 import textwrap
 
 import numpy as np
@@ -79,9 +80,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .find import find, find_work
 from .id3 import id3
 from .impurity import IMPURITIES
-from .multiclass import (impurity_k, multiclass_find, weighted_id3,
+from .grow import grow
+from .multiclass import (_check_inputs, _WeightedScorer, impurity_k, multiclass_find, weighted_id3,
                          weighted_minibatch_top_down, weighted_top_down)
-from .topdown import WEIGHTINGS, minibatch_top_down, top_down
+from .topdown import WEIGHTINGS, TopDownScorer, minibatch_top_down, top_down
 from .tree import DecisionTree
 from .validate import check_budget, check_choice
 
@@ -423,6 +425,28 @@ Returns
 {owner}
     self.
 """
+
+
+class _DepthCapped:
+    """A scorer (:mod:`dtcore.grow`) whose leaves at depth ``max_depth`` are never split: the growth
+    loop then splits the best of the other leaves, as scikit-learn's best-first tree does with
+    ``max_leaf_nodes`` and ``max_depth``. States are (the scorer's state, its depth)."""
+
+    def __init__(self, scorer: Any, max_depth: int) -> None:
+        self.scorer, self.max_depth = scorer, max_depth
+
+    def root(self):
+        return self.scorer.root(), 0
+
+    def label(self, state) -> float:
+        return self.scorer.label(state[0])
+
+    def best_split(self, state):
+        return None if state[1] >= self.max_depth else self.scorer.best_split(state[0])
+
+    def children(self, state, feature: int):
+        s0, s1 = self.scorer.children(state[0], feature)
+        return (s0, state[1] + 1), (s1, state[1] + 1)
 
 
 class FittedTree:
@@ -935,11 +959,21 @@ class TopDownClassifier(_TreeClassifier):
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the minibatches' shared random order (used only with ``batch_size``); None is seed 0
         so that fitting twice gives the same tree.
+    class_weight, ccp_alpha, min_samples_leaf, min_weight_fraction_leaf
+        As in :class:`ID3Classifier`.
+    max_depth : int or None, default=None
+        Leaves at this depth are never split (the loop splits the best other leaf instead, as
+        scikit-learn's best-first tree does); None: no limit. Not with ``batch_size``, whose
+        MiniBatchTopDown_G has its own depth cap D.
 
     Attributes
     ----------
-    tree_ : DecisionTree
-        The learned tree on the Boolean features (their names in ``tree_.feature_names``). With two
+    tree_ : FittedTree
+        The learned tree in scikit-learn's layout over the input columns (``feature``,
+        ``threshold``, ``children_left``, ``children_right``, ``value``, ...; see
+        :class:`FittedTree`); any other attribute is that of ``boolean_tree_``.
+    boolean_tree_ : DecisionTree
+        The learned tree on the Boolean features (their names in ``feature_names``). With two
         classes its leaf values are the learner's 0/1 labels (1 is ``classes_[1]``); with three or
         more they are 0 and the classes are read from ``tree_value_``.
     tree_value_ : ndarray of shape (tree_.node_count, n_classes)
@@ -1000,8 +1034,9 @@ class TopDownClassifier(_TreeClassifier):
                  weighting: str = "empirical", batch_size: int | None = None,
                  n_thresholds: int | None = 255, random_state=None, class_weight=None,
                  ccp_alpha: float = 0.0, min_samples_leaf: int = 1,
-                 min_weight_fraction_leaf: float = 0.0) -> None:
+                 min_weight_fraction_leaf: float = 0.0, max_depth: int | None = None) -> None:
         self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.class_weight = class_weight
@@ -1014,6 +1049,11 @@ class TopDownClassifier(_TreeClassifier):
 
     def _validate_params(self) -> None:
         _check_int_param("max_leaf_nodes", self.max_leaf_nodes, 1, allow_none=True)
+        _check_int_param("max_depth", self.max_depth, 0, allow_none=True)
+        if self.max_depth is not None and self.batch_size is not None:
+            raise ValueError(f"max_depth must be None with batch_size (MiniBatchTopDown_G caps the depth itself, "
+                             f"D = floor(log2 t + log2 log2 t)), got max_depth={self.max_depth!r}, "
+                             f"batch_size={self.batch_size!r}")
         _check_ccp_alpha(self.ccp_alpha)
         _check_class_weight(self.class_weight)
         _check_leaf_limits(self.min_samples_leaf, self.min_weight_fraction_leaf)
@@ -1031,6 +1071,14 @@ class TopDownClassifier(_TreeClassifier):
 
     def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
         t = Xb.shape[0] if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
+        if self.max_depth is not None:  # TopDown_G with leaves at max_depth left unsplit
+            if n_classes <= 2 and weight is None:
+                scorer = TopDownScorer(Xb, y.astype(np.uint8), self.impurity, self.weighting)
+            else:
+                Xc, Y = _check_inputs(Xb, y, n_classes, weight)
+                scorer = _WeightedScorer(Xc, Y, self.impurity, self.weighting)
+            return grow(_DepthCapped(scorer, int(self.max_depth)), stop=lambda fr: False, n=Xb.shape[1],
+                        size=t).tree
         rng = None
         if self.batch_size is not None:
             rs = self.random_state
@@ -1157,9 +1205,13 @@ class OptimalTreeClassifier(_TreeClassifier):
     Parameters
     ----------
     max_depth : int, default=2
-        The depth d (>= 0).
+        The depth d (>= 0), :func:`dtcore.find.find`'s ``depth``. FIND's work grows as n^d times the
+        rows (n Boolean features); a fit beyond :data:`dtcore.validate.MAX_FIND_WORK` is refused.
     n_thresholds : int or None, default=8
         At most this many quantile cut points per real-valued column; None uses every midpoint.
+    class_weight : dict, "balanced" or None, default=None
+        As in :class:`ID3Classifier`. FIND's optimum is over every tree of the depth, so there is no
+        pruning or leaf-size limit.
 
     Attributes
     ----------

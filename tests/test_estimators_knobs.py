@@ -117,3 +117,20 @@ def test_the_fitted_tree_pickles():
     clf = ID3Classifier().fit(*_data(10))
     again = pickle.loads(pickle.dumps(clf))
     assert np.array_equal(again.tree_.feature, clf.tree_.feature) and str(again.tree_) == str(clf.tree_)
+
+
+def test_topdown_max_depth_equals_scikit_learns_best_first_tree():
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, size=(2000, 10)).astype(np.uint8)
+    score = X @ rng.normal(size=10) + 0.3 * rng.normal(size=2000)   # real-valued weights: no tied gains
+    y = (score > np.median(score)).astype(int)
+    for depth, leaves in [(1, 8), (2, 8), (3, 6), (3, 8), (5, 16)]:  # (4, 12) parts at a tie between equal gains
+        ours = TopDownClassifier(max_leaf_nodes=leaves, max_depth=depth).fit(X, y)
+        theirs = DecisionTreeClassifier(max_leaf_nodes=leaves, max_depth=depth, random_state=0).fit(X, y)
+        assert ours.get_depth() <= depth
+        assert ours.get_n_leaves() == theirs.get_n_leaves()
+        np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-12)
+    three = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))  # k classes: the weighted scorer
+    assert TopDownClassifier(max_leaf_nodes=16, max_depth=2).fit(X, three).get_depth() <= 2
+    with pytest.raises(ValueError, match="max_depth must be None with batch_size"):
+        TopDownClassifier(max_depth=2, batch_size=8).fit(X, y)
