@@ -77,7 +77,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .find import find, find_work
+from .find import find, find_subproblems
 from .id3 import id3
 from .impurity import IMPURITIES
 from .grow import grow
@@ -1206,7 +1206,7 @@ class OptimalTreeClassifier(_TreeClassifier):
     ----------
     max_depth : int, default=2
         The depth d (>= 0), :func:`dtcore.find.find`'s ``depth``. FIND's work grows as n^d times the
-        rows (n Boolean features); a fit beyond :data:`dtcore.validate.MAX_FIND_WORK` is refused.
+        rows (n Boolean features); a fit beyond :data:`dtcore.validate.MAX_FIND_SUBPROBLEMS` is refused.
     n_thresholds : int or None, default=8
         At most this many quantile cut points per real-valued column; None uses every midpoint.
     class_weight : dict, "balanced" or None, default=None
@@ -1260,9 +1260,9 @@ binarizer_, n_binary_features_
         _check_class_weight(self.class_weight)
 
     def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
-        m, n = Xb.shape
-        check_budget(f"OptimalTreeClassifier(max_depth={self.max_depth}) on {m:,} rows x {n} Boolean features",
-                     find_work(m, n, int(self.max_depth)), "MAX_FIND_WORK",
+        n = Xb.shape[1]
+        check_budget(f"OptimalTreeClassifier(max_depth={self.max_depth}) on {n} Boolean features (FIND's subproblems)",
+                     find_subproblems(n, int(self.max_depth)), "MAX_FIND_SUBPROBLEMS",
                      "lower max_depth (a tree never needs more depth than Boolean features) or n_thresholds")
         if n_classes <= 2:  # the paper's kernel: 0/1 labels (it takes weights)
             result = find(Xb, y.astype(np.uint8), depth=int(self.max_depth), sample_weight=weight)

@@ -552,15 +552,15 @@ def _build(n: int, structure: _Node) -> DecisionTree:
     return tree
 
 
-def find_work(m: int, n: int, depth: int) -> int:
-    """FIND's work bound on m rows of n Boolean features at depth budget d: m times the number of
-    restrictions of at most min(d, n) features, sum_j C(n, j) 2^j (each subproblem reads its rows once)."""
-    return m * sum(math.comb(n, j) * 2**j for j in range(min(depth, n) + 1))
+def find_subproblems(n: int, depth: int) -> int:
+    """The subproblems FIND may meet on n Boolean features at depth budget d: the restrictions of at
+    most min(d, n) features, sum_j C(n, j) 2^j (Lemma 3.2's n^O(d))."""
+    return sum(math.comb(n, j) * 2**j for j in range(min(depth, n) + 1))
 
 
 def _check_find_input(m: int, n: int, depth: int, sample_weight: object) -> np.ndarray:
     """FIND's input checks beyond the shapes: at least one row of positive weight, weights finite
-    and non-negative, and the work within :data:`dtcore.validate.MAX_FIND_WORK`. Returns the weights."""
+    and non-negative, and its subproblems within :data:`dtcore.validate.MAX_FIND_SUBPROBLEMS`. Returns the weights."""
     if m == 0:
         raise ValueError("X must have at least one row, got 0 rows (FIND has nothing to fit)")
     if sample_weight is None:
@@ -576,8 +576,8 @@ def _check_find_input(m: int, n: int, depth: int, sample_weight: object) -> np.n
                              f"({int(bad.sum())} such rows)")
         if not (weight > 0).any():
             raise ValueError("sample_weight must have at least one positive entry, got all zeros")
-    check_budget(f"FIND at depth {depth} on {m:,} rows x {n} features", find_work(m, n, depth), "MAX_FIND_WORK",
-                 "lower depth (or max_depth), or use fewer features (n_thresholds) or rows")
+    check_budget(f"FIND at depth {depth} on {n} features (its subproblems)", find_subproblems(n, depth),
+                 "MAX_FIND_SUBPROBLEMS", "lower depth (or max_depth), or use fewer features (n_thresholds)")
     return weight
 
 

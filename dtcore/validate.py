@@ -93,10 +93,10 @@ def check_rng(rng: object) -> np.random.Generator:
 #: Most nodes a tree generator builds (a tree of 2^26 nodes holds about 2 GB of node arrays and takes
 #: minutes to build one node at a time). Raise it with ``dtcore.validate.MAX_TREE_NODES = 2**28``.
 MAX_TREE_NODES = 1 << 26
-#: Most work FIND may do, counted as rows x the subproblems it may meet (every restriction of at most
-#: ``depth`` Boolean features, sum_j C(n, j) 2^j): about 2^40 is an hour or more on one core.
-#: Raise it with ``dtcore.validate.MAX_FIND_WORK = 2**44``.
-MAX_FIND_WORK = 1 << 40
+#: Most subproblems FIND may meet: every restriction of at most ``depth`` of its n Boolean features,
+#: sum_{j <= min(depth, n)} C(n, j) 2^j (Lemma 3.2's n^O(d)); each costs up to a pass over its rows.
+#: Raise it with ``dtcore.validate.MAX_FIND_SUBPROBLEMS = 2**36``.
+MAX_FIND_SUBPROBLEMS = 1 << 34
 
 
 #: Most bytes of the per-node restrictions a generated tree holds (every node of a DecisionTree on n

@@ -1,5 +1,6 @@
 """Every run bounded, every bad call refused before it starts (issue 39): the work budgets of
-``dtcore.validate`` (``MAX_TREE_NODES``, ``MAX_FIND_WORK``) and the bad inputs a new user met."""
+``dtcore.validate`` (``MAX_TREE_NODES``, ``MAX_TREE_BYTES``, ``MAX_FIND_SUBPROBLEMS``) and the bad
+inputs a new user met."""
 
 import time
 
@@ -26,8 +27,8 @@ RNG = np.random.default_rng(0)
     (lambda: selector_of_lists(2 * 10**8, 20, 100), "MAX_TREE_NODES"),
     (lambda: decoy_selector_parity_tree(200, 20, 8), "MAX_TREE_NODES"),
     (lambda: OptimalTreeClassifier(max_depth=100).fit(RNG.normal(size=(200, 4)), np.arange(200) % 2),
-     "MAX_FIND_WORK"),
-    (lambda: find(RNG.integers(0, 2, (1000, 64)), np.arange(1000) % 2, depth=12), "MAX_FIND_WORK"),
+     "MAX_FIND_SUBPROBLEMS"),
+    (lambda: find(RNG.integers(0, 2, (1000, 64)), np.arange(1000) % 2, depth=12), "MAX_FIND_SUBPROBLEMS"),
 ])
 def test_work_beyond_a_budget_is_refused_at_once_saying_how_to_raise_it(call, budget):
     start = time.perf_counter()
