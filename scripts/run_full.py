@@ -2,14 +2,20 @@
 
 Each chapter notebook of ``_toc.yml`` is executed by :func:`dtcore.book.run.run_chapter` at
 ``scale="full"`` and ``save_results=True``, one after the other, from ``book/``, with a progress
-line per cell (a bar on a terminal). ``results/<chapter>/`` is deleted before its chapter runs, so
+line per section of the page (its title, the time so far and the wall time of this chapter's last
+run in the output directory as the estimate; a bar on a terminal). ``results/<chapter>/`` is deleted before its chapter runs, so
 that only this run's CSVs are kept. For each chapter the script keeps
 
 - the executed notebook, ``_build/full/<chapter>.ipynb``, and its log ``<chapter>.log`` (every
   cell's output);
 - the CSVs the chapter wrote under ``results/<chapter>/``, copied to ``_build/full/<chapter>/``;
 - its wall time, its verification table counted by kind, and what failed: the rows that do not
-  hold, or the error a cell raised (``ValueError: folds must be ...``).
+  hold, or the error a cell raised (``ValueError: folds must be ...``) with the cell, its section
+  and its first line of code (the figure or row it builds);
+- its parameters and its backend (joblib, the Dask scheduler, or the local cores of a page that
+  does not sweep), kept with its row when other chapters are re-run.
+
+``--dry-run`` prints each chapter's parameters and backend and runs nothing.
 
 Then it writes ``_build/full/summary.md`` and ``summary.json``: date, machine, Dask scheduler (if
 any), and one row per chapter with the commit it ran on. With ``--chapters``, the rows of the other
