@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         for chapter in chapters:
             passed_on = chapter_parameters(chapter, args.scale, given)
             print(f"{chapter}: would run with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())} "
-                  f"on {backend(chapter)}")
+                  f"(backend: {backend(chapter)})")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -349,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     for chapter in chapters:
         passed_on = chapter_parameters(chapter, args.scale, given)
         print(f"{chapter}: running with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())} "
-              f"on {backend(chapter)}; "
+              f"(backend: {backend(chapter)}); "
               f"log in {args.out / (chapter + '.log')}", flush=True)
         row = run_one(chapter, args.scale, args.out, given, args.timeout)
         cause = "" if row["passed"] else f": {what_failed(row)}"
