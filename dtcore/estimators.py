@@ -67,22 +67,25 @@ True
 from __future__ import annotations
 
 import numbers
+from typing import Any
 import textwrap
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from scipy.sparse import csr_matrix
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .find import find
+from .find import find, find_subproblems
 from .id3 import id3
 from .impurity import IMPURITIES
-from .multiclass import (impurity_k, multiclass_find, weighted_id3,
+from .grow import grow
+from .multiclass import (_check_inputs, _WeightedScorer, impurity_k, multiclass_find, weighted_id3,
                          weighted_minibatch_top_down, weighted_top_down)
-from .topdown import WEIGHTINGS, minibatch_top_down, top_down
+from .topdown import WEIGHTINGS, TopDownScorer, minibatch_top_down, top_down
 from .tree import DecisionTree
-from .validate import check_choice
+from .validate import check_budget, check_choice
 
 __all__ = ["ThresholdBinarizer", "TopDownClassifier", "ID3Classifier", "OptimalTreeClassifier"]
 
@@ -384,6 +387,24 @@ def _check_int_param(name: str, value: object, low: int, allow_none: bool = Fals
     return int(value)
 
 
+def _check_ccp_alpha(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < np.inf:
+        raise ValueError(f"ccp_alpha must be a real number >= 0, got {value!r}")
+    return float(value)
+
+
+def _check_leaf_limits(min_samples_leaf: object, min_weight_fraction_leaf: object) -> None:
+    _check_int_param("min_samples_leaf", min_samples_leaf, 1)
+    f = min_weight_fraction_leaf
+    if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 <= f <= 0.5:
+        raise ValueError(f"min_weight_fraction_leaf must be a real number in [0, 0.5], got {f!r}")
+
+
+def _check_class_weight(value: object) -> None:
+    if not (value is None or value == "balanced" or isinstance(value, dict)):
+        raise ValueError(f"class_weight must be None, 'balanced' or a dict {{class: weight}}, got {value!r}")
+
+
 def _fit_doc(owner: str, *, action: str, labels: str, weights: str) -> str:
     """The docstring of ``owner.fit``: the three estimators' fits differ only in what they run and
     in what a label and a weight mean to them."""
@@ -404,6 +425,140 @@ Returns
 {owner}
     self.
 """
+
+
+class _DepthCapped:
+    """A scorer (:mod:`dtcore.grow`) whose leaves at depth ``max_depth`` are never split: the growth
+    loop then splits the best of the other leaves, as scikit-learn's best-first tree does with
+    ``max_leaf_nodes`` and ``max_depth``. States are (the scorer's state, its depth)."""
+
+    def __init__(self, scorer: Any, max_depth: int) -> None:
+        self.scorer, self.max_depth = scorer, max_depth
+
+    def root(self):
+        return self.scorer.root(), 0
+
+    def label(self, state) -> float:
+        return self.scorer.label(state[0])
+
+    def best_split(self, state):
+        return None if state[1] >= self.max_depth else self.scorer.best_split(state[0])
+
+    def children(self, state, feature: int):
+        s0, s1 = self.scorer.children(state[0], feature)
+        return (s0, state[1] + 1), (s1, state[1] + 1)
+
+
+class FittedTree:
+    """A fitted estimator's tree in scikit-learn's layout (``clf.tree_``), over the input columns.
+
+    Arrays of length ``node_count``, as ``sklearn.tree.DecisionTreeClassifier().tree_`` has them:
+    ``feature`` (input column tested, -2 at a leaf), ``threshold`` (the sample goes left when its
+    value is ``<= threshold``; 0.5 for a 0/1 column used as is; NaN for a split on a column's
+    missing-value indicator, whose left child is "not missing"; -2 at a leaf), ``children_left`` /
+    ``children_right`` (-1 at a leaf), ``value`` (shape (node_count, 1, n_classes): the weighted
+    training class proportions, as scikit-learn >= 1.4 stores them), ``weighted_n_node_samples``,
+    ``n_node_samples``, ``impurity`` (scikit-learn's Gini 1 - sum p^2), ``max_depth``,
+    ``n_leaves``, ``n_outputs`` and ``n_classes``. ``binary_feature`` is the Boolean feature of
+    each node (-1 at a leaf), an index into ``boolean.feature_names``.
+
+    Everything else (``size``, ``depth``, ``child0``, ``feature_names``, ``to_text``, ``print``)
+    is the :class:`~dtcore.tree.DecisionTree` over the Boolean features, ``boolean``
+    (also ``clf.boolean_tree_``), whose ``feature`` and ``value`` are the Boolean feature index
+    and the learner's leaf label.
+    """
+
+    def __init__(self, boolean: DecisionTree, binarizer: "ThresholdBinarizer", value: np.ndarray,
+                 counts: np.ndarray) -> None:
+        self.boolean = boolean
+        f = np.asarray(boolean.feature, dtype=np.int64)
+        inner = f >= 0
+        k = np.where(inner, f, 0)
+        self.node_count = int(f.size)
+        self.binary_feature = np.where(inner, f, -1)
+        self.feature = np.where(inner, binarizer.columns[k], -2).astype(np.int64)
+        cut = np.where(binarizer.missing[k], np.nan, np.where(binarizer.passthrough[k], 0.5, binarizer.cuts[k]))
+        self.threshold = np.where(inner, cut, -2.0).astype(np.float64)
+        self.children_left = np.where(inner, np.asarray(boolean.child0), -1).astype(np.int64)
+        self.children_right = np.where(inner, np.asarray(boolean.child1), -1).astype(np.int64)
+        mass = value.sum(axis=1)
+        proportions = value / np.where(mass > 0, mass, 1.0)[:, None]
+        self.value = proportions[:, None, :]
+        self.weighted_n_node_samples = mass
+        self.n_node_samples = counts
+        self.impurity = 1.0 - np.sum(proportions * proportions, axis=1)
+        self.max_depth = int(boolean.depth)
+        self.n_leaves = int(boolean.size)
+        self.n_outputs = 1
+        self.n_classes = np.array([value.shape[1]], dtype=np.intp)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # pickling and copying look up dunders before __init__ ran
+            raise AttributeError(name)
+        return getattr(self.boolean, name)
+
+    def __str__(self) -> str:
+        return str(self.boolean)
+
+    def __repr__(self) -> str:
+        return f"FittedTree(node_count={self.node_count}, max_depth={self.max_depth}, n_leaves={self.n_leaves})"
+
+
+def cost_complexity_path(children_left: np.ndarray, children_right: np.ndarray, weighted_n: np.ndarray,
+                         impurity: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """scikit-learn's minimal cost-complexity pruning (Breiman et al. 1984, ch. 3) on a tree's arrays.
+
+    With R(t) = impurity(t) W(t) / W(root), the weakest link is the internal node of least
+    (R(t) - R(T_t)) / (|leaves(T_t)| - 1) (the first in node order on ties); it is pruned, and again,
+    until the root is a leaf. Returns ``(ccp_alphas, impurities, pruned)``: the effective alphas (0
+    first), the total leaf impurity sum R(leaves) after each step, and the nodes pruned in turn, as
+    ``sklearn.tree.DecisionTreeClassifier.cost_complexity_pruning_path`` and ``_prune_tree`` compute them.
+    """
+    left, right = np.asarray(children_left), np.asarray(children_right)
+    r_node = np.asarray(impurity, dtype=np.float64) * np.asarray(weighted_n, dtype=np.float64) / float(weighted_n[0])
+    count = left.size
+    parent = np.full(count, -1)
+    inner = np.flatnonzero(left >= 0)
+    parent[left[inner]], parent[right[inner]] = inner, inner
+    order = []  # children after parents
+    stack = [0]
+    while stack:  # one step per node
+        node = stack.pop()
+        order.append(node)
+        if left[node] >= 0:
+            stack += [left[node], right[node]]
+    leaves = np.ones(count, dtype=np.int64)
+    r_branch = r_node.copy()
+    for node in reversed(order):  # one step per node, children first
+        if left[node] >= 0:
+            leaves[node] = leaves[left[node]] + leaves[right[node]]
+            r_branch[node] = r_branch[left[node]] + r_branch[right[node]]
+    is_leaf = left < 0
+    in_tree = np.ones(count, dtype=bool)
+    alphas, impurities, pruned = [0.0], [float(r_branch[0])], []
+    while not is_leaf[0]:  # one pruning per step
+        candidates = np.flatnonzero(in_tree & ~is_leaf)
+        alpha = (r_node[candidates] - r_branch[candidates]) / (leaves[candidates] - 1)
+        best = int(candidates[int(np.argmin(alpha))])
+        effective = float(alpha.min())
+        drop, cut_leaves, cut_r = [best], leaves[best] - 1, r_branch[best] - r_node[best]
+        while drop:  # take the pruned node's subtree out
+            node = drop.pop()
+            if left[node] >= 0:
+                for child in (left[node], right[node]):
+                    in_tree[child] = False
+                    drop.append(child)
+        is_leaf[best] = True
+        leaves[best], r_branch[best] = 1, r_node[best]
+        node = parent[best]
+        while node >= 0:  # the ancestors lose the pruned leaves and their impurity
+            leaves[node] -= cut_leaves
+            r_branch[node] -= cut_r
+            node = parent[node]
+        alphas.append(effective)
+        impurities.append(float(r_branch[0]))
+        pruned.append(best)
+    return np.array(alphas), np.array(impurities), pruned
 
 
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
@@ -431,6 +586,9 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         if y.dtype.kind not in "biu":  # integer and Boolean labels are always classes: skip the slow check
             check_classification_targets(y)
         weight = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if getattr(self, "class_weight", None) is not None:
+            expanded = compute_sample_weight(self.class_weight, y)
+            weight = expanded if weight is None else weight * expanded
         if weight is not None:
             positive = weight > 0
             if not positive.any():
@@ -457,7 +615,111 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
                 if child >= 0 and value[child].sum() <= 0:
                     value[child] = value[node]
         self.tree_value_ = value
+        self._node_counts = np.bincount(nodes, minlength=tree.node_count)
+        collapse = self._undone_splits()
+        collapse += self._ccp_nodes(collapse)
+        if collapse:
+            self._collapse(collapse)
+        self._view = FittedTree(self._tree, self.binarizer_, self.tree_value_, self._node_counts)
         return self
+
+    #: whether a split that leaves every non-empty child's class proportions equal to its node's (zero
+    #: gain under every strictly concave impurity) is undone: ID3's paper rule makes such splits
+    _no_zero_gain = False
+
+    def _undone_splits(self) -> list[int]:
+        """The highest nodes whose split is undone after growth: zero gain (ID3Classifier: every
+        non-empty child's class proportions equal the node's), or a child with fewer than
+        ``min_samples_leaf`` training rows or less than ``min_weight_fraction_leaf`` of the weight."""
+        tree, value = self._tree, self.tree_value_
+        mass = value.sum(axis=1)
+        share = value / np.where(mass > 0, mass, 1.0)[:, None]
+        min_rows = getattr(self, "min_samples_leaf", 1)
+        min_mass = getattr(self, "min_weight_fraction_leaf", 0.0) * mass[0]
+        counts = self._node_counts
+        out, stack = [], [0]
+        while stack:  # one step per node, top-down: an undone split's subtree goes with it
+            node = stack.pop()
+            if tree.feature[node] < 0:
+                continue
+            children = (tree.child0[node], tree.child1[node])
+            zero_gain = self._no_zero_gain and all(
+                mass[c] <= 0 or np.all(np.abs(share[c] - share[node]) <= 1e-12) for c in children)
+            small = any(counts[c] < min_rows or (min_mass > 0 and mass[c] < min_mass) for c in children)
+            if zero_gain or small:
+                out.append(node)
+            else:
+                stack += children
+        return out
+
+    def _ccp_nodes(self, collapsed: list[int]) -> list[int]:
+        """The nodes minimal cost-complexity pruning with ``ccp_alpha`` turns into leaves."""
+        alpha = getattr(self, "ccp_alpha", 0.0)
+        if not alpha > 0:
+            return []
+        alphas, _, pruned = self._pruning_path(collapsed)
+        out = []
+        for effective, node in zip(alphas[1:], pruned):  # scikit-learn stops at the first alpha above
+            if effective > alpha:
+                break
+            out.append(node)
+        return out
+
+    def _pruning_path(self, collapsed: list[int] = ()) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        tree, value = self._tree, self.tree_value_
+        left, right = np.array(tree.child0), np.array(tree.child1)
+        inner = np.asarray(tree.feature) >= 0
+        inner[list(collapsed)] = False
+        left, right = np.where(inner, left, -1), np.where(inner, right, -1)
+        mass = value.sum(axis=1)
+        share = value / np.where(mass > 0, mass, 1.0)[:, None]
+        impurity = impurity_k(self._importance_impurity, share)
+        if self._importance_impurity == "gini":
+            impurity = impurity / 2.0  # scikit-learn's Gini, 1 - sum p^2 (impurity_k's is twice it)
+        return cost_complexity_path(left, right, mass, impurity)
+
+    def _collapse(self, nodes: list[int]) -> None:
+        """Make each of ``nodes`` a leaf (dropping its subtree): the tree, its values and counts renumbered."""
+        old, value, cut = self._tree, self.tree_value_, set(int(v) for v in nodes)
+        new = DecisionTree(old.n)
+        origin, stack = [0], [(0, 0)]
+        while stack:  # one step per kept node, depth-first, the x = 0 child first
+            was, now = stack.pop()
+            if old.feature[was] >= 0 and was not in cut:
+                c0, c1 = new.split(now, int(old.feature[was]))
+                origin += [old.child0[was], old.child1[was]]
+                stack += [(old.child1[was], c1), (old.child0[was], c0)]
+            elif was in cut:  # the learner's 0/1 label: label 1 is classes_[1] (three or more: 0)
+                share = value[was]
+                new.set_value(now, float(share.size == 2 and share[1] > share[0]))
+            else:
+                new.set_value(now, float(old.value[was]))
+        keep = np.array(origin)
+        new.feature_names = None
+        self._tree, self.tree_value_, self._node_counts = new, value[keep], self._node_counts[keep]
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The minimal cost-complexity pruning path of the tree ``fit`` grows (``ccp_alpha`` ignored),
+        as ``sklearn.tree.DecisionTreeClassifier.cost_complexity_pruning_path`` returns it.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in ``fit``.
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+            ``ccp_alphas`` (increasing effective alphas, 0 first) and ``impurities`` (the total
+            leaf impurity, weighted by the leaves' training weight share, of the tree pruned at each).
+        """
+        from sklearn.base import clone
+        from sklearn.utils import Bunch
+
+        est = clone(self).set_params(ccp_alpha=0.0)
+        est._fit(X, y, sample_weight)
+        alphas, impurities, _ = est._pruning_path()
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
     def _validated(self, X, y) -> tuple[np.ndarray, np.ndarray]:
         """``validate_data(self, X, y, dtype=float64, ensure_all_finite="allow-nan")``, which on a small
@@ -479,12 +741,19 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         return X, y
 
     @property
-    def tree_(self) -> DecisionTree:
+    def boolean_tree_(self) -> DecisionTree:
         """The fitted tree on the Boolean features, their names attached (see the subclasses' Attributes)."""
         tree = self._tree  # AttributeError before fit, as for any fitted attribute
         if tree.feature_names is None:  # named here, not in fit: fit need not build every name
             tree.feature_names = self.binarizer_.feature_names
         return tree
+
+    @property
+    def tree_(self) -> FittedTree:
+        """The fitted tree in scikit-learn's layout (:class:`FittedTree`; ``tree_.boolean`` is
+        ``boolean_tree_``)."""
+        self.boolean_tree_  # noqa: B018 (names the Boolean features on first use)
+        return self._view
 
     def _top_down_order(self) -> list[int]:
         order, stack = [], [0]
@@ -613,7 +882,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
             The longest root-to-leaf path (0 for a single leaf).
         """
         check_is_fitted(self, "tree_")
-        return int(self.tree_.depth)
+        return int(self._tree.depth)
 
     def get_n_leaves(self) -> int:
         """The number of leaves of the fitted tree.
@@ -624,7 +893,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
             ``tree_.size``.
         """
         check_is_fitted(self, "tree_")
-        return int(self.tree_.size)
+        return int(self._tree.size)
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -635,7 +904,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         a node and I the k-class impurity (:func:`dtcore.multiclass.impurity_k`; Gini for FIND).
         """
         check_is_fitted(self, "tree_")
-        tree, value = self.tree_, self.tree_value_
+        tree, value = self._tree, self.tree_value_
         mass = value.sum(axis=1)
         impurity = impurity_k(self._importance_impurity, value / np.where(mass > 0, mass, 1.0)[:, None])
         feature = np.asarray(tree.feature)
@@ -690,11 +959,21 @@ class TopDownClassifier(_TreeClassifier):
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the minibatches' shared random order (used only with ``batch_size``); None is seed 0
         so that fitting twice gives the same tree.
+    class_weight, ccp_alpha, min_samples_leaf, min_weight_fraction_leaf
+        As in :class:`ID3Classifier`.
+    max_depth : int or None, default=None
+        Leaves at this depth are never split (the loop splits the best other leaf instead, as
+        scikit-learn's best-first tree does); None: no limit. Not with ``batch_size``, whose
+        MiniBatchTopDown_G has its own depth cap D.
 
     Attributes
     ----------
-    tree_ : DecisionTree
-        The learned tree on the Boolean features (their names in ``tree_.feature_names``). With two
+    tree_ : FittedTree
+        The learned tree in scikit-learn's layout over the input columns (``feature``,
+        ``threshold``, ``children_left``, ``children_right``, ``value``, ...; see
+        :class:`FittedTree`); any other attribute is that of ``boolean_tree_``.
+    boolean_tree_ : DecisionTree
+        The learned tree on the Boolean features (their names in ``feature_names``). With two
         classes its leaf values are the learner's 0/1 labels (1 is ``classes_[1]``); with three or
         more they are 0 and the classes are read from ``tree_value_``.
     tree_value_ : ndarray of shape (tree_.node_count, n_classes)
@@ -753,8 +1032,15 @@ class TopDownClassifier(_TreeClassifier):
 
     def __init__(self, max_leaf_nodes: int | None = 16, impurity: str = "gini",
                  weighting: str = "empirical", batch_size: int | None = None,
-                 n_thresholds: int | None = 255, random_state=None) -> None:
+                 n_thresholds: int | None = 255, random_state=None, class_weight=None,
+                 ccp_alpha: float = 0.0, min_samples_leaf: int = 1,
+                 min_weight_fraction_leaf: float = 0.0, max_depth: int | None = None) -> None:
         self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
         self.impurity = impurity
         self.weighting = weighting
         self.batch_size = batch_size
@@ -763,6 +1049,14 @@ class TopDownClassifier(_TreeClassifier):
 
     def _validate_params(self) -> None:
         _check_int_param("max_leaf_nodes", self.max_leaf_nodes, 1, allow_none=True)
+        _check_int_param("max_depth", self.max_depth, 0, allow_none=True)
+        if self.max_depth is not None and self.batch_size is not None:
+            raise ValueError(f"max_depth must be None with batch_size (MiniBatchTopDown_G caps the depth itself, "
+                             f"D = floor(log2 t + log2 log2 t)), got max_depth={self.max_depth!r}, "
+                             f"batch_size={self.batch_size!r}")
+        _check_ccp_alpha(self.ccp_alpha)
+        _check_class_weight(self.class_weight)
+        _check_leaf_limits(self.min_samples_leaf, self.min_weight_fraction_leaf)
         _check_choice("impurity", self.impurity, tuple(IMPURITIES))
         _check_choice("weighting", self.weighting, WEIGHTINGS)
         _check_int_param("batch_size", self.batch_size, 1, allow_none=True)
@@ -777,6 +1071,14 @@ class TopDownClassifier(_TreeClassifier):
 
     def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
         t = Xb.shape[0] if self.max_leaf_nodes is None else int(self.max_leaf_nodes)
+        if self.max_depth is not None:  # TopDown_G with leaves at max_depth left unsplit
+            if n_classes <= 2 and weight is None:
+                scorer = TopDownScorer(Xb, y.astype(np.uint8), self.impurity, self.weighting)
+            else:
+                Xc, Y = _check_inputs(Xb, y, n_classes, weight)
+                scorer = _WeightedScorer(Xc, Y, self.impurity, self.weighting)
+            return grow(_DepthCapped(scorer, int(self.max_depth)), stop=lambda fr: False, n=Xb.shape[1],
+                        size=t).tree
         rng = None
         if self.batch_size is not None:
             rs = self.random_state
@@ -804,14 +1106,32 @@ class TopDownClassifier(_TreeClassifier):
 class ID3Classifier(_TreeClassifier):
     """ID3 (Brutzkus–Daniely–Malach, COLT 2020, Algorithm 1; :func:`dtcore.id3.id3`) for scikit-learn.
 
-    Depth-first: splits on the feature of largest gain until every leaf is pure.
+    Depth-first: splits on the feature of largest gain until every leaf is pure or no split has
+    positive gain. Unlike the paper's Algorithm 1 (:func:`dtcore.id3.id3`, which splits even at zero
+    gain, e.g. on a constant or all-missing column), a split that leaves every non-empty child's class
+    proportions equal to its node's is never made: such a node is a leaf (so XOR, whose every single
+    split has zero gain, gives one leaf; use :class:`OptimalTreeClassifier` for it).
+
+    **Depth.** ``max_depth`` is :func:`dtcore.id3.id3`'s ``depth``, :func:`dtcore.find.find`'s
+    ``depth`` (:class:`OptimalTreeClassifier`) and a bound on the root-to-leaf queries in all three
+    (a tree of depth d answers after at most d tests; the root alone has depth 0), as in scikit-learn.
 
     Parameters
     ----------
     impurity : {"gini", "entropy", "kearns_mansour"}, default="gini"
         The impurity C of the gain.
     max_depth : int or None, default=None
-        Depth limit (>= 0), passed to :func:`dtcore.id3.id3`; None grows until pure.
+        Depth limit (>= 0), passed to :func:`dtcore.id3.id3` as ``depth``; None grows until pure.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` as scikit-learn does
+        (``sklearn.utils.class_weight.compute_sample_weight``).
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning after growth, scikit-learn's rule
+        (:func:`cost_complexity_path`; Gini as 1 - sum p^2, entropy in bits); 0 prunes nothing.
+    min_samples_leaf, min_weight_fraction_leaf : int and float, defaults 1 and 0.0
+        After growth, a split with a child of fewer training rows, or of less than this fraction
+        of the training weight, is undone (the highest such node becomes a leaf). scikit-learn
+        refuses such splits while growing and may split elsewhere instead, so the trees can differ.
     n_thresholds : int or None, default=255
         At most this many quantile cut points per real-valued column; None uses every midpoint.
 
@@ -831,14 +1151,22 @@ binarizer_, n_binary_features_
     >>> import numpy as np
     >>> from dtcore.estimators import ID3Classifier
     >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
-    >>> y = X[:, 0] ^ X[:, 1]
-    >>> clf = ID3Classifier().fit(X, y)
+    >>> clf = ID3Classifier().fit(X, X[:, 0] & X[:, 1])
     >>> clf.predict([[0, 1], [1, 1]]).tolist()
-    [1, 0]
+    [0, 1]
+    >>> ID3Classifier().fit(X, X[:, 0] ^ X[:, 1]).get_n_leaves()  # no split has positive gain on XOR
+    1
     """
 
+    _no_zero_gain = True  # ID3's paper rule splits a node even at zero gain; the estimator does not
+
     def __init__(self, impurity: str = "gini", max_depth: int | None = None,
-                 n_thresholds: int | None = 255) -> None:
+                 n_thresholds: int | None = 255, class_weight=None, ccp_alpha: float = 0.0,
+                 min_samples_leaf: int = 1, min_weight_fraction_leaf: float = 0.0) -> None:
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
         self.impurity = impurity
         self.max_depth = max_depth
         self.n_thresholds = n_thresholds
@@ -846,6 +1174,9 @@ binarizer_, n_binary_features_
     def _validate_params(self) -> None:
         _check_choice("impurity", self.impurity, tuple(IMPURITIES))
         _check_int_param("max_depth", self.max_depth, 0, allow_none=True)
+        _check_ccp_alpha(self.ccp_alpha)
+        _check_class_weight(self.class_weight)
+        _check_leaf_limits(self.min_samples_leaf, self.min_weight_fraction_leaf)
 
     @property
     def _importance_impurity(self) -> str:
@@ -874,9 +1205,13 @@ class OptimalTreeClassifier(_TreeClassifier):
     Parameters
     ----------
     max_depth : int, default=2
-        The depth d (>= 0).
+        The depth d (>= 0), :func:`dtcore.find.find`'s ``depth``. FIND's work grows as n^d times the
+        rows (n Boolean features); a fit beyond :data:`dtcore.validate.MAX_FIND_SUBPROBLEMS` is refused.
     n_thresholds : int or None, default=8
         At most this many quantile cut points per real-valued column; None uses every midpoint.
+    class_weight : dict, "balanced" or None, default=None
+        As in :class:`ID3Classifier`. FIND's optimum is over every tree of the depth, so there is no
+        pruning or leaf-size limit.
 
     Attributes
     ----------
@@ -915,14 +1250,20 @@ binarizer_, n_binary_features_
       1 -> leaf: 0
     """
 
-    def __init__(self, max_depth: int = 2, n_thresholds: int | None = 8) -> None:
+    def __init__(self, max_depth: int = 2, n_thresholds: int | None = 8, class_weight=None) -> None:
+        self.class_weight = class_weight
         self.max_depth = max_depth
         self.n_thresholds = n_thresholds
 
     def _validate_params(self) -> None:
         _check_int_param("max_depth", self.max_depth, 0)
+        _check_class_weight(self.class_weight)
 
     def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
+        n = Xb.shape[1]
+        check_budget(f"OptimalTreeClassifier(max_depth={self.max_depth}) on {n} Boolean features (FIND's subproblems)",
+                     find_subproblems(n, int(self.max_depth)), "MAX_FIND_SUBPROBLEMS",
+                     "lower max_depth (a tree never needs more depth than Boolean features) or n_thresholds")
         if n_classes <= 2:  # the paper's kernel: 0/1 labels (it takes weights)
             result = find(Xb, y.astype(np.uint8), depth=int(self.max_depth), sample_weight=weight)
             self.training_error_ = float(result.error)

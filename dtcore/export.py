@@ -32,11 +32,11 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = ["export_text", "plot_tree", "node_labels", "boolean_text"]
 
 
-def _tests(est: Any, node: int, decimals: int) -> tuple[str, str]:
+def _tests(est: Any, node: int, decimals: int, feature_names: Any = None) -> tuple[str, str]:
     """The (x = 0, x = 1) branch texts of a query node, in the original column's units."""
     b = est.binarizer_
-    k = est.tree_.feature[node]
-    name = b.input_names[b.columns[k]]
+    k = est.boolean_tree_.feature[node]
+    name = (b.input_names if feature_names is None else feature_names)[b.columns[k]]
     if b.missing[k]:
         return f"{name} is not missing", f"{name} is missing"
     nan_below = " or missing" if b.columns[k] in b.missing_columns else ""
@@ -61,7 +61,18 @@ def _leaf_text(est: Any, node: int, show_proportions: bool, decimals: int) -> st
     return text
 
 
-def export_text(est: Any, *, decimals: int = 2, show_proportions: bool = False) -> str:
+def _check_names(est: Any, feature_names: Any) -> list[str] | None:
+    if feature_names is None:
+        return None
+    names = [str(name) for name in feature_names]
+    if len(names) != est.n_features_in_ or isinstance(feature_names, str):
+        raise ValueError(f"feature_names must list one name per input column ({est.n_features_in_}), "
+                         f"got {len(names) if not isinstance(feature_names, str) else 'a string'}")
+    return names
+
+
+def export_text(est: Any, *, decimals: int = 2, show_proportions: bool = False,
+                feature_names: Any = None) -> str:
     """The fitted tree as indented text, in the layout of ``sklearn.tree.export_text``.
 
     Parameters
@@ -72,6 +83,10 @@ def export_text(est: Any, *, decimals: int = 2, show_proportions: bool = False) 
         Digits after the point of thresholds and proportions.
     show_proportions : bool, default=False
         Also print every leaf's training class proportions (``predict_proba`` of its samples).
+    feature_names : sequence of str, optional
+        One name per input column (``n_features_in_``), shown instead of the names seen in ``fit``
+        (``feature_names_in_``, else ``x0``, ``x1``, ...): e.g. the names of a ColumnTransformer's
+        ``get_feature_names_out()`` when the estimator sits after it in a Pipeline.
 
     Returns
     -------
@@ -82,7 +97,8 @@ def export_text(est: Any, *, decimals: int = 2, show_proportions: bool = False) 
         :mod:`dtcore.estimators` for the rule at test time.
     """
     _check(est, decimals)
-    tree = est.tree_
+    names = _check_names(est, feature_names)
+    tree = est.boolean_tree_
     lines: list[str] = []
     stack: list[tuple] = [("node", 0, 0)]
     while stack:  # one step per node or line, depth-first, the x = 0 branch first
@@ -92,7 +108,7 @@ def export_text(est: Any, *, decimals: int = 2, show_proportions: bool = False) 
         elif tree.feature[item] < 0:
             lines.append("|   " * level + "|--- " + _leaf_text(est, item, show_proportions, decimals))
         else:
-            low, high = _tests(est, item, decimals)
+            low, high = _tests(est, item, decimals, names)
             stack += [("node", tree.child1[item], level + 1), ("line", high, level),
                       ("node", tree.child0[item], level + 1), ("line", low, level)]
     return "\n".join(lines)
@@ -113,7 +129,7 @@ def boolean_text(est: Any) -> str:
     str
     """
     _check(est, 0)
-    tree = est.tree_
+    tree = est.boolean_tree_
     names = est.binarizer_.feature_names
     lines: list[str] = []
     stack: list[tuple[int, str, str]] = [(0, "", "")]
@@ -144,7 +160,7 @@ def node_labels(est: Any, *, decimals: int = 2) -> dict[int, str]:
         proportion and the training weight reaching the node at a leaf.
     """
     _check(est, decimals)
-    tree = est.tree_
+    tree = est.boolean_tree_
     out = {}
     for node in range(tree.node_count):  # one label per node
         if tree.feature[node] >= 0:
@@ -196,10 +212,14 @@ def plot_tree(est: Any, ax: Any = None, *, fontsize: float = 9.0, decimals: int 
     -------
     matplotlib Axes
     """
-    import matplotlib.pyplot as plt
+    try:
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as error:  # matplotlib is not one of dtcore's three dependencies
+        raise ModuleNotFoundError("plot_tree needs matplotlib: pip install 'dtcore[plot]' "
+                                  "(or pip install matplotlib)") from error
 
     labels = node_labels(est, decimals=decimals)
-    tree = est.tree_
+    tree = est.boolean_tree_
     n_leaves, depth = tree.size, tree.depth
     widest = max(max(len(line) for line in text.split("\n")) for text in labels.values())
     if ax is None:

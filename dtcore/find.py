@@ -36,13 +36,14 @@ true distribution (used for the approximation term of Corollary 4.1).
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._find_real_weights import solve_real_weights
 from .tree import DecisionTree
-from .validate import check_binary_matrix, check_int, check_labels
+from .validate import check_binary_matrix, check_budget, check_int, check_labels
 
 # Everything below works with the *signed* weight d_r = w_r (2 y_r - 1) of each example. A leaf on
 # a set of rows L misclassifies min(W1(L), W0(L)) = (W(L) - |D(L)|) / 2 of weight, where
@@ -551,6 +552,35 @@ def _build(n: int, structure: _Node) -> DecisionTree:
     return tree
 
 
+def find_subproblems(n: int, depth: int) -> int:
+    """The subproblems FIND may meet on n Boolean features at depth budget d: the restrictions of at
+    most min(d, n) features, sum_j C(n, j) 2^j (Lemma 3.2's n^O(d))."""
+    return sum(math.comb(n, j) * 2**j for j in range(min(depth, n) + 1))
+
+
+def _check_find_input(m: int, n: int, depth: int, sample_weight: object) -> np.ndarray:
+    """FIND's input checks beyond the shapes: at least one row of positive weight, weights finite
+    and non-negative, and its subproblems within :data:`dtcore.validate.MAX_FIND_SUBPROBLEMS`. Returns the weights."""
+    if m == 0:
+        raise ValueError("X must have at least one row, got 0 rows (FIND has nothing to fit)")
+    if sample_weight is None:
+        weight = np.ones(m)
+    else:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+        if weight.shape != (m,):
+            raise ValueError(f"sample_weight must have shape ({m},), one weight per row, got shape {weight.shape}")
+        bad = ~np.isfinite(weight) | (weight < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"sample_weight must be finite and non-negative, got {float(weight[i])!r} at row {i} "
+                             f"({int(bad.sum())} such rows)")
+        if not (weight > 0).any():
+            raise ValueError("sample_weight must have at least one positive entry, got all zeros")
+    check_budget(f"FIND at depth {depth} on {n} features (its subproblems)", find_subproblems(n, depth),
+                 "MAX_FIND_SUBPROBLEMS", "lower depth (or max_depth), or use fewer features (n_thresholds)")
+    return weight
+
+
 def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray | None = None) -> FindResult:
     """FIND(X, d): a decision tree of depth <= ``depth`` with the least (weighted) training error.
 
@@ -603,12 +633,7 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
     m, n = X.shape
     y = check_labels("y", y, m)
     depth = check_int("depth", depth, 0)
-    if sample_weight is None:
-        weight = np.ones(m)
-    else:
-        weight = np.asarray(sample_weight, dtype=np.float64)
-        if weight.shape != (m,) or not np.all(np.isfinite(weight)) or (weight < 0).any():
-            raise ValueError(f"sample_weight must be {m} finite non-negative numbers, got shape {weight.shape}")
+    weight = _check_find_input(m, n, depth, sample_weight)
     keep = weight > 0
     # equal weights are unit weights (exact integer arithmetic, the same tree as unweighted)
     unit = float(weight[keep][0]) if keep.any() and np.all(weight[keep] == weight[keep][0]) else 1.0

@@ -6,11 +6,13 @@ Random decision trees are returned as :class:`~dtcore.tree.DecisionTree` objects
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
-from .validate import check_binary_matrix, check_int, check_rng
+from .validate import check_binary_matrix, check_int, check_rng, check_tree_budget
 from .cube import truth_table
 from .tree import DecisionTree
 
@@ -38,6 +40,10 @@ def threshold(X: np.ndarray, weights: Sequence[float], theta: float) -> np.ndarr
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (X.shape[1],):
         raise ValueError(f"weights must have length n = {X.shape[1]}, got shape {w.shape}")
+    if not np.isfinite(w).all():
+        raise ValueError(f"weights must be finite real numbers, got {w.tolist()}")
+    if isinstance(theta, bool) or not isinstance(theta, numbers.Real) or math.isnan(theta):
+        raise ValueError(f"theta must be a real number (not NaN), got {theta!r}")
     return (X @ w >= theta).astype(np.uint8)
 
 
@@ -60,7 +66,7 @@ def tribes(X: np.ndarray, width: int, n_tribes: int | None = None) -> np.ndarray
 def address(X: np.ndarray, n_address: int) -> np.ndarray:
     """Multiplexer: the first k bits address one of the next 2^k data bits, which is the output."""
     X = check_binary_matrix("X", X)
-    k = check_int("n_address", n_address, 1)
+    k = check_int("n_address", n_address, 1, max(1, X.shape[1].bit_length()))
     if k + 2**k > X.shape[1]:
         raise ValueError(f"n_address = {k} needs n >= {k + 2**k} variables, got n = {X.shape[1]}")
     a = X[:, :k].astype(np.int64) @ (1 << np.arange(k))
@@ -77,6 +83,7 @@ def random_tree(n: int, size: int, rng: np.random.Generator, max_depth: int | No
     n = check_int("n", n, 1)
     max_depth = n if max_depth is None else check_int("max_depth", max_depth, 1, n)
     size = check_int("size", size, 1, 2**max_depth)
+    check_tree_budget(f"random_tree(size={size})", 2 * size - 1, n, "ask for fewer leaves")
     rng = check_rng(rng)
     tree = DecisionTree(n)
     open_leaves = [0]
@@ -94,6 +101,7 @@ def random_tree_of_depth(n: int, depth: int, rng: np.random.Generator) -> Decisi
     """A complete tree of the given depth, random distinct variables on each path, random labels."""
     n = check_int("n", n, 1)
     depth = check_int("depth", depth, 1, n)
+    check_tree_budget(f"a complete tree of depth {depth}", 2 ** (depth + 1) - 1, n, "ask for a smaller depth")
     return random_tree(n, 2**depth, check_rng(rng), max_depth=depth)
 
 
@@ -187,6 +195,8 @@ def decoy_selector_parity_tree(n: int, k: int, t: int) -> DecisionTree:
     k, t = check_int("k", k, 1), check_int("t", t, 0)
     if n < t * (k + 3):
         raise ValueError(f"n must be >= {t * (k + 3)} for k = {k}, t = {t}, got n = {n}")
+    check_tree_budget(f"decoy_selector_parity_tree(k={k}, t={t})", 2 * decoy_selector_parity_size(k, t) - 1, n,
+                      "use a smaller k or t")
     tree = DecisionTree(n)
 
     def parity_below(node: int, variables: range) -> None:
@@ -240,6 +250,7 @@ def path_tree(n: int, leaves: int, rng: np.random.Generator,
     """
     n = check_int("n", n, 1)
     leaves = check_int("leaves", leaves, 2, n + 1)
+    check_tree_budget(f"path_tree(leaves={leaves})", 2 * leaves - 1, n, "ask for fewer leaves")
     rng = check_rng(rng)
     k = leaves - 1
     if exit_sides is None:
@@ -364,6 +375,8 @@ def random_monotone_tree(n: int, size: int, rng: np.random.Generator,
 def is_monotone(table: np.ndarray) -> bool:
     """Whether a truth table is non-decreasing in every variable (f(x) <= f(x with x_i = 1))."""
     t = np.asarray(table)
+    if t.ndim != 1 or t.size == 0 or t.size & (t.size - 1):
+        raise ValueError(f"table must be a 1-D truth table of length 2^n, got shape {t.shape}")
     n = t.size.bit_length() - 1
     k = np.arange(t.size)
     for i in range(n):  # one vectorised comparison per variable
@@ -384,7 +397,9 @@ def gated_majority_tree(k: int, n: int | None = None) -> DecisionTree:
     k = check_int("k", k, 1)
     if k % 2 == 0:
         raise ValueError(f"k must be odd (a majority without ties), got {k}")
+    nodes = 4 * math.comb(k, k // 2 + 1) + 1  # 2 C(k, k//2+1) majority leaves, one x_0 = 0 leaf
     n = k + 1 if n is None else check_int("n", n, k + 1)
+    check_tree_budget(f"gated_majority_tree(k={k})", nodes, n, "use a smaller k")
     tree = DecisionTree(n)
     c0, c1 = tree.split(0, 0)
     tree.set_value(c0, 0.0)
@@ -415,6 +430,8 @@ def selector_of_lists(n: int, selectors: int, list_length: int) -> DecisionTree:
     list_length = check_int("list_length", list_length, 1)
     used = 2**selectors - 1 + 2**selectors * list_length
     n = check_int("n", n, used)
+    check_tree_budget(f"selector_of_lists(selectors={selectors}, list_length={list_length})", 2 * used + 1, n,
+                      "use fewer selectors or a shorter list_length")
     tree, nxt, level = DecisionTree(n), 0, [0]
     for _ in range(selectors):  # one level of selectors per iteration
         new: list[int] = []

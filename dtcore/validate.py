@@ -87,3 +87,36 @@ def check_rng(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng
+
+
+# --- work budgets: a call that would exceed one is refused before it starts ------------------------
+#: Most nodes a tree generator builds (a tree of 2^26 nodes holds about 2 GB of node arrays and takes
+#: minutes to build one node at a time). Raise it with ``dtcore.validate.MAX_TREE_NODES = 2**28``.
+MAX_TREE_NODES = 1 << 26
+#: Most subproblems FIND may meet: every restriction of at most ``depth`` of its n Boolean features,
+#: sum_{j <= min(depth, n)} C(n, j) 2^j (Lemma 3.2's n^O(d)); each costs up to a pass over its rows.
+#: Raise it with ``dtcore.validate.MAX_FIND_SUBPROBLEMS = 2**36``.
+MAX_FIND_SUBPROBLEMS = 1 << 34
+
+
+#: Most bytes of the per-node restrictions a generated tree holds (every node of a DecisionTree on n
+#: variables keeps an n-byte restriction): nodes x n. Raise it with ``dtcore.validate.MAX_TREE_BYTES = 2**33``.
+MAX_TREE_BYTES = 1 << 31
+
+
+def check_tree_budget(what: str, nodes: int, n: int, fix: str) -> None:
+    """Refuse a generated tree of more than :data:`MAX_TREE_NODES` nodes, or whose nodes' restrictions
+    (``nodes * n`` bytes) exceed :data:`MAX_TREE_BYTES`, before any node is built."""
+    check_budget(f"{what}'s {nodes:,} nodes", nodes, "MAX_TREE_NODES", fix)
+    check_budget(f"{what}'s {nodes:,} nodes x {n:,} variables (bytes of restrictions)", nodes * n,
+                 "MAX_TREE_BYTES", fix + " or fewer variables n")
+
+
+def check_budget(what: str, amount: int, budget: str, fix: str = "") -> None:
+    """Refuse ``amount`` of work above the module-level budget named ``budget`` (read at call time,
+    so a caller may raise it): a ``ValueError`` naming what asked for it, the budget and how to raise it."""
+    limit = globals()[budget]
+    if amount > limit:
+        hint = f"{fix}, or raise the budget" if fix else "raise the budget"
+        raise ValueError(f"{what} exceeds the budget dtcore.validate.{budget} = {limit:,} (got {amount:,}); "
+                         f"{hint}: import dtcore.validate; dtcore.validate.{budget} = {amount:_}")

@@ -2,14 +2,20 @@
 
 Each chapter notebook of ``_toc.yml`` is executed by :func:`dtcore.book.run.run_chapter` at
 ``scale="full"`` and ``save_results=True``, one after the other, from ``book/``, with a progress
-line per cell (a bar on a terminal). ``results/<chapter>/`` is deleted before its chapter runs, so
+line per section of the page (its title, the time so far and the wall time of this chapter's last
+run in the output directory as the estimate; a bar on a terminal). ``results/<chapter>/`` is deleted before its chapter runs, so
 that only this run's CSVs are kept. For each chapter the script keeps
 
 - the executed notebook, ``_build/full/<chapter>.ipynb``, and its log ``<chapter>.log`` (every
   cell's output);
 - the CSVs the chapter wrote under ``results/<chapter>/``, copied to ``_build/full/<chapter>/``;
 - its wall time, its verification table counted by kind, and what failed: the rows that do not
-  hold, or the error a cell raised (``ValueError: folds must be ...``).
+  hold, or the error a cell raised (``ValueError: folds must be ...``) with the cell, its section
+  and its first line of code (the figure or row it builds);
+- its parameters and its backend (joblib, the Dask scheduler, or the local cores of a page that
+  does not sweep), kept with its row when other chapters are re-run.
+
+``--dry-run`` prints each chapter's parameters and backend and runs nothing.
 
 Then it writes ``_build/full/summary.md`` and ``summary.json``: date, machine, Dask scheduler (if
 any), and one row per chapter with the commit it ran on. With ``--chapters``, the rows of the other
@@ -49,7 +55,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this clone's dtcore, whatever else the environment has
 
 from dtcore.book.report import failing_rows  # noqa: E402
-from dtcore.book.run import run_chapter, toc_chapters  # noqa: E402
+from dtcore.book.run import cell_sections, run_chapter, toc_chapters  # noqa: E402
 from dtcore.book.specs import SPECS  # noqa: E402
 
 
@@ -121,25 +127,75 @@ def check_parameters(chapters: list[str], given: dict[str, Any]) -> None:
 
 
 class CellProgress:
-    """Shows which cell a chapter is at: a bar on a terminal, else one line per cell."""
+    """Shows where a chapter is: a line per section (its title, the time so far and the last run's
+    wall time of this chapter as the estimate); a bar on a terminal, with the section as its label.
 
-    def __init__(self, chapter: str, stream: TextIO = sys.stdout) -> None:
+    ``sections`` are the section titles of papermill's cells (:func:`dtcore.book.run.cell_sections`,
+    with the injected parameters cell counted); ``estimate`` the last run's seconds, if any.
+    """
+
+    def __init__(self, chapter: str, stream: TextIO = sys.stdout, sections: list[str] | None = None,
+                 estimate: float | None = None) -> None:
         self.chapter, self.stream = chapter, stream
+        self.sections, self.estimate = sections or [], estimate
         self.bar: Any = None
+        self.section: str | None = None
+
+    def _when(self, seconds: float) -> str:
+        if self.estimate is None:
+            return f"{minutes(seconds)} elapsed, no earlier run to estimate from"
+        return f"{minutes(seconds)} elapsed of about {minutes(self.estimate)} (the last run)"
 
     def __call__(self, cell: int, cells: int, seconds: float) -> None:
+        section = self.sections[cell - 1] if 0 < cell <= len(self.sections) else f"cell {cell}"
         if not self.stream.isatty():
-            print(f"{self.chapter}: cell {cell}/{cells} started at {minutes(seconds)}", file=self.stream, flush=True)
+            if section != self.section:
+                print(f"{self.chapter}: {section} (cell {cell}/{cells}), {self._when(seconds)}",
+                      file=self.stream, flush=True)
+            self.section = section
             return
         if self.bar is None:
             from tqdm import tqdm
 
             self.bar = tqdm(total=cells, desc=self.chapter, unit="cell", file=self.stream, leave=False)
+        self.section = section
+        self.bar.set_postfix_str(f"{section[:40]}; {self._when(seconds)}", refresh=False)
         self.bar.update(cell - 1 - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def papermill_sections(chapter: str, injected: bool) -> list[str]:
+    """The section title of each cell as papermill numbers them (its parameters cell, when it
+    injects one, right after the cell tagged ``parameters``)."""
+    notebook = json.loads((REPO / "book" / f"{chapter}.ipynb").read_text())
+    sections = cell_sections(notebook)
+    if injected:
+        tagged = [i for i, c in enumerate(notebook["cells"]) if "parameters" in c.get("metadata", {}).get("tags", [])]
+        if tagged:
+            sections.insert(tagged[0] + 1, sections[tagged[0]])
+    return sections
+
+
+def backend(chapter: str) -> str:
+    """Where a chapter's sweeps ran: the Dask scheduler of DTCORE_DASK_SCHEDULER, else joblib."""
+    spec = SPECS.get(chapter)
+    if spec is not None and spec.runs_locally:
+        return "local cores (the page does not sweep)"
+    scheduler = os.environ.get("DTCORE_DASK_SCHEDULER", "")
+    return f"Dask at {scheduler}" if scheduler else "joblib on the local cores"
+
+
+def last_seconds(out: Path, scale: str, chapter: str) -> float | None:
+    """The wall time of the last run of ``chapter`` at ``scale`` recorded in ``out/summary.json``."""
+    try:
+        old = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    rows = [r for r in old.get("chapters", []) if r.get("chapter") == chapter and r.get("scale", old.get("scale")) == scale]
+    return float(rows[0]["seconds"]) if rows and rows[0].get("passed") else None
 
 
 def run_one(chapter: str, scale: str, out: Path, given: dict[str, Any], timeout: int) -> dict[str, Any]:
@@ -151,20 +207,23 @@ def run_one(chapter: str, scale: str, out: Path, given: dict[str, Any], timeout:
     if results.exists():
         shutil.rmtree(results)
     commit, date = git_commit(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    progress = CellProgress(chapter)
+    parameters = chapter_parameters(chapter, scale, given)
+    progress = CellProgress(chapter, sections=papermill_sections(chapter, bool(parameters)),
+                            estimate=last_seconds(out, scale, chapter))
     try:
-        run = run_chapter(chapter, out / f"{chapter}.ipynb", parameters=chapter_parameters(chapter, scale, given),
+        run = run_chapter(chapter, out / f"{chapter}.ipynb", parameters=parameters,
                           book_dir=REPO / "book", pythonpath=[REPO], cell_timeout=timeout, progress=progress)
     finally:
         progress.close()
     row: dict[str, Any] = {"chapter": chapter, "passed": run.passed, "seconds": round(run.seconds, 1),
-                           "log": run.log.name, "commit": commit, "started": date}
+                           "log": run.log.name, "commit": commit, "started": date, "scale": scale,
+                           "parameters": parameters, "backend": backend(chapter)}
     if results.is_dir():
         shutil.copytree(results, out / chapter, dirs_exist_ok=True)
         row["csv_files"] = sorted(p.name for p in results.glob("*.csv"))
     row["checks"] = count_checks(run.verification) if run.verification is not None else None
     if run.error:
-        row["error"] = run.error
+        row["error"] = run.error + (f" (in {run.error_where})" if run.error_where else "")
     return row
 
 
@@ -183,7 +242,11 @@ def merge_rows(out: Path, scale: str, rows: list[dict[str, Any]], order: list[st
         old = json.loads(previous.read_text())
         if old.get("scale") == scale:
             for row in old.get("chapters", []):
-                kept[row["chapter"]] = {"commit": old.get("commit", "unknown"), "started": old.get("started", ""), **row}
+                scheduler = old.get("dask_scheduler", "")
+                kept[row["chapter"]] = {
+                    "commit": old.get("commit", "unknown"), "started": old.get("started", ""),
+                    "parameters": chapter_parameters(row["chapter"], scale, old.get("extra_parameters") or {}),
+                    "backend": f"Dask at {scheduler}" if scheduler else "joblib on the local cores", **row}
     kept.update({row["chapter"]: row for row in rows})
     rank = {c: i for i, c in enumerate(order)}
     return sorted(kept.values(), key=lambda row: rank.get(row["chapter"], len(rank)))
@@ -208,28 +271,44 @@ def _cell(text: str, width: int = 300) -> str:
     return (text if len(text) <= width else text[: width - 1] + "…").replace("|", "\\|")
 
 
+def _parameters_text(row: dict[str, Any]) -> str:
+    parameters = row.get("parameters")
+    shown = ", ".join(f"{k}={v!r}" for k, v in parameters.items()) if parameters is not None else "not recorded"
+    return f"{shown}; {row.get('backend', 'backend not recorded')}"
+
+
 def write_summary(out: Path, meta: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     """Write summary.json and summary.md; return the markdown."""
     commits = sorted({row.get("commit", meta["commit"]) for row in rows})
     (out / "summary.json").write_text(json.dumps({**meta, "chapters": rows}, indent=1))
+    ran = meta.get("ran")
+    if not ran or ran == meta.get("all_chapters"):
+        what = "every chapter"
+    else:
+        what = ", ".join(ran)
+        kept = [row["chapter"] for row in rows if row["chapter"] not in ran]
+        if kept:
+            what += f" (the rows of {', '.join(kept)} kept from earlier runs)"
     lines = [
-        f"# Run of every chapter at scale={meta['scale']!r}",
+        f"# Run of {what} at scale={meta['scale']!r}",
         "",
         f"- commit: `{commits[0]}`" if len(commits) == 1 else
         f"- commits: {', '.join(f'`{c}`' for c in commits)} (per chapter below)",
         f"- date (UTC) of the last invocation: {meta['started']} to {meta['finished']}",
         f"- machine: {meta['machine']}",
-        f"- Dask scheduler: {meta['dask_scheduler'] or 'none (joblib on local cores)'}",
+        f"- Dask scheduler of the last invocation: {meta['dask_scheduler'] or 'none (joblib on local cores)'}"
+        " (each chapter's backend is in its row)",
         f"- total wall time: {minutes(sum(row['seconds'] for row in rows))} (the chapters' wall times added up)",
         "",
-        "| chapter | result | wall time | checks by kind | what failed | commit, start (UTC) |",
-        "|---|---|---|---|---|---|",
+        "| chapter | result | wall time | checks by kind | what failed | parameters, backend | commit, start (UTC) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         checks = row.get("checks")
         kinds = ", ".join(f"{k} {v}" for k, v in checks["by_kind"].items()) if checks else "no verification table"
         lines.append(f"| {row['chapter']} | {'passed' if row['passed'] else 'FAILED'} | "
                      f"{minutes(row['seconds'])} | {kinds} | {_cell(what_failed(row))} | "
+                     f"{_cell(_parameters_text(row))} | "
                      f"`{row.get('commit', meta['commit'])[:10]}`, {row.get('started', meta['started'])} |")
     text = "\n".join(lines) + "\n"
     (out / "summary.md").write_text(text)
@@ -245,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                         help="papermill parameter (papermill's -p: True/False/None, numbers, else text), "
                              "passed to every chapter that has it")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="say what would run (each chapter, its parameters, its backend) and stop")
     parser.add_argument("-y", action="append", default=[], metavar="YAML",
                         help="papermill parameters as YAML (for lists: -y 'sizes: [4, 8]'), likewise")
     args = parser.parse_args(argv)
@@ -255,13 +336,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--chapters: no notebook book/<name>.ipynb for {unknown}")
     given = parse_parameters(args.p, args.y)
     check_parameters(chapters, given)
+    if args.dry_run:
+        for chapter in chapters:
+            passed_on = chapter_parameters(chapter, args.scale, given)
+            print(f"{chapter}: would run with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())} "
+                  f"(backend: {backend(chapter)})")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
 
     started = dt.datetime.now(dt.timezone.utc)
     rows = []
     for chapter in chapters:
         passed_on = chapter_parameters(chapter, args.scale, given)
-        print(f"{chapter}: running with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())}; "
+        print(f"{chapter}: running with {', '.join(f'{k}={v!r}' for k, v in passed_on.items())} "
+              f"(backend: {backend(chapter)}); "
               f"log in {args.out / (chapter + '.log')}", flush=True)
         row = run_one(chapter, args.scale, args.out, given, args.timeout)
         cause = "" if row["passed"] else f": {what_failed(row)}"
@@ -277,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "dask_scheduler": os.environ.get("DTCORE_DASK_SCHEDULER", ""),
         "extra_parameters": given,
+        "ran": chapters,
+        "all_chapters": toc_chapters(),
     }
     ran = rows
     if args.chapters:

@@ -195,3 +195,60 @@ def test_run_summary_states_scale_seed_and_every_parameter():
         if name not in ("scale", "save_results"):
             assert f"| `{name}` |" in text
     assert "\\|S\\|" in text  # a | inside a cell is escaped, not replaced
+
+
+# --- the notebooks' parameters cells are generated from the specifications ----------------------------
+
+def _parameters_cell(chapter: str) -> str:
+    import json
+    notebook = json.loads((REPO_ROOT / "book" / f"{chapter}.ipynb").read_text())
+    cells = [c for c in notebook["cells"] if "parameters" in c["metadata"].get("tags", [])]
+    assert len(cells) == 1, f"{chapter} must have one cell tagged 'parameters'"
+    return "".join(cells[0]["source"])
+
+
+@pytest.mark.parametrize("chapter", sorted(SPECS))
+def test_each_parameters_cell_is_the_generated_one(chapter):
+    from dtcore.book.specs import parameter_cell
+    assert _parameters_cell(chapter) == parameter_cell(SPECS[chapter]), (
+        f"book/{chapter}.ipynb: re-generate its parameters cell with "
+        "`.venv/bin/python -m dtcore.book.specs --update-notebooks`")
+
+
+@pytest.mark.parametrize("chapter", sorted(SPECS))
+def test_papermill_lists_every_parameter_with_its_default_and_help(chapter, caplog):
+    import logging
+    import papermill
+    spec = SPECS[chapter]
+    with caplog.at_level(logging.DEBUG, logger="papermill"):
+        inferred = papermill.inspect_notebook(str(REPO_ROOT / "book" / f"{chapter}.ipynb"))
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], \
+        [r.getMessage() for r in caplog.records]  # no "Unable to parse line"
+    assert list(inferred) == spec.names()
+    by_name = {p.name: p for p in (*spec.common, *spec.params)}
+    for name, entry in inferred.items():
+        assert entry["help"], f"{chapter}: {name} has no help"
+        if name == "scale":
+            continue
+        param = by_name[name]
+        assert param.help.replace("`", "") in entry["help"]
+        default = repr(param.quick) if param.default("full") == param.quick else "None"
+        assert entry["default"] == default
+        if default == "None":  # the comment gives both scales' defaults
+            assert f"None: {param.quick!r} at quick scale, {param.full!r} at full" in entry["help"]
+
+
+def test_parameter_cell_refuses_an_equals_sign_in_a_comment():
+    spec = ParameterSpec("demo", "Demo", (Param("p", "real", 0.5, help="Pr[x = 1]", low=0.0, high=1.0),))
+    with pytest.raises(ValueError, match="no '=' in a comment"):
+        spec.parameter_cell()
+
+
+def test_papermill_help_notebook_on_the_command_line():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "papermill", "--help-notebook",
+                          str(REPO_ROOT / "book" / "04_product_spaces.ipynb")],
+                         capture_output=True, text=True, check=True)
+    assert "biases: Unknown type (default [0.5, 0.3, 0.1])" in out.stdout
+    assert "Unable to parse" not in out.stdout + out.stderr

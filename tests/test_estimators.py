@@ -96,20 +96,37 @@ def _same_tree(a, b) -> bool:
             and a.value == b.value)
 
 
+def _assert_id3_without_zero_gain_splits(clf, paper) -> None:
+    """ID3Classifier's tree is the paper's ID3 tree cut at every zero-gain split: each of its
+    splits is the paper's split at that node, and where it has a leaf the paper either has one or
+    split with children whose label shares equal the node's."""
+    ours, value = clf.boolean_tree_, clf.tree_value_
+    stack = [(0, 0)]
+    while stack:
+        a, b = stack.pop()
+        if ours.feature[a] >= 0:
+            assert ours.feature[a] == paper.feature[b]
+            stack += [(ours.child0[a], paper.child0[b]), (ours.child1[a], paper.child1[b])]
+        elif paper.feature[b] >= 0:
+            share = value[a] / value[a].sum()
+            assert 0 < share[0] < 1  # an impure leaf: the paper's split there had zero gain
+    assert ours.size <= paper.size
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_equal_to_functional_api_on_binary_data(seed):
     X, y = _binary_data(seed)
     for impurity, weighting, t in [("gini", "empirical", 7), ("entropy", "uniform", 5)]:
         clf = TopDownClassifier(max_leaf_nodes=t, impurity=impurity, weighting=weighting).fit(X, y)
-        assert _same_tree(clf.tree_, top_down(X, y, size=t, impurity=impurity, weighting=weighting).tree)
+        assert _same_tree(clf.boolean_tree_, top_down(X, y, size=t, impurity=impurity, weighting=weighting).tree)
         assert clf.n_binary_features_ == X.shape[1]
     clf = TopDownClassifier(max_leaf_nodes=6, batch_size=20, weighting="uniform", random_state=5).fit(X, y)
     ref = minibatch_top_down(X, y, size=6, batch_size=20, rng=np.random.default_rng(5), weighting="uniform")
-    assert _same_tree(clf.tree_, ref.tree)
-    assert _same_tree(ID3Classifier(impurity="entropy").fit(X, y).tree_, id3(X, y, impurity="entropy").tree)
+    assert _same_tree(clf.boolean_tree_, ref.tree)
+    _assert_id3_without_zero_gain_splits(ID3Classifier(impurity="entropy").fit(X, y), id3(X, y, impurity="entropy").tree)
     w = np.random.default_rng(seed).random(X.shape[0])
     clf = OptimalTreeClassifier(max_depth=2).fit(X, y, sample_weight=w)
-    assert _same_tree(clf.tree_, find(X, y, depth=2, sample_weight=w).tree)
+    assert _same_tree(clf.boolean_tree_, find(X, y, depth=2, sample_weight=w).tree)
     assert np.array_equal(clf.predict(X), find(X, y, depth=2, sample_weight=w).tree.predict(X))
 
 
@@ -118,7 +135,7 @@ def test_constant_binary_column_is_kept_as_is():
     X[:, 5] = 0
     clf = TopDownClassifier(max_leaf_nodes=5).fit(X, y)
     assert clf.n_binary_features_ == X.shape[1]
-    assert _same_tree(clf.tree_, top_down(X, y, size=5).tree)
+    assert _same_tree(clf.boolean_tree_, top_down(X, y, size=5).tree)
 
 
 # --- labels, probabilities, feature names ---------------------------------------------------------
@@ -153,7 +170,7 @@ def test_feature_names_kept_and_printed():
     text = clf.export_text()
     assert "worst" in text and "class: 0" in text and "x5" not in text
     assert str(clf.tree_).splitlines()[0] == text.splitlines()[0]
-    first = clf.tree_.feature_names[clf.tree_.feature[0]]  # "name > cut"
+    first = clf.tree_.feature_names[clf.tree_.binary_feature[0]]  # "name > cut"
     name, cut = first.rsplit(" > ", 1)
     assert export_text(clf).splitlines()[0] == f"|--- {name} <= {float(cut):.2f}"
     assert all(" > " in name for name in clf.tree_.feature_names)
@@ -223,6 +240,6 @@ def test_find_training_error_at_most_cart_on_same_features():
         Xb = clf.binarizer_.transform(X)
         cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(Xb, y)
         cart_errors = int((cart.predict(Xb) != y).sum())
-        find_errors = training_errors(clf.tree_, Xb, y)
+        find_errors = training_errors(clf.boolean_tree_, Xb, y)
         assert find_errors <= cart_errors
         assert find_errors == pytest.approx(clf.training_error_ * len(y))

@@ -136,7 +136,7 @@ def test_weights_change_the_tree():
     plain = TopDownClassifier(max_leaf_nodes=3).fit(X, y)
     weighted = TopDownClassifier(max_leaf_nodes=3).fit(X, y, sample_weight=heavy)
     assert weighted.tree_value_[0].sum() == pytest.approx(heavy.sum())
-    assert not _same_tree(plain.tree_, weighted.tree_) or not np.allclose(plain.tree_value_, weighted.tree_value_)
+    assert not _same_tree(plain.boolean_tree_, weighted.boolean_tree_) or not np.allclose(plain.tree_value_, weighted.tree_value_)
 
 
 # --- 2. probabilities from the leaves' training class frequencies -------------------------------
@@ -220,7 +220,7 @@ def test_apply_decision_path_depth_and_leaves(make):
     assert clf.n_features_in_ == 30 and list(clf.feature_names_in_) == list(X.columns)
     imp = clf.feature_importances_
     assert imp.shape == (30,) and imp.sum() == pytest.approx(1.0) and (imp >= 0).all()
-    used = {clf.binarizer_.columns[f] for f in clf.tree_.feature if f >= 0}
+    used = set(clf.tree_.feature[clf.tree_.feature >= 0])  # scikit-learn's layout: input columns
     assert set(np.flatnonzero(imp > 0)) <= used
 
 

@@ -53,7 +53,7 @@ def test_depth3_and_recursive_path_agree_with_brute_force():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 4), st.integers(0, 40), st.integers(0, 3), st.integers(0, 2**31 - 1))
+@given(st.integers(1, 4), st.integers(1, 40), st.integers(0, 3), st.integers(0, 2**31 - 1))  # 0 rows: refused
 def test_find_is_optimal_against_every_tree(n, m, d, seed):
     """FIND's training error <= that of every depth-<=d tree (exhaustive enumeration)."""
     if n == 4 and d == 3:
@@ -188,7 +188,7 @@ def _has_redundant_split(tree: DecisionTree) -> bool:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 4), st.integers(0, 60), st.integers(0, 3), st.integers(0, 2**31 - 1),
+@given(st.integers(1, 4), st.integers(1, 60), st.integers(0, 3), st.integers(0, 2**31 - 1),
        st.sampled_from([0.0, 0.1, 0.3, 0.5]))
 def test_find_returns_the_smallest_optimal_tree(n, m, d, seed, noise):
     """Least error, then fewest leaves, then least depth: equal to exhaustive search over trees."""
@@ -262,7 +262,7 @@ _STRATEGIES = {
 
 @pytest.mark.parametrize("strategy", list(_STRATEGIES))
 @settings(max_examples=70, deadline=None)
-@given(st.integers(1, 7), st.integers(0, 70), st.integers(0, 5), st.integers(0, 2**31 - 1),
+@given(st.integers(1, 7), st.integers(1, 70), st.integers(0, 5), st.integers(0, 2**31 - 1),
        st.sampled_from(["plain", "duplicate", "constant", "weighted"]))
 def test_find_returns_the_reference_tree(strategy, n, m, d, seed, kind):
     """Same error and the same tree, node for node, as the implementation before the kernels."""
@@ -273,6 +273,10 @@ def test_find_returns_the_reference_tree(strategy, n, m, d, seed, kind):
     find_module = importlib.import_module("dtcore.find")   # the package re-exports the function
 
     X, y, weight = _tie_prone_data(np.random.default_rng(seed), m, n, kind)
+    if weight is not None and not (weight > 0).any():  # all weights zero: refused, nothing to fit
+        with pytest.raises(ValueError, match="sample_weight must have at least one positive entry"):
+            find(X, y, depth=d, sample_weight=weight)
+        return
     saved = {name: getattr(find_module, name) for name in _STRATEGIES[strategy]}
     try:
         for name, value in _STRATEGIES[strategy].items():

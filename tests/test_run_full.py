@@ -55,10 +55,12 @@ def test_summary_names_commit_times_and_failures(run_full, tmp_path):
          "error": "AssertionError: theorem checks failed:\n..."},
     ]
     text = run_full.write_summary(tmp_path, meta, rows)
-    assert "| 01_x | passed | 1 min 01 s | theorem 3 | none | `abc`, s |" in text
+    assert "| 01_x | passed | 1 min 01 s | theorem 3 | none | not recorded; backend not recorded | `abc`, s |" in text
     assert ("| 02_y | FAILED | 0 min 05 s | no verification table | "
-            "ValueError: folds must be an integer in [2, 20], got 1 | `abc`, s |") in text
-    assert "| 03_z | FAILED | 0 min 07 s | theorem 2 | rows not holding: Theorem 1: error \\| bound | `abc`, s |" in text
+            "ValueError: folds must be an integer in [2, 20], got 1 | not recorded; backend not recorded | `abc`, s |") in text
+    assert ("| 03_z | FAILED | 0 min 07 s | theorem 2 | rows not holding: Theorem 1: error \\| bound | "
+            "not recorded; backend not recorded | `abc`, s |") in text
+    assert text.startswith("# Run of every chapter at scale='full'")
     assert "- commit: `abc`" in text
     assert "total wall time: 1 min 13 s" in text
     assert json.loads((tmp_path / "summary.json").read_text())["chapters"][1]["passed"] is False
@@ -79,13 +81,18 @@ def test_a_partial_run_keeps_the_other_chapters_rows(run_full, tmp_path):
             "machine": "m", "dask_scheduler": "", "extra_parameters": []}
     old = [{"chapter": c, "passed": True, "seconds": 10.0, "checks": None} for c in ("01_a", "02_b", "03_c")]
     run_full.write_summary(tmp_path, meta, old)
-    new = [{"chapter": "02_b", "passed": True, "seconds": 20.0, "checks": None, "commit": "new", "started": "s1"}]
+    new = [{"chapter": "02_b", "passed": True, "seconds": 20.0, "checks": None, "commit": "new", "started": "s1",
+            "parameters": {"scale": "full", "seed": 7}, "backend": "Dask at tcp://h:8786"}]
     rows = run_full.merge_rows(tmp_path, "full", new, ["01_a", "02_b", "03_c"])
     assert [(r["chapter"], r["commit"], r["seconds"]) for r in rows] == [
         ("01_a", "old", 10.0), ("02_b", "new", 20.0), ("03_c", "old", 10.0)]
-    text = run_full.write_summary(tmp_path, {**meta, "commit": "new"}, rows)
+    text = run_full.write_summary(tmp_path, {**meta, "commit": "new", "ran": ["02_b"]}, rows)
     assert "commits: `new`, `old` (per chapter below)" in text
-    assert "| 02_b | passed | 0 min 20 s | no verification table | none | `new`, s1 |" in text
+    assert text.startswith("# Run of 02_b (the rows of 01_a, 03_c kept from earlier runs) at scale='full'")
+    assert ("| 02_b | passed | 0 min 20 s | no verification table | none | scale='full', seed=7; "
+            "Dask at tcp://h:8786 | `new`, s1 |") in text
+    # the kept rows keep their own run's parameters and backend, not this run's
+    assert "| 01_a | passed | 0 min 10 s | no verification table | none | scale='full', save_results=True; joblib on the local cores |" in text
     # a summary of another scale is not merged
     assert [r["chapter"] for r in run_full.merge_rows(tmp_path, "quick", new, ["01_a", "02_b", "03_c"])] == ["02_b"]
 
@@ -110,10 +117,35 @@ def test_a_parameter_goes_to_the_chapters_that_have_it(run_full):
         run_full.check_parameters(["01_top_down_guarantees"], {"jobs": 1})
 
 
-def test_progress_is_one_line_per_cell_off_a_terminal(run_full, capsys):
+def test_progress_is_one_line_per_section_off_a_terminal(run_full, capsys):
     import sys
 
-    progress = run_full.CellProgress("06_real_data", stream=sys.stdout)
-    progress(3, 20, 65.2)
+    progress = run_full.CellProgress("06_real_data", stream=sys.stdout, sections=["A", "B", "B", "C"], estimate=130)
+    for cell, seconds in [(1, 0.4), (2, 65.2), (3, 70.0), (4, 80.0)]:
+        progress(cell, 4, seconds)
     progress.close()
-    assert capsys.readouterr().out == "06_real_data: cell 3/20 started at 1 min 05 s\n"
+    assert capsys.readouterr().out.splitlines() == [
+        "06_real_data: A (cell 1/4), 0 min 00 s elapsed of about 2 min 10 s (the last run)",
+        "06_real_data: B (cell 2/4), 1 min 05 s elapsed of about 2 min 10 s (the last run)",
+        "06_real_data: C (cell 4/4), 1 min 20 s elapsed of about 2 min 10 s (the last run)"]
+    first = run_full.CellProgress("x", stream=sys.stdout)
+    first(1, 2, 1.0)
+    assert "no earlier run to estimate from" in capsys.readouterr().out
+
+
+def test_sections_follow_the_notebook_with_the_injected_cell(run_full):
+    sections = run_full.papermill_sections("04_product_spaces", injected=True)
+    import json
+    cells = json.loads((run_full.REPO / "book" / "04_product_spaces.ipynb").read_text())["cells"]
+    assert len(sections) == len(cells) + 1 and sections[0] != "start"
+    assert sections[-1] == run_full.cell_sections({"cells": cells})[-1]
+
+
+def test_a_failed_cell_is_named_with_its_section_and_code():
+    from dtcore.book.run import first_error_at
+    notebook = {"cells": [
+        {"cell_type": "markdown", "source": "## Figure 2: phases"},
+        {"cell_type": "code", "source": "# draw it\nphases_figure(runs)\n", "outputs": [
+            {"output_type": "error", "ename": "ValueError", "evalue": "Data cannot be log-scaled"}]}]}
+    assert first_error_at(notebook) == ("ValueError", "Data cannot be log-scaled",
+                                        'cell 2 (section "Figure 2: phases", `phases_figure(runs)`)')

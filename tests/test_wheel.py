@@ -51,6 +51,9 @@ def test_the_wheel_installs_offline_in_a_fresh_venv_and_runs_the_readme(tmp_path
     names = zipfile.ZipFile(wheel).namelist()
     assert "dtcore/__init__.py" in names and "dtcore/book/run.py" in names
     assert not any(n.startswith(("tests/", "book/", "scripts/")) for n in names)
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    # plot_tree's light extra: matplotlib alone (its error message names it)
+    assert "Provides-Extra: plot" in metadata and "matplotlib>=3.11; extra == \"plot\"" in metadata
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

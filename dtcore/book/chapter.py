@@ -257,6 +257,34 @@ class ParameterSpec:
         display({"text/markdown": self.run_summary(resolved),
                  "text/plain": f"{resolved.get('scale')} scale, seed {resolved.get('seed', 0)}"}, raw=True)
 
+    def parameter_cell(self) -> str:
+        """The source of the notebook's ``parameters`` cell, generated from this specification.
+
+        One line per parameter, ``name = default  # help; allowed values`` (papermill's
+        ``--help-notebook`` shows the default and the comment): the value itself where the default
+        does not depend on the scale, else ``None`` with both defaults in the comment. No comment
+        holds ``=``: papermill skips a line with two. ``python -m dtcore.book.specs --update-notebooks``
+        writes it into every notebook; ``tests/test_chapter.py`` keeps them equal.
+        """
+        lines = [f"# Parameters of {self.chapter} (papermill; dtcore.book.specs). None: the default of the scale."]
+        by_name = {p.name: p for p in (*self.common, *self.params)}
+        for name in self.names():
+            if name == "scale":
+                lines.append(f'scale = "quick"  # the size of every experiment: "quick" or "full"')
+                continue
+            p = by_name[name]
+            if p.full is _SAME:
+                value, note = repr(p.quick), ""
+            else:
+                value, note = "None", f"; None: {p.quick!r} at quick scale, {p.full!r} at full"
+            lines.append(f"{name} = {value}  # {p.help}; {p.describe()}{note}".replace("`", ""))
+        for line in lines:
+            comment = line.split("#", 1)[1]
+            if "=" in comment:
+                raise ValueError(f"the parameters cell of {self.chapter} must have no '=' in a comment "
+                                 f"(papermill skips such a line), got {line!r}")
+        return "\n".join(lines)
+
     def markdown(self) -> str:
         """The README table of this chapter's parameters."""
         lines = [f"**{self.title}** (`book/{self.chapter}.ipynb`)", ""]

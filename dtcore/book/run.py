@@ -33,7 +33,8 @@ import yaml
 from .chapter import REPO_ROOT
 from .report import STOP_EARLY_ENV, VERIFICATION_JSON_ENV, failing_rows, read_verification
 
-#: ``progress(cell, cells, seconds)``: called when cell number ``cell`` (1-based, of ``cells``) starts.
+#: ``progress(cell, cells, seconds)``: called when cell number ``cell`` (1-based, of ``cells``) starts;
+#: :func:`cell_sections` of the notebook names the section it is in.
 Progress = Callable[[int, int, float], None]
 
 _CELL_START = re.compile(r"^Executing Cell (\d+)-")
@@ -50,6 +51,7 @@ class ChapterRun:
     seconds: float
     error_name: str = ""
     error_value: str = ""
+    error_where: str = ""  # the failing cell: its number, section and first line of code
     timed_out: bool = False
     verification: pd.DataFrame | None = None
 
@@ -110,11 +112,36 @@ def notebook_path(chapter: str, book_dir: pathlib.Path | None = None) -> pathlib
 
 def first_error(notebook: Mapping[str, Any]) -> tuple[str, str]:
     """``(ename, evalue)`` of the first error output in an executed notebook, or ``("", "")``."""
-    for cell in notebook.get("cells", []):
+    return first_error_at(notebook)[:2]
+
+
+def first_error_at(notebook: Mapping[str, Any]) -> tuple[str, str, str]:
+    """``(ename, evalue, where)`` of the first error output; ``where`` names the cell (papermill's
+    1-based number), its section and its first line of code (the figure or row it builds)."""
+    sections = cell_sections(notebook)
+    for number, cell in enumerate(notebook.get("cells", []), start=1):
         for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             if output.get("output_type") == "error":
-                return str(output.get("ename", "")), str(output.get("evalue", ""))
-    return "", ""
+                source = "".join(cell.get("source", ""))
+                code = next((line.strip() for line in source.splitlines()
+                             if line.strip() and not line.strip().startswith("#")), "")
+                where = f"cell {number} (section \"{sections[number - 1]}\"" + \
+                    (f", `{code[:80]}`" if code else "") + ")"
+                return str(output.get("ename", "")), str(output.get("evalue", "")), where
+    return "", "", ""
+
+
+def cell_sections(notebook: Mapping[str, Any]) -> list[str]:
+    """For every cell, the title of the section it sits in: the last Markdown heading at or above it."""
+    title, out = "start", []
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            for line in "".join(cell.get("source", "")).splitlines():
+                match = re.match(r"^(#{1,3})\s+(.*\S)", line)
+                if match:
+                    title = re.sub(r"[`*{}]|\(label:.*?\)", "", match.group(2)).strip()
+        out.append(title)
+    return out
 
 
 def _last_error_line(text: str) -> str:
@@ -218,7 +245,7 @@ def run_chapter(
 
     run = ChapterRun(chapter=notebook.stem, notebook=output, log=log, returncode=returncode, seconds=seconds,
                      timed_out=timed_out)
-    ename, evalue = first_error(run.read_notebook())
+    ename, evalue, where = first_error_at(run.read_notebook())
     if timed_out:
         evalue = f"timed out after {timeout:.0f} s" + (f" ({ename}: {evalue})" if ename else "")
         ename = ""
@@ -226,4 +253,5 @@ def run_chapter(
         evalue = _last_error_line(log.read_text(errors="replace"))
     verification = read_verification(table_json) if table_json.is_file() else None
     return ChapterRun(chapter=run.chapter, notebook=output, log=log, returncode=returncode, seconds=seconds,
-                      error_name=ename, error_value=evalue, timed_out=timed_out, verification=verification)
+                      error_name=ename, error_value=evalue, error_where=where, timed_out=timed_out,
+                      verification=verification)

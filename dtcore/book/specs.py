@@ -1,14 +1,17 @@
 """Each chapter's papermill parameters, declared once (see :mod:`dtcore.book.chapter`).
 
-``python -m dtcore.book.specs`` prints the README's parameter tables; ``tests/test_chapter.py``
-checks that the README shows exactly these.
+``python -m dtcore.book.specs`` prints the README's parameter tables (``--update-readme`` writes
+them into README.md); ``python -m dtcore.book.specs --update-notebooks`` rewrites every notebook's
+``parameters`` cell from its specification (re-run it after adding a parameter).
+``tests/test_chapter.py`` checks that the README and the notebooks show exactly these.
 """
 
 from __future__ import annotations
 
+import json
 import pathlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .chapter import REPO_ROOT, Param, ParameterSpec
@@ -83,11 +86,11 @@ CH3_STOCHASTIC = ParameterSpec("03_stochastic_trees", "Chapter 3. Stochastic dec
           low=0.0, high=0.5, sort=True, min_length=6),
     Param("exponent_reps", "int", 1, 4, "clean samples per (learner, η) of the exponent fit", low=1, high=1000),
     Param("l2_m", "int", 0, 1812000, "sample size of the Theorem 4 (L2) row; 0: not run (Lemma 5.2's ε < 0.1 needs "
-          "m ≥ 1,239,327 at n = 10 and 1,811,217 at n = 12, degree 2)", low=0, high=10**7),
+          "m ≥ 1,239,327 at n 10 and 1,811,217 at n 12, degree 2)", low=0, high=10**7),
 ), checks=(_ch3_constraints,))
 
 CH4_PRODUCT = ParameterSpec("04_product_spaces", "Chapter 4. Top-down learning on product spaces", (
-    Param("biases", "real_list", [0.5, 0.3, 0.1], help="Pr[x_i = 1] of each product distribution", low=0.0,
+    Param("biases", "real_list", [0.5, 0.3, 0.1], help="Pr[x_i is 1] of each product distribution", low=0.0,
           high=1.0),
     Param("eps", "real", 0.1, help="target error of the exact runs", low=0.0, high=0.5),
     Param("delta", "real", 0.1, help="failure probability of Algorithm 2", low=0.0, high=1.0),
@@ -145,7 +148,7 @@ APPENDIX_PERFORMANCE = ParameterSpec("appendix_performance", "Appendix. Performa
           "|S°| values of the LocalLearner rows", low=100, high=10**8),
     Param("scale_rows", "bool", False, True, "run the scale rows (TopDown_G and Est at m_scale points)"),
     Param("m_scale", "int", 100_000, 10_000_000, "points of the scale rows (TopDown_G: m_scale x 64, "
-          "t = 256; Est: the unlabelled set S° has m_scale points)", low=1_000, high=10**8),
+          "256 leaves; Est: the unlabelled set S° has m_scale points)", low=1_000, high=10**8),
 ), runs_locally="it times dtcore against its peers on this machine, one benchmark at a time, so a cluster "
                 "would measure the network instead.")
 
@@ -162,7 +165,7 @@ CH6_REAL_DATA = ParameterSpec("06_real_data", "Chapter 6. Real data: the learner
     Param("leaf_sizes", "int_list", [2, 4, 8, 16, 32], [2, 4, 8, 16, 32, 64],
           "sizes t of TopDown_G and best-first CART", low=2, high=256, sort=True),
     Param("n_thresholds", "int", 4, low=1, high=64,
-          help="quantile cut points per real-valued column (FIND at d = 3 slows down fast above 4)"),
+          help="quantile cut points per real-valued column (FIND at depth 3 slows down fast above 4)"),
     Param("est_sizes", "int_list", [2, 4, 8, 16, 32], [2, 4, 8, 16, 32, 64], "sizes t of Est", low=2,
           high=256, sort=True),
     Param("batch_size", "int", 64, help="Est's minibatch size b (and number of strands)", low=2, high=1024),
@@ -213,7 +216,7 @@ CH7_EVERY_FUNCTION = ParameterSpec("07_every_function", "Every function on four 
           high=20001),
     Param("lemma11_draws", "int", 256, 4096, "Monte Carlo draws of the smoothing per centre (BDM20 Lemma 11)",
           low=2, high=10**6),
-    Param("search_budget", "int", 0, 20000, "functions evaluated per local search at n = 5, 6 (0: no search)",
+    Param("search_budget", "int", 0, 20000, "functions evaluated per local search at n 5 and 6 (0: no search)",
           low=0, high=10**7),
     Param("search_restarts", "int", 4, 16, "random restarts per local search", low=0, high=1000),
 ), checks=(_ch7_constraints,),
@@ -242,8 +245,34 @@ def update_readme(path: pathlib.Path) -> None:
     path.write_text(text[:start] + README_START + "\n\n" + readme_tables() + "\n\n" + text[end:])
 
 
+def parameter_cell(spec: ParameterSpec) -> str:
+    """The ``parameters`` cell of ``spec``'s notebook (:meth:`ParameterSpec.parameter_cell`)."""
+    return spec.parameter_cell()
+
+
+def update_notebooks(book_dir: pathlib.Path, chapters: Sequence[str] | None = None) -> list[str]:
+    """Rewrite the ``parameters`` cell of every notebook (or of ``chapters``) from its specification;
+    return the chapters whose cell changed. Nothing else of the notebook is touched."""
+    changed = []
+    for chapter in chapters or list(SPECS):
+        path = book_dir / f"{chapter}.ipynb"
+        notebook = json.loads(path.read_text())
+        cells = [c for c in notebook["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+        if len(cells) != 1:
+            raise ValueError(f"{path} must have one cell tagged 'parameters', got {len(cells)}")
+        source = parameter_cell(SPECS[chapter])
+        if "".join(cells[0]["source"]) != source:
+            cells[0]["source"] = source.splitlines(keepends=True)
+            path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+            changed.append(chapter)
+    return changed
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--update-readme"]:
         update_readme(REPO_ROOT / "README.md")
+    elif sys.argv[1:] == ["--update-notebooks"]:
+        for name in update_notebooks(REPO_ROOT / "book"):
+            print(f"rewrote the parameters cell of book/{name}.ipynb")
     else:
         print(readme_tables())
