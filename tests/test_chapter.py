@@ -169,8 +169,10 @@ def _uses_sweep(chapter: str) -> bool:
     modules = set()
     for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|[ \t]+import[ \t]+\(?([\w ,]+))", code):
         modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
-    sources = [code] + [(REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").read_text()
-                        for m in modules if (REPO_ROOT / "dtcore" / "book" / "experiments" / f"{m}.py").is_file()]
+    experiments = REPO_ROOT / "dtcore" / "book" / "experiments"
+    files = [experiments / f"{m}.py" for m in modules if (experiments / f"{m}.py").is_file()]
+    files += [f for m in modules if (experiments / m).is_dir() for f in sorted((experiments / m).glob("*.py"))]
+    sources = [code] + [f.read_text() for f in files]
     return any(re.search(r"\bsweep\(", source) for source in sources)
 
 
