@@ -13,6 +13,8 @@ module              paper result
 ``lemmas52_54``     [BLT20] Lemmas 5.2 and 5.4 along real runs, and the replay identities of Sec. 3
 ``theorem3``        [BLT20] Theorem 3 on runs, and its proof step by step at its worst on n ≤ 4
 ``lower_bound``     our families for [BLT20]'s lower bound: nested decoy parities, the decoy selector
+``search_checks``   the exhaustive search against brute force (n = 3) and reference members (n = 4); every
+                    bound of a counted row against its printed formula
 ``common``          prose formatting, provenance names, the target families shared by the modules above
 ==================  ===========================================================================================
 
@@ -23,4 +25,4 @@ experiment's stream (:mod:`dtcore.book.seeds`), keyed by ``(seed, "ch01/<experim
 lemma_runs (and lemma_runs_fixed for the families that draw nothing), theorem3, theorem3_corner and orders.
 """
 
-from . import common, lemma51, lemmas52_54, lower_bound, osss, section3, suprema, theorem3  # noqa: F401
+from . import common, lemma51, lemmas52_54, lower_bound, osss, search_checks, section3, suprema, theorem3  # noqa: F401
