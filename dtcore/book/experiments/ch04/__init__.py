@@ -15,6 +15,8 @@ module            paper result
 ``lemma52``       Lemma 5.2: the score estimator is unbiased
 ``figure2``       Figure 2 with Algorithm 2, its sample sizes (Sec. 5.5, Lemmas 5.3, 5.4), label variants, speed
 ``selection``     Sec. 5.2: Algorithm 2's ¼-selection guarantee at the hardest members of an exhaustive search
+``search_checks`` the exhaustive search against the dictator's hand-worked ratios; every counted
+                  bound against its printed formula
 ``common``        reaches and reasons shared by the rows, the dictator, the paper's balanced and path targets
 ================  =============================================================================================
 
@@ -25,5 +27,5 @@ through ``sweep(..., key=...)``, direct draws through a generator the notebook m
 ``seeds.experiment_rng(seed, key)``.
 """
 
-from . import (appendix_e, common, exact_lemmas, figure2, influence, lemma44, lemma52, selection,  # noqa: F401
-               suprema, theorem11)
+from . import (appendix_e, common, exact_lemmas, figure2, influence, lemma44, lemma52, search_checks,  # noqa: F401
+               selection, suprema, theorem11)
