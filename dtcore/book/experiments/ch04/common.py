@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from scipy.stats import binom
+
 import numpy as np
 
 from ....cube import table_variables, truth_table
@@ -35,3 +37,9 @@ def relevant_variables(table: np.ndarray) -> int:
     n = table_variables(table)
     points = np.arange(table.size)
     return int(sum(bool((table != table[points ^ (1 << i)]).any()) for i in range(n)))
+
+
+def count_row_power(runs: int, allowed: int, rate: float) -> float:
+    """Probability that a count row (pass with at most ``allowed`` failures among ``runs``) fails when each run
+    fails independently at ``rate``: its power against that rate (issue 35: a row below 0.8 is an observation)."""
+    return float(binom.sf(allowed, runs, rate)) if runs > 0 else 0.0
