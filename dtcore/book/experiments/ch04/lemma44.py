@@ -124,9 +124,11 @@ def check_lemma44(table: VerificationTable, runs: pd.DataFrame, dictator: pd.Dat
             ("Lemma 4.5 (printed)", "min score / (cost/(jDΔ)), random targets", "l45_printed", "Lemma 4.7")):
         table.observation(result, quantity, worst(greedy[column], "min"), 1.0, relation=">=", box=box,
                           why=RANDOM_INSTANCES)
-    table.counterexample("Lemma 4.4 (printed)", "dictator: max over biases of score / (2ε/(jΔ))",
-                         worst(dictator["score"] / dictator["printed_bound"]), 1.0, relation=">=",
-                         reach=UNBOUNDED, box="Lemma 4.6", worst_case="the dictator x0 under each bias, found by hand")
+    table.observation("Lemma 4.4 (printed)", "dictator: max over biases of score / (2ε/(jΔ))",
+                      worst(dictator["score"] / dictator["printed_bound"]), 1.0, relation=">=", box="Lemma 4.6",
+                      worst_case="the dictator x0 under each bias, found by hand",
+                      why="the exhaustive row counts this refutation at the same witness (the dictator): one refuted "
+                          "statement, one counterexample row")
     table.observation("Lemma 4.4 (Δ-form)", "dictator: min over biases of score / (ε/(jΔ))",
                       worst(dictator["score"] / dictator["corrected_bound"], "min"), 1.0, relation=">=",
                       box="Lemma 4.6", why="a hand-picked function; the exhaustive supremum above is the check")
