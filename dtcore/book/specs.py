@@ -102,6 +102,10 @@ CH4_PRODUCT = ParameterSpec("04_product_spaces", "Chapter 4. Top-down learning o
     Param("fig2_dims", "int_list", [3, 5, 7], [3, 4, 5, 6, 7], "dimensions of Figure 2(b) (paper: 3 to 7)",
           low=3, high=16),
     Param("reps", "int", 2, 6, "repetitions per Figure 2 configuration (paper: 6)", low=1, high=100),
+    Param("lemma52_repetitions", "int", 30, 100, "repeated estimates per pair count of the Lemma 5.2 check", low=2,
+          high=10**4),
+    Param("selection_reps", "int", 20, 100, "runs per member of the Algorithm 2 selection audit and its schedule "
+          "sweep", low=1, high=10**4),
 ))
 
 CH5_ID3 = ParameterSpec("05_id3_smoothed", "Chapter 5. ID3 learns juntas under smoothed product distributions", (
