@@ -753,7 +753,7 @@ class TopDownClassifier(_TreeClassifier):
 
     def __init__(self, max_leaf_nodes: int | None = 16, impurity: str = "gini",
                  weighting: str = "empirical", batch_size: int | None = None,
-                 n_thresholds: int | None = 255, random_state=None) -> None:
+                 n_thresholds: int | None = 255, *, random_state=None) -> None:
         self.max_leaf_nodes = max_leaf_nodes
         self.impurity = impurity
         self.weighting = weighting

@@ -121,13 +121,13 @@ def lemma51_task(rng: np.random.Generator, kind: str, n: int) -> dict[str, float
     if kind == "random table":
         f = (rng.random(2**n) < rng.uniform(0.05, 0.95)).astype(np.uint8)
     elif kind == "random tree":
-        f = random_tree(n, int(rng.integers(2, 65)), rng).truth_table()
+        f = random_tree(n, int(rng.integers(2, 65)), rng=rng).truth_table()
     elif kind == "sparse":  # a few ones
         f = np.zeros(2**n, dtype=np.uint8)
         f[rng.choice(2**n, size=int(rng.integers(1, 9)), replace=False)] = 1
     else:
         raise ValueError(f"kind must be one of {list(LEMMA51_KINDS)}, got {kind!r}")
-    bare = random_tree(n, int(rng.integers(1, 25)), rng, max_depth=n - 1)  # every leaf keeps a free variable
+    bare = random_tree(n, int(rng.integers(1, 25)), rng=rng, max_depth=n - 1)  # every leaf keeps a free variable
     before = analysis.leaf_statistics(bare, f)
     leaf_pos = int(rng.integers(bare.size))
     free = np.flatnonzero(bare.leaf_restrictions()[leaf_pos] < 0)
@@ -306,7 +306,7 @@ def osss_task(rng: np.random.Generator, s: int, n: int) -> dict[str, float]:
 
     ``parseval_gap`` compares the counted variance and influences with their Fourier (Parseval) values.
     """
-    tree = random_tree(n, s, rng)
+    tree = random_tree(n, s, rng=rng)
     f = tree.truth_table()
     inf = analysis.influences(f)
     var = analysis.variance(f)
@@ -392,9 +392,9 @@ def family_target(rng: np.random.Generator, family: str, s: int, n: int, k: int 
     """
     log_s = int(round(math.log2(s)))
     if family == "random tree":
-        return random_tree(n, s, rng).truth_table()
+        return random_tree(n, s, rng=rng).truth_table()
     if family == "complete random tree":
-        return random_tree_of_depth(n, log_s, rng).truth_table()
+        return random_tree_of_depth(n, log_s, rng=rng).truth_table()
     if family == "parity":
         return truth_table(lambda X: parity(X, list(rng.choice(n, size=log_s, replace=False))), n)
     if family == "multiplexer":  # log_s - 1 address bits, 2^(log_s - 1) data bits: s leaves

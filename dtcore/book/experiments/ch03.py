@@ -168,7 +168,7 @@ def fact_1_2_trees(*, n: int, size: int, n_stochastic: int, target_depth: int, r
     n_trees = _positive_int("n_trees", n_trees)
     rows = []
     for k in range(n_trees):  # a loop over trees; each body is vectorised over the cube
-        tree = random_stochastic_tree(n, size, n_stochastic, rng, max_depth=target_depth)
+        tree = random_stochastic_tree(n, size, n_stochastic, rng=rng, max_depth=target_depth)
         mu = mean_table(tree)
         coin_check = float(np.abs(mu - mean_table_by_coins(tree)).max())
         opt_check = abs(opt(mu) - float(np.minimum(mu, 1 - mu).mean()))
@@ -280,7 +280,7 @@ def lemma_2_1_stacks(target: DecisionTree, *, c_grid: Sequence[int], lemma_draws
     rows = []
     for c in c_grid:
         for draw in range(lemma_draws):
-            stacked, copies = stochastic_leaf_approximation(target, c, rng)
+            stacked, copies = stochastic_leaf_approximation(target, c, rng=rng)
             mu_bar = mean_table(stacked)
             average = np.mean([cp.truth_table() for cp in copies], axis=0)
             rows.append({"c": c, "draw": draw, "l1": float(np.abs(mu_bar - mu).mean()),
@@ -357,7 +357,7 @@ def find_crosscheck(target: DecisionTree, *, m: int, rng: np.random.Generator, n
             rows.append({"check": "brute force", "n": n_small, "m": X.shape[0], "d": d,
                          "find": find(X, y, depth=d).errors, "reference": brute_force_min_errors(X, y, d)})
     for _ in range(n_target_samples):
-        X, y = sample(target, min(m, 1500), rng)
+        X, y = sample(target, min(m, 1500), rng=rng)
         X = np.concatenate([X, _random_bits(rng, (X.shape[0], 4))], axis=1)  # + uniform noise columns
         for d in (1, 2, 3):
             clf = STreeDClassifier(max_depth=d)
@@ -514,8 +514,8 @@ def run_learners(rng: np.random.Generator, rep: int, adversary: str, eta: float,
     points = all_points(target.n)
     mu = mean_table(target)
     q_cube = mean_table(setting.q_tree)
-    X0, y0 = sample(target, m, keyed_streams(seed, "ch03/table1_clean", rep + 1)[rep])
-    c = corrupt(adversary, X0, y0, eta, rng, depth=depth, degree=degree)
+    X0, y0 = sample(target, m, rng=keyed_streams(seed, "ch03/table1_clean", rep + 1)[rep])
+    c = corrupt(adversary, X0, y0, eta, rng=rng, depth=depth, degree=degree)
     changed, allowed = _rows_changed(X0, y0, c.X, c.y), math.floor(eta * m + 1e-12)
     eta_k = changed / m
     final = setting.final_bounds(eta)
@@ -676,7 +676,7 @@ def learner_seconds(target: DecisionTree, *, m: int, depth: int, degree: int,
     The sample has min(m, 2000) rows; the 4 extra columns are uniform. Best of three for FIND and L2,
     one run of L1's linear program. Keys: (learner, "n" or "n+4").
     """
-    X, y = sample(target, min(m, 2000), rng)
+    X, y = sample(target, min(m, 2000), rng=rng)
     X_wide = np.concatenate([X, _random_bits(rng, (X.shape[0], 4))], axis=1)
     fits = {"FIND": lambda X, y: find(X, y, depth=depth), "L2 (low-degree)": lambda X, y: low_degree_regression(X, y, degree=degree),
             "L1 regression": lambda X, y: l1_regression(X, y, degree=degree)}
@@ -774,7 +774,7 @@ def deep_target(*, n: int, deep_depth: int, rng: np.random.Generator, tries: int
     """
     tries = _positive_int("tries", tries)
     for _ in range(tries):   # rejection over whole trees
-        deep = random_stochastic_tree(n, 2 ** (deep_depth - 2) + deep_depth, 0, rng, max_depth=deep_depth)
+        deep = random_stochastic_tree(n, 2 ** (deep_depth - 2) + deep_depth, 0, rng=rng, max_depth=deep_depth)
         if int(deterministic_depths(deep).max()) == deep_depth:
             break
     else:
@@ -803,7 +803,7 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
     opt_deep = opt(mu)
     constant_excess = min(float(mu.mean()), 1.0 - float(mu.mean())) - opt_deep   # a depth-0 tree is a depth-d tree
     leaf_depths = deterministic_depths(deep)
-    samples = [sample(deep, m, rng) for rng in keyed_streams(seed, "ch03/depth_sweep", repetitions)]
+    samples = [sample(deep, m, rng=rng) for rng in keyed_streams(seed, "ch03/depth_sweep", repetitions)]
     rows = []
     for d in range(1, deep_depth + 1):
         best = population_find(mu, d)
@@ -918,12 +918,12 @@ def run_pair(rng: np.random.Generator, rep: int, sign: str, *, setting: PairSett
     points = all_points(setting.n)
     mu = mean_table(tree)
     in_R = (points[:, :setting.codim] == 1).all(axis=1)
-    X0, y0 = sample(tree, setting.m, rng)
+    X0, y0 = sample(tree, setting.m, rng=rng)
     budget = math.floor(setting.eta * setting.m + 1e-12)
     clean_inside = (X0[:, :setting.codim] == 1).all(axis=1)
     imbalance = abs(float(y0[clean_inside].sum()) - clean_inside.sum() / 2)   # flips needed, up to the coin's half
     coin_half = 0.5 if clean_inside.sum() % 2 else 0.0
-    c = equalizing_adversary(X0, y0, setting.eta, region, rng)
+    c = equalizing_adversary(X0, y0, setting.eta, region, rng=rng)
     inside = (c.X[:, :setting.codim] == 1).all(axis=1)
     hyps = {"FIND": find(c.X, c.y, depth=setting.depth).tree.predict(points).astype(float),
             "L2 (low-degree)": low_degree_regression(c.X, c.y, degree=setting.degree).predict_proba(points),
@@ -1089,7 +1089,7 @@ def proposition_5_1(*, n: int, size: int, rng: np.random.Generator, trials: int 
     rows, spectra = [], []
     for s in sorted({size, 2 * size, 4 * size}):
         for _ in range(trials):
-            tree = random_stochastic_tree(n, s, max(1, s // 4), rng)
+            tree = random_stochastic_tree(n, s, max(1, s // 4), rng=rng)
             mu = mean_table(tree)
             for eps in eps_grid:
                 k = math.ceil(math.log2(s / eps))
@@ -1228,7 +1228,7 @@ def hard_target(*, n: int, size: int, n_stochastic: int, query_depth: int, rng: 
     if n_stochastic < 1:
         raise ValueError(f"n_stochastic must be >= 1 (a coin inside the tree), got {n_stochastic}")
     for _ in range(tries):   # rejection over whole trees, each drawn vectorised over its splits
-        tree = random_stochastic_tree(n, size, n_stochastic, rng, max_depth=query_depth)
+        tree = random_stochastic_tree(n, size, n_stochastic, rng=rng, max_depth=query_depth)
         if coins_above_internal_nodes(tree) >= 1 and int(deterministic_depths(tree).max()) == query_depth:
             return tree
     raise ValueError(f"no tree with {size} leaves, {n_stochastic} coins and query depth {query_depth} had a coin "
@@ -1281,7 +1281,7 @@ def evaluate_member(member: TheoremMember, *, X0: np.ndarray, y0: np.ndarray, et
              "error": error(mu, find(X0, y0, depth=depth).tree.predict(points).astype(float))}]
     for eta in etas:
         for adversary in ADVERSARIES:
-            c = corrupt(adversary, X0, y0, eta, rng, depth=depth, degree=degree)
+            c = corrupt(adversary, X0, y0, eta, rng=rng, depth=depth, degree=degree)
             rows.append({"adversary": adversary, "eta": float(eta),
                          "error": error(mu, find(c.X, c.y, depth=depth).tree.predict(points).astype(float))})
     return rows
@@ -1308,7 +1308,7 @@ def theorem_search(*, n: int, size: int, n_stochastic: int, depth: int, degree: 
         return (frame["error"] - member.opt) / (2 * frame["eta"] + eps)
 
     def run(member: TheoremMember, rng: np.random.Generator, phase: str) -> pd.DataFrame:
-        X0, y0 = sample(member.target, m, rng)
+        X0, y0 = sample(member.target, m, rng=rng)
         frame = pd.DataFrame(evaluate_member(member, X0=X0, y0=y0, etas=etas, depth=depth, degree=degree, rng=rng))
         frame["allowance_share"] = score(frame, member)
         frame = frame.assign(target=len(members), phase=phase, opt=member.opt, best_excess=member.best_excess)
@@ -1343,9 +1343,9 @@ def theorem_confirm(member: TheoremMember, *, adversary: str, eta: float, depth:
     mu = mean_table(member.target)
     errors = []
     for rng in keyed_streams(seed, key, reps):   # a loop over repetitions; each body is vectorised
-        X0, y0 = sample(member.target, m, rng)
+        X0, y0 = sample(member.target, m, rng=rng)
         if adversary != "none":
-            c = corrupt(adversary, X0, y0, eta, rng, depth=depth, degree=degree)
+            c = corrupt(adversary, X0, y0, eta, rng=rng, depth=depth, degree=degree)
             X0, y0 = c.X, c.y
         errors.append(error(mu, find(X0, y0, depth=depth).tree.predict(points).astype(float)))
     return np.asarray(errors)
@@ -1433,13 +1433,13 @@ def exponent_runs(setting: NoisySetting, *, etas: Sequence[float], reps: int, ad
     """
     reps = _positive_int("reps", reps)
     mu = mean_table(setting.target)
-    clean = [sample(setting.target, setting.m, rng) for rng in keyed_streams(seed, "ch03/exponent_clean", reps)]
+    clean = [sample(setting.target, setting.m, rng=rng) for rng in keyed_streams(seed, "ch03/exponent_clean", reps)]
     attacks = iter(keyed_streams(seed, "ch03/exponent_attack", len(LEARNERS) * len(etas) * reps))
     rows = []
     for name in LEARNERS:   # loops over learners, η and repetitions; every fit is vectorised over its sample
         for eta in etas:
             for rep, (X0, y0) in enumerate(clean):
-                c = corrupt(adversaries[name], X0, y0, eta, next(attacks), depth=setting.depth, degree=setting.degree)
+                c = corrupt(adversaries[name], X0, y0, eta, rng=next(attacks), depth=setting.depth, degree=setting.degree)
                 h = _fit_learner(name, c.X, c.y, depth=setting.depth, degree=setting.degree)
                 rows.append({"algorithm": name, "adversary": adversaries[name], "eta": float(eta), "rep": rep,
                              "excess": error(mu, h) - setting.opt})
@@ -1560,8 +1560,8 @@ def l2_large_sample(setting: NoisySetting, *, m: int, eta: float, adversary: str
     (key "ch03/l2_large"), corrupted by ``adversary`` at rate ``eta``, the low-degree fit's exact error and the
     bound opt + 2√(2η + ε₂ + ε₅.₂ + γ₁) with every ε at this m."""
     rng = seeds_rng(seed, "ch03/l2_large")
-    X0, y0 = sample(setting.target, m, rng)
-    c = corrupt(adversary, X0, y0, eta, rng, depth=setting.depth, degree=setting.degree)
+    X0, y0 = sample(setting.target, m, rng=rng)
+    c = corrupt(adversary, X0, y0, eta, rng=rng, depth=setting.depth, degree=setting.degree)
     del X0, y0
     p = low_degree_regression(c.X, c.y, degree=setting.degree)
     mu = mean_table(setting.target)

@@ -117,14 +117,14 @@ def exact_lemma_task(rng: np.random.Generator, bias: float | str, n: int) -> dic
     cost (Lemma 4.1), and one random split of it the cost drop against its score (Lemma 4.3).
     """
     dist = _product_distribution(rng, bias, n)
-    target = random_tree(n, int(rng.integers(2, 33)), rng)
+    target = random_tree(n, int(rng.integers(2, 33)), rng=rng)
     f = target.truth_table()
     inf = analysis.influences(f, dist, "rerandomised")
     var, err = analysis.variance(f, dist), analysis.constant_error(f, dist)
     avg_depth = target.average_depth(dist)
     reach = target.leaf_probabilities(dist)
     query_prob = (reach[:, None] * (target.leaf_restrictions() >= 0)).sum(axis=0)  # delta_i of OSSS
-    bare = random_tree(n, int(rng.integers(1, 17)), rng)
+    bare = random_tree(n, int(rng.integers(1, 17)), rng=rng)
     before = analysis.leaf_statistics(bare, f, dist, "rerandomised")
     open_leaves = np.flatnonzero((bare.leaf_restrictions() < 0).any(axis=1))
     pos = int(rng.choice(open_leaves))
@@ -396,7 +396,7 @@ def check_exhaustive(table: VerificationTable, frame: pd.DataFrame, info: dict[s
 
 def _target(rng: np.random.Generator, family: str, n: int, depth: int, leaves: int) -> DecisionTree:
     """A balanced target of the given depth or a path target with the given leaves ([MGBH26] App. D)."""
-    return balanced_tree(n, depth, rng) if family == "balanced" else path_tree(n, leaves, rng)
+    return balanced_tree(n, depth, rng=rng) if family == "balanced" else path_tree(n, leaves, rng=rng)
 
 
 def lemma_run_task(rng: np.random.Generator, family: str, bias: float, n: int, eps: float) -> list[dict[str, float]]:
@@ -742,7 +742,7 @@ def appendix_e_paths(*, biases: Sequence[float], eps: float, rng: np.random.Gene
     rows = []
     for k in range(2, max_queries + 1):
         for q in sorted(set([0.5] + list(biases) + [1 - b for b in biases])):
-            tree = path_tree(max(k, 2), k + 1, rng, exit_sides=[1] * k)
+            tree = path_tree(max(k, 2), k + 1, rng=rng, exit_sides=[1] * k)
             dist = ProductDistribution(np.full(max(k, 2), q))  # exit on x = 1, taken with probability q
             avg = tree.average_depth(dist)
             rows.append({"k": k, "q": q, "Delta_tree": avg, "Delta_formula": bounds.mgbh26_path_average_depth(k, q),
@@ -759,7 +759,7 @@ def appendix_e1_deviation(*, n: int, biases: Sequence[float], eps: float, rng: n
     """
     deviation = 0.0
     for k in range(1, min(n, 8) + 1):
-        tree = balanced_tree(n, k, rng)
+        tree = balanced_tree(n, k, rng=rng)
         for b in biases:
             dist = ProductDistribution(np.full(n, b))
             measured = bounds.mgbh26_log_size_bound(tree.depth, tree.average_depth(dist), eps)
@@ -831,7 +831,7 @@ def lemma52_estimates(*, n: int, bias: float, repetitions: int, rng: np.random.G
     mean estimate with its 95% half-width at m = 4000.
     """
     dist = ProductDistribution(np.full(n, bias))
-    target = balanced_tree(n, 3, rng)
+    target = balanced_tree(n, 3, rng=rng)
     f = target.truth_table()
     tree = build_top_down_dt(f, eps=1e-3, dist=dist, kind="rerandomised", size=4).tree
     exact = analysis.leaf_statistics(tree, f, dist, "rerandomised")["weighted_influence"]
@@ -839,7 +839,7 @@ def lemma52_estimates(*, n: int, bias: float, repetitions: int, rng: np.random.G
     live = exact > 0
     rows, scores = [], pd.DataFrame()
     for m in pair_counts:
-        est = np.array([estimate_scores(tree, oracle, dist, m, rng) for _ in range(repetitions)])
+        est = np.array([estimate_scores(tree, oracle, dist, m, rng=rng) for _ in range(repetitions)])
         mean, sd = est.mean(axis=0), est.std(axis=0, ddof=1)
         z = np.where(live, (mean - exact) / np.where(sd > 0, sd / math.sqrt(repetitions), np.inf), 0.0)
         binomial_var = exact * (1 - exact) / m
@@ -1097,7 +1097,7 @@ def speed_run(*, rng: np.random.Generator, n: int = 20, eps: float = 0.10, delta
 
     One row: seconds, size, exact error, score pairs, labelling and error points, label queries.
     """
-    target = balanced_tree(n, 4, rng)
+    target = balanced_tree(n, 4, rng=rng)
     dist = ProductDistribution.uniform(n)
     start = time.perf_counter()
     res = practical_build_top_down_dt(tree_oracle(target), dist, eps=eps, delta=delta, rng=rng)
@@ -1430,7 +1430,7 @@ def label_variants(*, n: int, biases: Sequence[float], eps: float, delta: float,
     rows = []
     for bias in biases:
         dist = ProductDistribution(np.full(n, bias))
-        target = balanced_tree(n, 3, rng)
+        target = balanced_tree(n, 3, rng=rng)
         for shared, skip in ((False, True), (False, False), (True, True), (True, False)):
             res = practical_build_top_down_dt(tree_oracle(target), dist, eps=eps, delta=delta, rng=rng.spawn(1)[0],
                                               shared_x=shared, skip_unchanged=skip)

@@ -86,10 +86,10 @@ def sampler_draws(*, n: int, alpha: float, c: float, draws: int,
     ``offsets`` holds p_i − 1/2 of ``draws`` smoothings of the centre 1/2.
     """
     draws = check_int("draws", draws, 1)
-    margins = {member: np.abs(np.concatenate([alpha_c_distribution(n, alpha, c, rng, member=member).p
+    margins = {member: np.abs(np.concatenate([alpha_c_distribution(n, alpha, c, rng=rng, member=member).p
                                               for _ in range(draws)]) - 0.5)
                for member in ("random", "inner", "outer")}
-    offsets = np.concatenate([smoothed_distribution(0.5, alpha, c, rng, n=n).p - 0.5 for _ in range(draws)])
+    offsets = np.concatenate([smoothed_distribution(0.5, alpha, c, rng=rng, n=n).p - 0.5 for _ in range(draws)])
     return margins, offsets
 
 
@@ -166,7 +166,7 @@ def population_gains(*, ks: Sequence[int], alpha: float, c: float, impurity: str
     for k in ks:
         t = parity_table(k)
         U = ProductDistribution.uniform(k)
-        D = alpha_c_distribution(k, alpha, c, rng)
+        D = alpha_c_distribution(k, alpha, c, rng=rng)
         rows.append({"k": k, "max |Gain| uniform": float(np.abs(population_gain(t, U, impurity=impurity)).max()),
                      "min Gain (alpha,c)": float(population_gain(t, D, impurity=impurity).min())})
     return pd.DataFrame(rows)
@@ -197,9 +197,9 @@ def kearns_task(rng: np.random.Generator, dist: str, m: int, *, n: int, k: int, 
     among the n root gains, and the tree's exact error."""
     if dist not in ("uniform", "(alpha,c)"):
         raise ValueError(f"dist must be 'uniform' or '(alpha,c)', got {dist!r}")
-    J, t = random_junta(n, k, rng, kind="parity")
-    D = ProductDistribution.uniform(n) if dist == "uniform" else alpha_c_distribution(n, alpha, c, rng)
-    X = D.sample(m, rng)
+    J, t = random_junta(n, k, rng=rng, kind="parity")
+    D = ProductDistribution.uniform(n) if dist == "uniform" else alpha_c_distribution(n, alpha, c, rng=rng)
+    X = D.sample(m, rng=rng)
     y = junta(X, J, t)
     tree = id3(X, y, impurity=impurity).tree
     g = gains(X, y, impurity)
@@ -282,7 +282,7 @@ def lemma9_covariances(*, ks: Sequence[int], alpha: float, c: float, reps: int,
             t = parity_table(k)
             free = W < 0
             for r in range(reps):
-                D = alpha_c_distribution(k, alpha, c, rng, member=member)
+                D = alpha_c_distribution(k, alpha, c, rng=rng, member=member)
                 I = covariance_measure(t, D, W)
                 identity_dev = max(identity_dev, float(np.abs(I - covariance_by_enumeration(t, D, W)).max()))
                 vals = np.abs(I[free])
@@ -397,9 +397,9 @@ def theorem1_task(rng: np.random.Generator, panel: str, member: str, k: int, nn:
                   alpha: float, impurity: str) -> dict[str, object]:
     """One ID3 run of [BDM20] Theorem 1: a random k-parity on ``nn`` features under an (α, ``cc``)-
     distribution of the given member kind; exact error, size, Lemma 4's hypotheses, Theorem 7's ε."""
-    J, t = random_junta(nn, k, rng, kind="parity")
-    D = alpha_c_distribution(nn, alpha, cc, rng, member=member)
-    X = D.sample(m, rng)
+    J, t = random_junta(nn, k, rng=rng, kind="parity")
+    D = alpha_c_distribution(nn, alpha, cc, rng=rng, member=member)
+    X = D.sample(m, rng=rng)
     tree = id3(X, junta(X, J, t), impurity=impurity).tree
     err = tree_disagreement(tree, junta_tree(nn, J, t), D)
     only_relevant, covered = lemma4_hypotheses(split_features(tree), X, J)
@@ -565,10 +565,10 @@ def draw_problem(kind: str, rng: np.random.Generator, *, n: int, k: int, alpha: 
     if kind not in PROBLEM_KINDS:
         raise ValueError(f"kind must be one of {PROBLEM_KINDS}, got {kind!r}")
     if kind == "parity, (alpha,c)":
-        J, t = random_junta(n, k, rng, kind="parity")
-        return J, t, alpha_c_distribution(n, alpha, c, rng)
-    J, t = random_junta(n, k, rng)
-    return J, t, smoothed_distribution(0.5, alpha, c, rng, n=n)
+        J, t = random_junta(n, k, rng=rng, kind="parity")
+        return J, t, alpha_c_distribution(n, alpha, c, rng=rng)
+    J, t = random_junta(n, k, rng=rng)
+    return J, t, smoothed_distribution(0.5, alpha, c, rng=rng, n=n)
 
 
 def traced_runs(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: int, k: int, alpha: float,
@@ -582,7 +582,7 @@ def traced_runs(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: in
     for r in range(runs):
         J, t, D = draw_problem(kind, rng, n=n, k=k, alpha=alpha, c=c)
         Dk = ProductDistribution(D.p[J])
-        X = D.sample(m, rng)
+        X = D.sample(m, rng=rng)
         res = id3(X, junta(X, J, t), impurity=impurity, trace=True)
         relevant = np.zeros(n, dtype=bool)
         relevant[J] = True
@@ -835,7 +835,7 @@ def audit_paths(kind: str, m: int, runs: int, rng: np.random.Generator, *, n: in
     W = all_restrictions(k)
     for r in range(runs):
         J, t, D = draw_problem(kind, rng, n=n, k=k, alpha=alpha, c=c)
-        X = D.sample(m, rng)
+        X = D.sample(m, rng=rng)
         y = junta(X, J, t)
         exact = np.zeros((W.shape[0], n))
         exact[:, J] = covariance_measure(t, ProductDistribution(D.p[J]), W)
@@ -975,13 +975,13 @@ def lemma11_quantiles(*, ks: Sequence[int], alpha: float, c: float, n_functions:
         W = all_restrictions(k)
         thr = bounds.bdm20_lemma11_threshold(alpha, deltas, c, k)
         for fi in range(n_functions):
-            J, t = random_junta(k, k, rng)
+            J, t = random_junta(k, k, rng=rng)
             live = ~restriction_is_constant(t, W)
             for centre in ("1/2", "random"):
                 p_hat = 0.5 if centre == "1/2" else rng.uniform(alpha + c, 1 - alpha - c, k)
                 M = np.empty((n_smooth, int(live.sum()), k))
                 for s in range(n_smooth):                    # one exact batch over all paths per smoothing
-                    D = smoothed_distribution(p_hat, alpha, c, rng, n=k)
+                    D = smoothed_distribution(p_hat, alpha, c, rng=rng, n=k)
                     M[s] = np.abs(covariance_measure(t, D, W[live]))
                 # fixed-i form: for each path, the best single coordinate i (chosen before the smoothing)
                 q = np.quantile(M, deltas, axis=0)                       # (delta, path, i)
@@ -1042,9 +1042,9 @@ def theorem2_task(rng: np.random.Generator, panel: str, centre: str, k: int, cc:
                   alpha: float, impurity: str) -> dict[str, object]:
     """One ID3 run of [BDM20] Theorem 2: a random k-junta under a smoothing of width ``cc`` around a
     centre of the given kind; exact error, depth and Lemma 4's hypotheses."""
-    J, t = random_junta(n, k, rng)
-    D = smoothed_distribution(smoothing_centre(n, alpha, cc, centre, rng), alpha, cc, rng)
-    X = D.sample(m, rng)
+    J, t = random_junta(n, k, rng=rng)
+    D = smoothed_distribution(smoothing_centre(n, alpha, cc, centre, rng=rng), alpha, cc, rng=rng)
+    X = D.sample(m, rng=rng)
     tree = id3(X, junta(X, J, t), impurity=impurity).tree
     err = tree_disagreement(tree, junta_tree(n, J, t), D)
     only_relevant, covered = lemma4_hypotheses(split_features(tree), X, J)
@@ -1187,11 +1187,11 @@ def conjecture3_task(rng: np.random.Generator, family: str, m: int, *, n_conj: i
     setting), variables shuffled before ID3 sees them: exact error, depth, size, relevant variables."""
     if family not in CONJECTURE_FAMILIES:
         raise ValueError(f"family must be one of {CONJECTURE_FAMILIES}, got {family!r}")
-    D = smoothed_distribution(0.5, alpha, c, rng, n=n_conj)
+    D = smoothed_distribution(0.5, alpha, c, rng=rng, n=n_conj)
     perm = rng.permutation(n_conj)
     T = selector_of_lists(n_conj, selectors, list_length) if family == CONJECTURE_FAMILIES[0] \
-        else random_tree_of_depth(n_conj, depth, rng)
-    X = D.sample(m, rng)
+        else random_tree_of_depth(n_conj, depth, rng=rng)
+    X = D.sample(m, rng=rng)
     Xp = X[:, perm]                       # hide the variable order from the tie-breaking
     tree = id3(Xp, T.predict(X), impurity=impurity).tree
     Tp = T.relabel_features(np.argsort(perm))   # Tp(x[perm]) = T(x)
@@ -1288,12 +1288,12 @@ def member_start(kind: str, restart: int, k: int, rng: np.random.Generator, *, a
     if kind == MEMBER_CLASSES[0]:
         names = ("inner", "outer", "corner")
         name = names[restart] if restart < len(names) else "random"
-        theta = alpha_c_distribution(k + 1, alpha, c, rng, member=name).p
+        theta = alpha_c_distribution(k + 1, alpha, c, rng=rng, member=name).p
         return name, theta, parity_table(k)
     names = ("1/2", "edge")
     name = names[restart] if restart < len(names) else "random"
-    theta = smoothing_centre(k + 1, alpha, c, name, rng)
-    table = parity_table(k) if restart == 0 else random_junta(k, k, rng)[1]
+    theta = smoothing_centre(k + 1, alpha, c, name, rng=rng)
+    table = parity_table(k) if restart == 0 else random_junta(k, k, rng=rng)[1]
     return name + (" centre, parity" if restart == 0 else " centre, random junta"), theta, table
 
 
@@ -1307,8 +1307,8 @@ def member_zero_error(kind: str, theta: np.ndarray, table: np.ndarray, m: int, r
         J = np.sort(rng.choice(n, size=k, replace=False))
         p = np.full(n, theta[-1])
         p[J] = theta[:k]
-        D = (ProductDistribution(p) if kind == MEMBER_CLASSES[0] else smoothed_distribution(p, alpha, c, rng))
-        X = D.sample(m, rng)
+        D = (ProductDistribution(p) if kind == MEMBER_CLASSES[0] else smoothed_distribution(p, alpha, c, rng=rng))
+        X = D.sample(m, rng=rng)
         tree = id3(X, junta(X, J, table), impurity=impurity).tree
         out[r] = tree_disagreement(tree, junta_tree(n, J, table), D) <= _ZERO_ERROR
     return out
