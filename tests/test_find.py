@@ -220,7 +220,7 @@ def test_deep_find_with_derived_counts_matches_pystreed(d, n, m):
 
     rng = np.random.default_rng(20 + d + n)
     X = (rng.random((m, n)) < 0.5).astype(np.uint8)
-    y = (random_tree_of_depth(n, d, rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.15)).astype(np.uint8)
+    y = (random_tree_of_depth(n, d, rng=rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.15)).astype(np.uint8)
     clf = STreeDClassifier(max_depth=d, cost_complexity=0.0, random_seed=0).fit(X, y)
     r = find(X, y, depth=d)
     assert r.errors == training_errors(r.tree, X, y) == int((clf.predict(X) != y).sum())
@@ -266,11 +266,8 @@ _STRATEGIES = {
        st.sampled_from(["plain", "duplicate", "constant", "weighted"]))
 def test_find_returns_the_reference_tree(strategy, n, m, d, seed, kind):
     """Same error and the same tree, node for node, as the implementation before the kernels."""
-    import importlib
-
+    import dtcore.find as find_module
     from tests.reference_find import reference_find
-
-    find_module = importlib.import_module("dtcore.find")   # the package re-exports the function
 
     X, y, weight = _tie_prone_data(np.random.default_rng(seed), m, n, kind)
     saved = {name: getattr(find_module, name) for name in _STRATEGIES[strategy]}
