@@ -927,9 +927,9 @@ binarizer_, n_binary_features_
             result = find(Xb, y.astype(np.uint8), depth=int(self.max_depth), sample_weight=weight)
             self.training_error_ = float(result.error)
             return result.tree
-        tree, errors, _ = multiclass_find(Xb, y, n_classes, depth=int(self.max_depth), sample_weight=weight)
-        self.training_error_ = errors / (float(weight.sum()) if weight is not None else Xb.shape[0])
-        return tree
+        result = multiclass_find(Xb, y, n_classes, depth=int(self.max_depth), sample_weight=weight)
+        self.training_error_ = result.errors / (float(weight.sum()) if weight is not None else Xb.shape[0])
+        return result.tree
 
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
         return self._fit(X, y, sample_weight)
