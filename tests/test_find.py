@@ -312,3 +312,36 @@ def test_real_valued_weights_keep_the_reference_choices(n, m, d, seed):
     assert r.errors == errors and _signature(r.tree) == _signature(tree)
     mu = rng.random(2**min(n, 4))
     assert population_find(mu, min(d, 3)).tree.depth <= min(d, 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 60), st.integers(0, 4), st.integers(2, 4), st.integers(0, 2**31 - 1),
+       st.sampled_from(["unit", "integer", "real"]))
+def test_multiclass_find_keeps_the_reference_choices(n, m, d, k, seed, kind):
+    """k classes through the one search: the same error and the same tree, node for node, as the
+    k-class FIND before it (its own recursion, tolerance ties)."""
+    from dtcore.multiclass import class_weights, multiclass_find
+    from tests.reference_find import reference_multiclass_find
+
+    rng = np.random.default_rng(seed)
+    X, _ = _data(rng, m, n)
+    y = rng.integers(0, k, m)
+    w = None if kind == "unit" else rng.integers(1, 4, m).astype(float) if kind == "integer" else rng.random(m) + 0.01
+    r = multiclass_find(X, y, k, depth=d, sample_weight=w)
+    Y = class_weights(y, k, w)
+    errors, structure = reference_multiclass_find(X, np.arange(m), Y, d)
+    assert r.errors == float(errors)
+    assert _class_signature(r.tree, r.leaf_class) == _structure_signature(structure)
+
+
+def _class_signature(tree: DecisionTree, leaf_class: np.ndarray, node: int = 0):
+    if tree.feature[node] < 0:
+        return ("leaf", int(leaf_class[node]))
+    return (int(tree.feature[node]), _class_signature(tree, leaf_class, tree.child0[node]),
+            _class_signature(tree, leaf_class, tree.child1[node]))
+
+
+def _structure_signature(structure):
+    if structure[0] == "leaf":
+        return ("leaf", int(structure[1]))
+    return (int(structure[1]), _structure_signature(structure[2]), _structure_signature(structure[3]))
