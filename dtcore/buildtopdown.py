@@ -8,16 +8,13 @@ exactly from f's truth table (:class:`dtcore.analysis.ExactMeasure`); the loop
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .analysis import ExactMeasure, InfluenceKind, WordLevelCounts, influence_factor
 from .cube import ProductDistribution, check_table, resolve_distribution, table_variables
 from .grow import GrowthResult, Selector, Split, grow, select_best
-from .tree import LEAF, DecisionTree
 from .validate import check_int, check_real
 
 
@@ -44,9 +41,9 @@ class ExactLeaf:
 
 
 # --- BuildTopDownDT's formulas: one place, called by both growth paths -----------------------
-# The one-leaf-at-a-time scorer (InfluenceScorer on grow()) and the level-batched path
-# (_exact_uniform_growth) call these functions on rows of leaves, so both run the same
-# floating-point operations, and a change here changes both.
+# The one-leaf-at-a-time scorer (InfluenceScorer) and the level-batched one (LevelCountsScorer),
+# both on grow(), call these functions on rows of leaves, so both run the same floating-point
+# operations, and a change here changes both.
 def leaf_shares(p_reach: np.ndarray, mass_one: np.ndarray,
                 weighted_influence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each leaf's shares of the completion error and of cost_f(T) (BLT 2020, Sec. 5).
@@ -201,41 +198,82 @@ def _inword_variables(root_influence: np.ndarray) -> np.ndarray:
     return np.lexsort((-np.arange(n), root_influence))[:6]
 
 
-def _exact_uniform_growth(table: np.ndarray, eps: float, kind: InfluenceKind, size: int | None) -> GrowthResult:
-    """BuildTopDownDT under the uniform measure with ``select_best``: the tree and trace of
-    :func:`grow` with :class:`InfluenceScorer`, with the leaves counted in batches.
+class LevelCountsScorer:
+    """BuildTopDownDT's exact influence scorer under the uniform measure, counting leaves by levels.
 
-    A leaf's statistics depend on its restriction alone, so the children of every splittable leaf
-    of the frontier can be counted in one pass over the flip tables (:class:`WordLevelCounts`) the
-    first time best-first order needs children that are not counted yet; best-first order then
-    runs on the stored numbers (a heap keyed by score, then creation order: ``select_best``'s
-    first-of-equals over the frontier list). The batches follow the tree's levels, so the counting
-    is one pass over the n flip tables per level, as a level-synchronous algorithm's; children
-    counted for a leaf the size cap leaves unsplit are the only extra work. The statistics are
-    :meth:`ExactMeasure.region`'s numbers, made by the same floating-point operations from the
-    same integer counts. A leaf that fixes an in-word variable (:func:`_inword_variables`) is
-    counted by :meth:`ExactMeasure.region`, as are its descendants.
+    The same scores, labels, cost and error as :class:`InfluenceScorer` (the same floating-point
+    operations from the same integer counts, :func:`leaf_shares`, :func:`best_splits`,
+    :func:`completion_labels`), on the same loop :func:`dtcore.grow.grow`: only the counting
+    differs. A leaf's statistics depend on its restriction alone, so the first time the loop splits
+    a leaf whose children are not counted yet, the children of every splittable leaf of the
+    frontier are counted in one pass over the flip tables (:class:`WordLevelCounts`). The batches
+    follow the tree's levels, so the counting is one pass over the n flip tables per level, as a
+    level-synchronous algorithm's; children counted for a leaf the size cap leaves unsplit are the
+    only extra work. A leaf that fixes an in-word variable (:func:`_inword_variables`) is counted by
+    :meth:`ExactMeasure.region`, as are its descendants.
+
+    A state is the leaf's row in the scorer's arrays (an int). The scorer follows the frontier
+    itself: ``children`` is called exactly for the leaves the loop splits.
     """
-    n = table_variables(table)
-    scale, factor = 2.0**-n, influence_factor(resolve_distribution(None, n), kind)
-    top = np.arange(n - 6, n)                            # packed without moving a byte
-    words = WordLevelCounts(table, top)
-    ones, flips = words.counts(np.array([1]))
-    root_influence = flips[0] * scale * factor
-    inword = _inword_variables(root_influence)
-    if not np.array_equal(np.sort(inword), top):
-        words = WordLevelCounts(table, inword)
-    measure = None                                       # built the first time a leaf needs it
-    leaves = _Leaves(n, 1024)
-    leaves.store(np.array([1]), np.full((1, n), -1, dtype=np.int8), np.array([1.0]), ones * scale,
-                 root_influence[None])
-    leaves.whole_words[1] = True
-    leaves.count_ones[1], leaves.count_flips[1] = ones[0], flips[0]
-    leaves.size = 2
 
-    def count_children(parents: np.ndarray) -> None:
+    def __init__(self, table: np.ndarray, kind: InfluenceKind = "flip") -> None:
+        self.table, self.kind = table, kind
+        n = self.n = table_variables(table)
+        self.scale, self.factor = 2.0**-n, influence_factor(resolve_distribution(None, n), kind)
+        top = np.arange(n - 6, n)                            # packed without moving a byte
+        self.words = WordLevelCounts(table, top)
+        self._root_counts = self.words.counts(np.array([1]))
+        root_influence = self._root_counts[1][0] * self.scale * self.factor
+        inword = _inword_variables(root_influence)
+        if not np.array_equal(np.sort(inword), top):
+            self.words = WordLevelCounts(table, inword)
+        self._root_influence = root_influence
+        self.measure: ExactMeasure | None = None             # built the first time a leaf needs it
+        self.leaves = _Leaves(n, 1024)
+        self.splittable: set[int] = set()                     # frontier leaves with a split
+        self.total_cost = 0.0
+        self.total_error = 0.0
+
+    def root(self) -> int:
+        leaves, n = self.leaves, self.n
+        ones, flips = self._root_counts
+        leaves.store(np.array([1]), np.full((1, n), -1, dtype=np.int8), np.array([1.0]), ones * self.scale,
+                     self._root_influence[None])
+        leaves.whole_words[1] = True
+        leaves.count_ones[1], leaves.count_flips[1] = ones[0], flips[0]
+        leaves.size = 2
+        if leaves.feature[1] >= 0:
+            self.splittable.add(1)
+        self.total_cost, self.total_error = float(leaves.cost[1]), float(leaves.error[1])
+        return 1
+
+    def best_split(self, state: int) -> Split | None:
+        feature = int(self.leaves.feature[state])
+        return Split(float(self.leaves.score[state]), feature) if feature >= 0 else None
+
+    def label(self, state: int) -> float:
+        return float(self.leaves.label[state])
+
+    def children(self, state: int, feature: int) -> tuple[int, int]:
+        leaves = self.leaves
+        if leaves.children[state] < 0:
+            self._count_children(np.array(sorted(k for k in self.splittable if leaves.children[k] < 0)))
+        kid0 = int(leaves.children[state])
+        self.total_cost = _after_split(self.total_cost, float(leaves.cost[state]), float(leaves.cost[kid0]),
+                                       float(leaves.cost[kid0 + 1]))
+        self.total_error = _after_split(self.total_error, float(leaves.error[state]), float(leaves.error[kid0]),
+                                        float(leaves.error[kid0 + 1]))
+        self.splittable.discard(state)
+        self.splittable.update(k for k in (kid0, kid0 + 1) if leaves.feature[k] >= 0)
+        return kid0, kid0 + 1
+
+    def done(self, eps: float) -> bool:
+        """Whether the current frontier meets BuildTopDownDT's stop rule (:func:`target_reached`)."""
+        return target_reached(self.total_error, self.total_cost, eps)
+
+    def _count_children(self, parents: np.ndarray) -> None:
         """Count both children of every leaf in ``parents`` (one batch)."""
-        nonlocal measure
+        leaves, words, n = self.leaves, self.words, self.n
         first = leaves.size + 2 * np.arange(parents.size)
         leaves.grow_to(leaves.size + 2 * parents.size)
         leaves.size += 2 * parents.size
@@ -255,65 +293,16 @@ def _exact_uniform_growth(table: np.ndarray, eps: float, kind: InfluenceKind, si
             flips = np.stack([zero_flips, leaves.count_flips[parents[tracked]] - zero_flips], axis=1).reshape(-1, n)
             leaves.count_ones[ids], leaves.count_flips[ids] = ones, flips
             fixed = restriction[on_map] >= 0
-            influence = flips * scale * factor
+            influence = flips * self.scale * self.factor
             influence[fixed] = 0.0
             leaves.store(ids, restriction[on_map], 2.0 ** -fixed.sum(axis=1).astype(np.float64),
-                         ones.astype(np.float64) * scale, influence)
+                         ones.astype(np.float64) * self.scale, influence)
             leaves.whole_words[ids] = True
         for t in np.flatnonzero(np.repeat(~tracked, 2)):  # leaves off the word map; one call each
-            measure = measure if measure is not None else ExactMeasure(table, None, kind)
-            p, one, inf = measure.region(restriction[t])
+            if self.measure is None:
+                self.measure = ExactMeasure(self.table, None, self.kind)
+            p, one, inf = self.measure.region(restriction[t])
             leaves.store(kids[t:t + 1], restriction[t:t + 1], np.array([p]), np.array([one]), inf[None])
-
-    # best-first on the stored statistics, as grow() runs it with InfluenceScorer and select_best
-    node_of = {1: 0}
-    feature, child0, child1, depth = [LEAF], [-1], [-1], [0]
-    value = [float(leaves.label[1])]
-    total_cost, total_error = float(leaves.cost[1]), float(leaves.error[1])
-    heap = [(-float(leaves.score[1]), 0, 1)] if leaves.feature[1] >= 0 else []
-    created, alive = 1, 1
-    steps, sizes, costs, errors, features, scores, depths, nodes = [], [], [], [], [], [], [], []
-    while True:  # one split per step, as grow(); the counting is batched in count_children
-        steps.append(len(steps))
-        sizes.append(alive)
-        costs.append(total_cost)
-        errors.append(total_error)
-        if target_reached(total_error, total_cost, eps) or (size is not None and alive >= size) or not heap:
-            features.append(-1), scores.append(np.nan), depths.append(np.nan), nodes.append(np.nan)
-            break
-        _, _, leaf = heapq.heappop(heap)
-        node = node_of[leaf]
-        split_on = int(leaves.feature[leaf])
-        features.append(split_on), scores.append(float(leaves.score[leaf])), depths.append(depth[node])
-        nodes.append(node)
-        if leaves.children[leaf] < 0:
-            waiting = np.array(sorted({leaf} | {entry[2] for entry in heap if leaves.children[entry[2]] < 0}))
-            count_children(waiting)
-        kid0 = int(leaves.children[leaf])
-        first = len(feature)
-        feature[node], child0[node], child1[node] = split_on, first, first + 1
-        node_of[kid0], node_of[kid0 + 1] = first, first + 1
-        feature += [LEAF, LEAF]
-        child0 += [-1, -1]
-        child1 += [-1, -1]
-        depth += [depth[node] + 1] * 2
-        value += [float(leaves.label[kid0]), float(leaves.label[kid0 + 1])]
-        total_cost = _after_split(total_cost, float(leaves.cost[leaf]), float(leaves.cost[kid0]),
-                                  float(leaves.cost[kid0 + 1]))
-        total_error = _after_split(total_error, float(leaves.error[leaf]), float(leaves.error[kid0]),
-                                   float(leaves.error[kid0 + 1]))
-        alive += 1
-        for kid in (kid0, kid0 + 1):
-            if leaves.feature[kid] >= 0:
-                heapq.heappush(heap, (-float(leaves.score[kid]), created, kid))
-            created += 1
-    columns = {"step": steps, "leaves": sizes, "cost": costs, "error": errors, "feature": features,
-               "score": scores, "depth": depths, "node": nodes}
-    if len(steps) == 1:
-        del columns["node"]                 # grow()'s trace has a node column only once a leaf splits
-    trace = pd.DataFrame(columns)
-    tree = DecisionTree.from_arrays(n, np.array(feature), np.array(child0), np.array(child1), np.array(value))
-    return GrowthResult(tree, trace)
 
 
 def build_top_down_dt(
@@ -366,13 +355,15 @@ def build_top_down_dt(
     if size is not None:
         size = check_int("size", size, 1)
     uniform = dist is None or dist.is_uniform
-    if uniform and select is select_best and table_variables(table) >= _BATCHED_FROM:
-        return _exact_uniform_growth(table, eps, kind, size)
-    scorer = InfluenceScorer(table, dist, kind)
+    n = table_variables(table)
+    # the same scores either way; under the uniform measure with best-first selection the leaves
+    # are counted a level at a time
+    batched = uniform and select is select_best and n >= _BATCHED_FROM
+    scorer = LevelCountsScorer(table, kind) if batched else InfluenceScorer(table, dist, kind)
     return grow(
         scorer,
         stop=lambda fr: scorer.done(eps),
-        n=scorer.measure.n,
+        n=n,
         size=size,
         select=select,
         observe=lambda fr: {"cost": scorer.total_cost, "error": scorer.total_error},

@@ -135,7 +135,7 @@ class ProductDistribution:
         """True when every p_i is exactly 1/2."""
         return bool(np.all(self.p == 0.5))
 
-    def sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, m: int, *, rng: np.random.Generator) -> np.ndarray:
         """Draw ``m`` independent points as an ``(m, n)`` uint8 array."""
         m = check_int("m", m, 0)
         rng = check_rng(rng)

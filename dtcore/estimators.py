@@ -1032,7 +1032,7 @@ class TopDownClassifier(_TreeClassifier):
 
     def __init__(self, max_leaf_nodes: int | None = 16, impurity: str = "gini",
                  weighting: str = "empirical", batch_size: int | None = None,
-                 n_thresholds: int | None = 255, random_state=None, class_weight=None,
+                 n_thresholds: int | None = 255, *, random_state=None, class_weight=None,
                  ccp_alpha: float = 0.0, min_samples_leaf: int = 1,
                  min_weight_fraction_leaf: float = 0.0, max_depth: int | None = None) -> None:
         self.max_leaf_nodes = max_leaf_nodes
@@ -1268,9 +1268,9 @@ binarizer_, n_binary_features_
             result = find(Xb, y.astype(np.uint8), depth=int(self.max_depth), sample_weight=weight)
             self.training_error_ = float(result.error)
             return result.tree
-        tree, errors, _ = multiclass_find(Xb, y, n_classes, depth=int(self.max_depth), sample_weight=weight)
-        self.training_error_ = errors / (float(weight.sum()) if weight is not None else Xb.shape[0])
-        return tree
+        result = multiclass_find(Xb, y, n_classes, depth=int(self.max_depth), sample_weight=weight)
+        self.training_error_ = result.errors / (float(weight.sum()) if weight is not None else Xb.shape[0])
+        return result.tree
 
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
         return self._fit(X, y, sample_weight)

@@ -49,7 +49,7 @@ def reduced_size(tree: DecisionTree) -> int:
     return size(0)
 
 
-def monotone_decision_list(n: int, size: int, rng: np.random.Generator) -> DecisionTree:
+def monotone_decision_list(n: int, size: int, *, rng: np.random.Generator) -> DecisionTree:
     """A random monotone decision list on {0,1}^n with exactly ``size`` leaves and minimum size ``size``.
 
     ``size - 1`` distinct random variables are queried in a random order; at each node but the last

@@ -21,12 +21,22 @@ fast:
   set of fixed (variable, value) pairs), skipping a root whose first half already errs more than
   the best tree so far.
 
-Ties: among trees of least error FIND returns one with the fewest leaves, then the least depth; the
-rest of the tie rule is the order of the search (see :func:`find`). Integer weights (and equal
-weights, which act as unit weights) are counted exactly (float32 while the total weight is below
-2^24, else float64) and only they make "equal error" exact; real-valued weights (e.g.
-``population_find``'s) run the per-label implementation of :mod:`dtcore._find_real_weights`, which
-decides near-equal errors by its float sums.
+One search, three ways of counting. The recursion over roots (:class:`_Search`: the best of the
+depth-(d - 1) optimum and every root with its two halves' optima, memoised by restriction) is one
+implementation; below it a backend counts and solves the small depths directly:
+
+* integer weights (a sample's multiplicities; equal weights act as unit weights): one signed count
+  per cell (:class:`_SignedCounts`, the kernels above, depths <= 4), exact (float32 while the total
+  weight is below 2^24, else float64), so "equal error" is exact;
+* real-valued weights (e.g. ``population_find``'s): per-label float sums (:class:`_LabelSums`,
+  depths <= 3), which decide near-equal errors by the sums the book's results were computed with;
+* k classes (:func:`find_classes`, for :func:`dtcore.multiclass.multiclass_find`): class counts
+  (:class:`_ClassSums`, depths <= 2), least weighted misclassification.
+
+Ties: among trees of least error :func:`find` returns one with the fewest leaves, then the least
+depth; the rest of the tie rule is the order of the search (see :func:`find`). The k-class search
+keeps a tree unless another errs less by more than 1e-9 of the weight (the shallower budget, then
+the smaller root, win near-ties).
 
 Sample weights are supported (``sample_weight``), so FIND run on all 2^n points with the label-1
 weight mu(x) 2^-n and the label-0 weight (1 - mu(x)) 2^-n returns the best depth-d tree under the
@@ -37,11 +47,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from ._find_real_weights import solve_real_weights
 from .tree import DecisionTree
 from .validate import check_binary_matrix, check_budget, check_int, check_labels
 
@@ -269,8 +280,9 @@ def _depth3(D0: np.ndarray, s: np.ndarray, P: np.ndarray, root_ok: np.ndarray, *
                   below[rows, at], ~deeper)
 
 
-class _Solver:
-    """FIND on the signed weights, with memoisation by restriction for depth >= 5."""
+class _SignedCounts:
+    """FIND's counting on integer weights: one signed count per cell, exact (the kernels above
+    solve depths <= 4; :class:`_Search` tries the roots above them)."""
 
     def __init__(self, X: np.ndarray, d: np.ndarray, dtype: type, cell_dtype: type) -> None:
         self.n = X.shape[1]
@@ -385,11 +397,18 @@ class _Solver:
         return _Sol(float(batch.score[b]), int(batch.leaves[b]), int(batch.depth[b]),
                     lambda: self.batch_node(rows, batch, b, depth))
 
-    def solve(self, rows: np.ndarray, depth: int, fixed: frozenset, root_ok: np.ndarray) -> _Sol:
-        """Best tree of depth <= ``depth`` on ``rows``; ``fixed`` = the branch's (variable, value) pairs."""
-        key = (depth, fixed)
-        if key in self.memo:
-            return self.memo[key]
+    # --- the backend of _Search: depths <= 4 from the kernels ---------------------------------------
+    kernel_depth = 4
+
+    def weight(self, rows: np.ndarray) -> float:
+        return float(self.w[rows].sum())
+
+    def trivial(self, rows: np.ndarray, allowed: np.ndarray) -> bool:
+        return rows.size == 0 or not allowed.any()
+
+    def kernel(self, rows: np.ndarray, depth: int, fixed: frozenset, root_ok: np.ndarray, context) -> _Best:
+        """Best tree of depth <= ``depth`` <= 4 on ``rows`` (or a leaf when no variable is left), as
+        an error: a tree's error is (W - score) / 2, exact for the integer weights counted here."""
         D0 = float(self.d[rows].sum())
         if depth == 0 or rows.size == 0 or not root_ok.any():
             self.solved += 1
@@ -401,28 +420,23 @@ class _Solver:
             out = self.from_batch(rows, batch, 0, depth)
         elif depth == 3:
             out = self.solve3(rows, D0, root_ok)
-        elif depth == 4:
-            out = self.solve4(rows, D0, root_ok)
         else:
-            out = self.solve(rows, depth - 1, fixed, root_ok)     # ties go to the smaller tree
-            weight = float(self.w[rows].sum())
-            for i in np.flatnonzero(root_ok):  # loop over features; NumPy body
-                i = int(i)
-                halves = self.split_rows(rows, i)
-                sub_ok = root_ok.copy()
-                sub_ok[i] = False
-                left = self.solve(halves[0], depth - 1, fixed | {(i, 0)}, sub_ok)
-                # errors are (weight - score) / 2: a first half that already errs more cannot win
-                if float(self.w[halves[0]].sum()) - left.score > weight - out.score:
-                    continue
-                right = self.solve(halves[1], depth - 1, fixed | {(i, 1)}, sub_ok)
-                score, leaves = left.score + right.score, left.leaves + right.leaves
-                tree_depth = 1 + max(left.depth, right.depth)
-                if _better(score, leaves, tree_depth, out):
-                    out = _Sol(score, leaves, tree_depth,
-                               lambda i=i, l=left, r=right: ("split", i, l.build(), r.build()))
-        self.memo[key] = out
-        return out
+            out = self.solve4(rows, D0, root_ok)
+        return _Best((self.weight(rows) - out.score) / 2, out.leaves, out.depth, out.build)
+
+    split = split_rows
+
+    def skip(self, halves) -> bool:
+        return False
+
+    def before_roots(self, depth: int, fixed: frozenset) -> None:
+        pass
+
+    def parent_counts(self, depth: int, fixed: frozenset) -> None:
+        return None
+
+    def child_contexts(self, parent, i: int, halves, keys) -> tuple:
+        return None, None
 
     def solve3(self, rows: np.ndarray, D0: float, root_ok: np.ndarray) -> _Sol:
         """Depth 3 on one subproblem: from whole triple counts when n is small, else from triple
@@ -525,6 +539,459 @@ class _Solver:
         return out
 
 
+# --- the search: one implementation of FIND's recursion, over three ways of counting ---------------
+
+class _Best(NamedTuple):
+    """A solved subproblem: its (weighted) error, leaves and depth, and how to build it."""
+
+    err: float
+    leaves: int
+    depth: int
+    build: Callable[[], _Node]
+
+
+def _lex_better(candidate: _Best, than: _Best, rows) -> bool:
+    """The tie rule of :func:`find`: less error, then fewer leaves, then shallower."""
+    return candidate[:3] < than[:3]
+
+
+class _Search:
+    """FIND (BLT 2021, Fig. 2) above a backend's kernels: the best tree of depth <= d on a set of
+    rows is the best of the depth-(d - 1) optimum and, for every root x_i not fixed on the branch,
+    x_i with the depth-(d - 1) optima of its two halves; solutions are memoised by restriction.
+
+    The backend counts (integer weights: :class:`_SignedCounts`; real-valued weights, the book's
+    float sums: :class:`_LabelSums`; k classes: :class:`_ClassSums`) and solves every depth up to
+    its ``kernel_depth`` directly. ``better`` is the tie rule: :func:`_lex_better` (least error,
+    fewest leaves, least depth; the earlier candidate on a full tie, so the smaller budget, then the
+    smaller root) or the backend's own (``_ClassSums.better``: strictly less error by a relative
+    1e-9). ``prune_ties`` skips a root whose first half errs at least as much as the best so far
+    (else only more: with the lexicographic rule an equal error may still win on leaves).
+    """
+
+    def __init__(self, backend, better=_lex_better, prune_ties: bool = False) -> None:
+        self.backend = backend
+        self.better = better
+        self.prune_ties = prune_ties
+        self.memo: dict[tuple, _Best] = {}
+        backend.memo = self.memo
+
+    def solve(self, rows, depth: int, fixed: frozenset, allowed: np.ndarray, context=None) -> _Best:
+        """Best tree of depth <= ``depth`` on ``rows``; ``fixed`` = the branch's (variable, value) pairs,
+        ``allowed`` the variables it may query, ``context`` the counts a parent handed down."""
+        key = (depth, fixed)
+        if key in self.memo:
+            return self.memo[key]
+        backend = self.backend
+        if depth <= backend.kernel_depth or backend.trivial(rows, allowed):
+            out = backend.kernel(rows, depth, fixed, allowed, context)
+        else:
+            backend.before_roots(depth, fixed)
+            out = self.solve(rows, depth - 1, fixed, allowed)     # ties go to the smaller budget
+            parent = backend.parent_counts(depth, fixed)
+            for i in np.flatnonzero(allowed):  # loop over features; NumPy body
+                i = int(i)
+                halves = backend.split(rows, i)
+                if backend.skip(halves):
+                    continue
+                sub_allowed = allowed.copy()
+                sub_allowed[i] = False
+                keys = (fixed | {(i, 0)}, fixed | {(i, 1)})
+                contexts = backend.child_contexts(parent, i, halves, keys)
+                left = self.solve(halves[0], depth - 1, keys[0], sub_allowed, contexts[0])
+                if left.err > out.err or (self.prune_ties and left.err >= out.err):
+                    continue                                        # the first half alone errs too much
+                right = self.solve(halves[1], depth - 1, keys[1], sub_allowed, contexts[1])
+                candidate = _Best(left.err + right.err, left.leaves + right.leaves,
+                                  1 + max(left.depth, right.depth),
+                                  lambda i=i, l=left, r=right: ("split", i, l.build(), r.build()))
+                if self.better(candidate, out, rows):
+                    out = candidate
+        self.memo[key] = out
+        return out
+
+
+def _leaf_best(w1: float, w0: float) -> _Best:
+    """A leaf on label weights w1, w0 (ties to label 0), as the float-sum backend sees it."""
+    structure = ("leaf", 1 if w1 > w0 else 0)
+    return _Best(min(w1, w0), 1, 0, lambda: structure)
+
+
+def _lex_argmin(err: np.ndarray, leaves: np.ndarray, depth: np.ndarray, axis: int) -> np.ndarray:
+    """Index of the least (error, leaves, depth) along ``axis``; the first one on a full tie."""
+    best = err == err.min(axis=axis, keepdims=True)
+    few = np.where(best, leaves, _BIG)
+    best &= few == few.min(axis=axis, keepdims=True)
+    shallow = np.where(best, depth, _BIG)
+    return np.argmin(shallow, axis=axis)
+
+
+def _label_depth2(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray,
+                  allowed: np.ndarray, depth: int = 2):
+    """Best depth-<=2 trees for a batch of subproblems from their per-label pair counts (the
+    float-sum backend).
+
+    ``P1[b, i, j]`` is the label-1 weight of subproblem b with x_i = x_j = 1 (diagonal: x_i = 1),
+    likewise ``P0``; ``allowed[b, i]`` says whether x_i may be queried. Returns the best errors,
+    leaf counts and depths (B,) and a function giving the structure of subproblem b.
+    ``W1``/``W0`` are the (B,) label totals; ``depth=1`` allows only leaves below the root.
+    Ties in error go to the tree with fewer leaves, then the shallower one, then the smaller index.
+    """
+    B, n, _ = P1.shape
+    idx = np.arange(n)
+
+    def cells(P: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Weights with (x_i, x_j) = (0, 0), (0, 1), (1, 0), (1, 1), each (B, i, j)."""
+        s = P[:, idx, idx]                                  # (B, n)
+        c10 = s[:, :, None] - P
+        c01 = s[:, None, :] - P
+        c00 = (W[:, None, None] - s[:, :, None]) - c01
+        return c00, c01, c10, P
+
+    c1, c0 = cells(P1, W1), cells(P0, W0)
+    # err[b, i, a, j]: errors of the best leaves below x_i = a, x_j = 0 and x_j = 1
+    err = np.empty((B, n, 2, n))
+    for a in (0, 1):  # the two branches of the root; NumPy body
+        lo, hi = 2 * a, 2 * a + 1
+        np.add(np.minimum(c1[lo], c0[lo]), np.minimum(c1[hi], c0[hi]), out=err[:, :, a, :])
+    eye = np.eye(n, dtype=bool)
+    bad_child = ~allowed[:, None, :] & ~eye[None]           # (B, i, j): disallowed, not the leaf
+    if depth == 1:
+        bad_child = np.broadcast_to(~eye[None], bad_child.shape)
+    err = np.where(bad_child[:, :, None, :], np.inf, err)
+    diag = err[:, idx, :, idx].transpose(1, 0, 2)           # (B, i, a): leaf below branch a
+    child = np.argmin(err, axis=3)                          # (B, i, a): every split child has 2 leaves
+    child_err = np.take_along_axis(err, child[..., None], axis=3)[..., 0]
+    child_is_leaf = diag <= child_err                       # a leaf wins ties (1 leaf, depth 0)
+    child = np.where(child_is_leaf, idx[None, :, None], child)
+    child_err = np.minimum(diag, child_err)
+    root_err = np.where(allowed, child_err.sum(axis=2), np.inf)   # (B, i)
+    root_leaves = np.where(child_is_leaf, 1, 2).sum(axis=2)
+    root_depth = 1 + (~child_is_leaf).any(axis=2)
+    root = _lex_argmin(root_err, root_leaves, root_depth, axis=1)
+    rows = np.arange(B)
+    best_root = root_err[rows, root]
+    leaf_err = np.minimum(W1, W0)
+    use_leaf = ~(leaf_err > best_root)
+    best = np.where(use_leaf, leaf_err, best_root)
+    leaves = np.where(use_leaf, 1, root_leaves[rows, root])
+    depths = np.where(use_leaf, 0, root_depth[rows, root])
+
+    def leaf(w1: float, w0: float) -> _Node:
+        return ("leaf", 1 if w1 > w0 else 0)
+
+    def structure(b: int) -> _Node:
+        if use_leaf[b]:
+            return leaf(float(W1[b]), float(W0[b]))
+        i = int(root[b])
+        sub = []
+        for a in (0, 1):
+            j = int(child[b, i, a])
+            w1 = [float(c1[2 * a + x][b, i, j]) for x in (0, 1)]    # label weights at x_j = 0, 1
+            w0 = [float(c0[2 * a + x][b, i, j]) for x in (0, 1)]
+            if j == i:
+                sub.append(leaf(w1[a], w0[a]))
+            else:
+                sub.append(("split", j, leaf(w1[0], w0[0]), leaf(w1[1], w0[1])))
+        return ("split", i, sub[0], sub[1])
+
+    return best, leaves, depths, structure
+
+
+class _LabelSums:
+    """FIND's counting on real-valued weights, the book's tie rule: rows kept apart by label
+    (c = 1, 0), errors compared as float sums of per-label counts.
+
+    With real-valued weights (``population_find``'s mu(x) 2^-n) equal errors are equal only up to
+    rounding, and the choice between near-equal trees depends on how the sums are formed; these
+    are the sums the book's results were computed with: per-label pair and triple counts, every
+    depth-2 tree's error from the same arrays its structure is read from, and the variables fixed
+    on a branch masked out. Kernels up to depth 3; a depth-4 search hands its halves the pair and
+    triple counts derived from its own (sibling subtraction).
+    """
+
+    kernel_depth = 3
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, weight: np.ndarray) -> None:
+        self.n = X.shape[1]
+        keep = weight > 0
+        exact32 = bool(np.all(weight == np.round(weight))) and weight.sum() < 2**24
+        self.dtype = np.float32 if exact32 else np.float64
+        self.X = [X[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
+        self.w = [weight[keep & (y == c)].astype(self.dtype) for c in (0, 1)]
+        self.Xw = [self.X[c] * self.w[c][:, None] for c in (0, 1)]
+        self.memo: dict[tuple, _Best] = {}
+        # counts of the depth-3 solves that a depth-4 solve splits further (popped when used)
+        self.keep_triples: set[frozenset] = set()
+        self.kept: dict[frozenset, tuple] = {}
+
+    def all_rows(self) -> tuple:
+        return np.arange(self.X[0].shape[0]), np.arange(self.X[1].shape[0])
+
+    def totals(self, rows: tuple) -> tuple[float, float]:
+        return float(self.w[1][rows[1]].sum()), float(self.w[0][rows[0]].sum())
+
+    def pair_counts(self, rows: tuple) -> list[np.ndarray]:
+        """P_c[i, j] = label-c weight with x_i = x_j = 1 (one BLAS product per class)."""
+        return [(self.Xw[c][rows[c]].T @ self.X[c][rows[c]]).astype(np.float64) for c in (0, 1)]
+
+    def triple_counts(self, rows: tuple) -> list[np.ndarray]:
+        """T_c[i, j, k] = label-c weight with x_i = x_j = x_k = 1.
+
+        T is symmetric in (i, j, k), so for each i one BLAS product over the rows with x_i = 1 gives
+        only the block j, k >= i; the other entries are copied from the blocks of smaller i.
+        """
+        n = self.n
+        out = []
+        for c in (0, 1):
+            Xr, Xwr = self.X[c][rows[c]], self.Xw[c][rows[c]]
+            on = Xr.astype(bool)
+            T = np.empty((n, n, n))
+            for i in range(n):  # loop over features; BLAS body
+                sel = on[:, i]
+                T[i, i:, i:] = Xwr[sel, i:].T @ Xr[sel, i:]
+                T[i, :i, :] = T[:i, i, :]
+                T[i, i:, :i] = T[:i, i, i:].T
+            out.append(T)
+        return out
+
+    def trivial(self, rows: tuple, allowed: np.ndarray) -> bool:
+        return (rows[0].size + rows[1].size) == 0 or not allowed.any()
+
+    def kernel(self, rows: tuple, depth: int, fixed: frozenset, allowed: np.ndarray, counts) -> _Best:
+        """Best tree of depth <= ``depth`` <= 3 on ``rows`` (a leaf when nothing is left to query);
+        ``counts`` = (pairs, triples) when a depth-4 parent derived them."""
+        W1, W0 = self.totals(rows)
+        if depth == 0 or (rows[0].size + rows[1].size) == 0 or not allowed.any():
+            return _leaf_best(W1, W0)
+        if depth <= 2:
+            return self.solve2(self.pair_counts(rows), W1, W0, allowed, depth)
+        pairs, triples = counts if counts is not None else (self.pair_counts(rows), None)
+        shallow = self.memo.get((2, fixed))
+        if shallow is None:
+            shallow = self.memo[(2, fixed)] = self.solve2(pairs, W1, W0, allowed, 2)
+        triples = triples if triples is not None else self.triple_counts(rows)
+        if fixed in self.keep_triples:
+            self.kept[fixed] = (pairs, triples)
+        return self.solve3(pairs, triples, W1, W0, allowed, shallow)
+
+    def split(self, rows: tuple, i: int) -> list[tuple]:
+        right = [self.X[c][rows[c], i] == 1 for c in (0, 1)]
+        return [(rows[0][~right[0]], rows[1][~right[1]]), (rows[0][right[0]], rows[1][right[1]])]
+
+    def skip(self, halves) -> bool:
+        return False
+
+    def before_roots(self, depth: int, fixed: frozenset) -> None:
+        if depth == 4:
+            self.keep_triples.add(fixed)
+
+    def parent_counts(self, depth: int, fixed: frozenset):
+        """A depth-4 subproblem's own pair and triple counts, kept by its depth-3 solve."""
+        return self.kept.pop(fixed, None) if depth == 4 else None
+
+    def child_contexts(self, parent, i: int, halves, keys) -> tuple:
+        """The halves' counts derived from the parent's, unless both halves are solved already."""
+        if parent is None or all((3, k) in self.memo for k in keys):
+            return None, None
+        return tuple(self.split_counts(parent, i, halves))
+
+    def split_counts(self, parent: tuple, i: int, halves: list[tuple]) -> list[tuple]:
+        """Pair and triple counts of the two halves x_i = 0, 1 of a subproblem with known counts.
+
+        Pairs come free from the parent's triples (P[x_i = 1][j, k] = T[i, j, k]); the triples of the
+        smaller half are counted on its rows and the other half's are the parent's minus them (sibling
+        subtraction), so one depth-3 subproblem in two costs no pass over the data.
+        """
+        (P0, P1), (T0, T1) = parent
+        pairs = [(P0 - T0[i], P1 - T1[i]), (T0[i], T1[i])]
+        small = int(halves[1][0].size + halves[1][1].size <= halves[0][0].size + halves[0][1].size)
+        counted = self.triple_counts(halves[small])
+        derived = [T0 - counted[0], T1 - counted[1]]
+        triples = [None, None]
+        triples[small], triples[1 - small] = counted, derived
+        return [(pairs[a], triples[a]) for a in (0, 1)]
+
+    def solve2(self, pairs: list[np.ndarray], W1: float, W0: float, allowed: np.ndarray,
+               depth: int) -> _Best:
+        """Best depth-<=2 (or depth-1) tree from the pair counts."""
+        P0, P1 = pairs
+        best, leaves, depths, structure = _label_depth2(P1[None], P0[None], np.array([W1]),
+                                                        np.array([W0]), allowed[None], depth)
+        built = structure(0)
+        return _Best(float(best[0]), int(leaves[0]), int(depths[0]), lambda: built)
+
+    def solve3(self, pairs: list[np.ndarray], triples: list[np.ndarray], W1: float, W0: float,
+               allowed: np.ndarray, shallow: _Best) -> _Best:
+        """Depth 3 at once: every (root i, branch a) depth-2 subproblem from the triple counts."""
+        n = self.n
+        P0, P1 = pairs
+        T0, T1 = triples
+        s1, s0 = np.diag(P1), np.diag(P0)
+        sub_W1 = np.stack([W1 - s1, s1], 1).reshape(2 * n)
+        sub_W0 = np.stack([W0 - s0, s0], 1).reshape(2 * n)
+        # subproblem (i, a): pair counts restricted to x_i = a
+        sub1 = np.stack([P1[None] - T1, T1], 1).reshape(2 * n, n, n)
+        sub0 = np.stack([P0[None] - T0, T0], 1).reshape(2 * n, n, n)
+        sub_allowed = np.repeat(allowed[None] & ~np.eye(n, dtype=bool), 2, axis=0)
+        best, leaves, depths, structure = _label_depth2(sub1, sub0, sub_W1, sub_W0, sub_allowed)
+        root_err = np.where(allowed, best.reshape(n, 2).sum(axis=1), np.inf)
+        root_leaves = leaves.reshape(n, 2).sum(axis=1)
+        root_depth = 1 + depths.reshape(n, 2).max(axis=1)
+        i = int(_lex_argmin(root_err, root_leaves, root_depth, axis=0))
+        built = ("split", i, structure(2 * i), structure(2 * i + 1))
+        candidate = _Best(float(root_err[i]), int(root_leaves[i]), int(root_depth[i]), lambda: built)
+        return candidate if _lex_better(candidate, shallow, None) else shallow
+
+
+# --- k classes: least weighted misclassification, the multi-class estimators' rule -----------------
+
+_CHUNK_ELEMENTS = 1 << 22  # rows x features converted to float64 per counting step (32 MB)
+
+
+def _exact_dtype(columns: np.ndarray) -> type:
+    """float32 when every partial sum of ``columns`` is an integer below 2^24 (exact), else float64."""
+    whole = bool(np.all(columns == np.round(columns))) and float(np.abs(columns).sum()) < 2**24
+    return np.float32 if whole else np.float64
+
+
+def _count(X: np.ndarray, rows: np.ndarray, columns: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    """sum over ``rows`` of X[r, :]^T columns[r, :]: (n, c) float64, a chunk of rows at a time
+    (each chunk's product in ``dtype``: float32 is exact for integer columns of small total)."""
+    n = X.shape[1]
+    out = np.zeros((n, columns.shape[1]))
+    step = max(1, _CHUNK_ELEMENTS // max(n, 1))
+    weights = columns.astype(dtype, copy=False)
+    for s in range(0, rows.size, step):  # chunks of rows, each one BLAS product
+        r = rows[s:s + step]
+        out += X[r].astype(dtype).T @ weights[r]
+    return out
+
+
+def _shape(structure: _Node) -> tuple[int, int]:
+    """(leaves, depth) of a structure."""
+    if structure[0] == "leaf":
+        return 1, 0
+    (l0, d0), (l1, d1) = _shape(structure[2]), _shape(structure[3])
+    return l0 + l1, 1 + max(d0, d1)
+
+
+class _ClassSums:
+    """FIND's counting with k classes (class weights ``Y``, (m, k)): a leaf errs the weight outside
+    its majority class. Kernels up to depth 2 from class counts of every feature and every pair of
+    features; the tie rule (``better``) keeps a tree unless another errs less by more than 1e-9 of
+    the rows' weight, so a shallower budget's optimum and then the smaller root win near-ties."""
+
+    kernel_depth = 2
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray) -> None:
+        self.X, self.Y = X, Y
+        self.n = X.shape[1]
+        self.memo: dict[tuple, _Best] = {}
+
+    def all_rows(self) -> np.ndarray:
+        return np.arange(self.X.shape[0])
+
+    def trivial(self, rows: np.ndarray, allowed: np.ndarray) -> bool:
+        return rows.size == 0
+
+    def better(self, candidate: _Best, than: _Best, rows: np.ndarray) -> bool:
+        total = self.Y[rows].sum(axis=0)
+        return candidate.err < than.err - 1e-9 * max(total.sum(), 1.0)
+
+    def kernel(self, rows: np.ndarray, depth: int, fixed: frozenset, allowed: np.ndarray, context) -> _Best:
+        total = self.Y[rows].sum(axis=0)
+        if depth == 0 or rows.size == 0:
+            err, structure = _leaf_error(total), ("leaf", int(np.argmax(total)))
+        elif depth == 1:
+            err, structure = _class_depth1(self.X, rows, self.Y, total)
+        else:
+            err, structure = _class_depth2(self.X, rows, self.Y, total)
+        return _Best(err, *_shape(structure), lambda: structure)
+
+    def split(self, rows: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+        mask = self.X[rows, i] == 1
+        return rows[~mask], rows[mask]
+
+    def skip(self, halves) -> bool:
+        return halves[0].size == 0 or halves[1].size == 0    # x_i constant on the rows
+
+    def before_roots(self, depth: int, fixed: frozenset) -> None:
+        pass
+
+    def parent_counts(self, depth: int, fixed: frozenset) -> None:
+        return None
+
+    def child_contexts(self, parent, i: int, halves, keys) -> tuple:
+        return None, None
+
+
+def _leaf_error(total: np.ndarray) -> float:
+    return float(total.sum() - total.max())
+
+
+def _class_depth1(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndarray) -> tuple[float, tuple]:
+    """The best tree of depth <= 1 on ``rows``: (error, structure)."""
+    leaf = ("leaf", int(np.argmax(total)))
+    best = (_leaf_error(total), leaf)
+    if rows.size == 0:
+        return best
+    ones = _count(X, rows, Y)
+    zeros = total[None, :] - ones
+    err = total.sum() - ones.max(axis=1) - zeros.max(axis=1)
+    j = int(np.argmin(err))
+    if err[j] < best[0] - 1e-9 * max(total.sum(), 1.0):
+        best = (float(err[j]), ("split", j, ("leaf", int(np.argmax(zeros[j]))), ("leaf", int(np.argmax(ones[j])))))
+    return best
+
+
+def _class_depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndarray) -> tuple[float, tuple]:
+    """The best tree of depth <= 2 on ``rows`` from the pair counts of every two features."""
+    best = _class_depth1(X, rows, Y, total)
+    if rows.size == 0:
+        return best
+    n, k = X.shape[1], Y.shape[1]
+    dtype = _exact_dtype(Y[rows])
+    Xr = X[rows].astype(dtype)
+    Yr = Y[rows].astype(dtype)
+    ones = (Xr.T @ Yr).astype(np.float64)                  # (n, k): x_i = 1
+    pair = np.empty((n, n, k))                             # (n, n, k): x_i = x_j = 1
+    for c in range(k):  # one BLAS product per class
+        pair[:, :, c] = (Xr * Yr[:, c:c + 1]).T @ Xr
+    # the four cells of (x_i, x_j): 11 = pair, 10 = ones_i - pair, 01 = ones_j - pair, 00 = rest
+    c11 = pair
+    c10 = ones[:, None, :] - pair
+    c01 = ones[None, :, :] - pair
+    c00 = total[None, None, :] - ones[:, None, :] - ones[None, :, :] + pair
+    right = ones.sum(axis=1)[:, None] - c11.max(axis=2) - c10.max(axis=2)      # error in x_i = 1, per j
+    left = (total.sum() - ones.sum(axis=1))[:, None] - c01.max(axis=2) - c00.max(axis=2)
+    j1, j0 = right.argmin(axis=1), left.argmin(axis=1)
+    root_err = right[np.arange(n), j1] + left[np.arange(n), j0]
+    i = int(np.argmin(root_err))
+    tol = 1e-9 * max(total.sum(), 1.0)
+    if root_err[i] < best[0] - tol:
+        a, b = int(j0[i]), int(j1[i])
+        side0, side1 = total - ones[i], ones[i]
+        # a branch keeps a leaf unless its split errs strictly less (no split of equal error)
+        sub0 = (("leaf", int(np.argmax(side0))) if left[i, a] >= _leaf_error(side0) - tol else
+                ("split", a, ("leaf", int(np.argmax(c00[i, a]))), ("leaf", int(np.argmax(c01[i, a])))))
+        sub1 = (("leaf", int(np.argmax(side1))) if right[i, b] >= _leaf_error(side1) - tol else
+                ("split", b, ("leaf", int(np.argmax(c10[i, b]))), ("leaf", int(np.argmax(c11[i, b])))))
+        best = (float(root_err[i]), ("split", i, sub0, sub1))
+    return best
+
+
+def find_classes(X: np.ndarray, Y: np.ndarray, depth: int) -> tuple[float, _Node]:
+    """FIND with k classes on validated inputs (0/1 ``X``, class weights ``Y`` of shape (m, k)):
+    (the least weighted misclassification of a depth-<= ``depth`` tree, its structure). The search
+    of :func:`find` with the k-class counting and tie rule (:class:`_ClassSums`); used by
+    :func:`dtcore.multiclass.multiclass_find`."""
+    backend = _ClassSums(X, Y)
+    search = _Search(backend, better=backend.better, prune_ties=True)
+    best = search.solve(backend.all_rows(), depth, frozenset(), np.ones(X.shape[1], dtype=bool))
+    return float(best.err), best.build()
+
+
 @functools.cache
 def _blas_controller():
     """threadpoolctl's view of the loaded BLAS libraries, made once: scanning the process's
@@ -579,6 +1046,16 @@ def _check_find_input(m: int, n: int, depth: int, sample_weight: object) -> np.n
     check_budget(f"FIND at depth {depth} on {n} features (its subproblems)", find_subproblems(n, depth),
                  "MAX_FIND_SUBPROBLEMS", "lower depth (or max_depth), or use fewer features (n_thresholds)")
     return weight
+
+
+def _find_label_sums(X: np.ndarray, y: np.ndarray, weight: np.ndarray, depth: int) -> tuple[float, _Node, int]:
+    """(weighted training errors, structure, subproblems) of the best depth-``depth`` tree with the
+    float-sum counting (:class:`_LabelSums`, real-valued weights); the caller limits BLAS to one
+    thread."""
+    n = X.shape[1]
+    backend = _LabelSums(X, y, weight)
+    best = _Search(backend).solve(backend.all_rows(), min(depth, n), frozenset(), np.ones(n, dtype=bool))
+    return float(best.err), best.build(), len(backend.memo)
 
 
 def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray | None = None) -> FindResult:
@@ -642,7 +1119,7 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
         # real-valued weights: near-equal errors are decided by float sums, as they always were
         total = float(weight.sum())
         with _one_blas_thread():
-            errors, structure, solved = solve_real_weights(X, y, weight, depth)
+            errors, structure, solved = _find_label_sums(X, y, weight, depth)
         return FindResult(tree=_build(n, structure), errors=errors, error=errors / total if total > 0 else 0.0,
                           subproblems=solved)
     X, y, weight = X[keep], y[keep], scaled
@@ -654,10 +1131,10 @@ def find(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray 
     signed = np.where(y == 1, weight, -weight)
     # the products are small; one BLAS thread avoids oversubscription and thread start-up costs
     with _one_blas_thread():
-        solver = _Solver(X, signed, count_dtype, cell_dtype)
-        best = solver.solve(np.arange(X.shape[0]), min(depth, n), frozenset(), np.ones(n, dtype=bool))
+        solver = _SignedCounts(X, signed, count_dtype, cell_dtype)
+        best = _Search(solver).solve(np.arange(X.shape[0]), min(depth, n), frozenset(), np.ones(n, dtype=bool))
         structure = best.build()
-    errors = max(total - best.score, 0.0) / 2 * unit
+    errors = max(best.err, 0.0) * unit
     return FindResult(tree=_build(n, structure), errors=errors,
                       error=errors / (total * unit) if total > 0 else 0.0, subproblems=solver.solved)
 

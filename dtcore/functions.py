@@ -73,7 +73,7 @@ def address(X: np.ndarray, n_address: int) -> np.ndarray:
     return X[np.arange(X.shape[0]), k + a].astype(np.uint8)
 
 
-def random_tree(n: int, size: int, rng: np.random.Generator, max_depth: int | None = None) -> DecisionTree:
+def random_tree(n: int, size: int, *, rng: np.random.Generator, max_depth: int | None = None) -> DecisionTree:
     """A random decision tree with exactly ``size`` leaves.
 
     Grows by splitting a uniformly chosen leaf (with depth below ``max_depth``) on a uniformly
@@ -93,19 +93,19 @@ def random_tree(n: int, size: int, rng: np.random.Generator, max_depth: int | No
         free = np.flatnonzero(tree.restriction(leaf) < 0)
         c0, c1 = tree.split(leaf, int(rng.choice(free)))
         open_leaves += [c for c in (c0, c1) if tree.node_depth[c] < max_depth]
-    _label_siblings_apart(tree, rng)
+    _label_siblings_apart(tree, rng=rng)
     return tree
 
 
-def random_tree_of_depth(n: int, depth: int, rng: np.random.Generator) -> DecisionTree:
+def random_tree_of_depth(n: int, depth: int, *, rng: np.random.Generator) -> DecisionTree:
     """A complete tree of the given depth, random distinct variables on each path, random labels."""
     n = check_int("n", n, 1)
     depth = check_int("depth", depth, 1, n)
     check_tree_budget(f"a complete tree of depth {depth}", 2 ** (depth + 1) - 1, n, "ask for a smaller depth")
-    return random_tree(n, 2**depth, check_rng(rng), max_depth=depth)
+    return random_tree(n, 2**depth, rng=check_rng(rng), max_depth=depth)
 
 
-def _label_siblings_apart(tree: DecisionTree, rng: np.random.Generator) -> None:
+def _label_siblings_apart(tree: DecisionTree, *, rng: np.random.Generator) -> None:
     leaves = set(tree.leaves())
     labels = rng.integers(0, 2, size=tree.node_count)
     for node, f in enumerate(tree.feature):
@@ -229,16 +229,16 @@ def decoy_selector_parity_tree(n: int, k: int, t: int) -> DecisionTree:
 
 # --- Appendix D targets of Moakhar et al. 2026: balanced and path (chain) trees -------------
 
-def balanced_tree(n: int, depth: int, rng: np.random.Generator) -> DecisionTree:
+def balanced_tree(n: int, depth: int, *, rng: np.random.Generator) -> DecisionTree:
     """A full (balanced) tree of the given depth: 2^depth leaves (Moakhar et al. 2026, App. D/E.1).
 
     Every internal node queries a random variable not yet on its path; sibling leaves get
     different labels, the rest are random. D(T) = depth and Delta(T) = depth under every mu.
     """
-    return random_tree_of_depth(n, depth, rng)
+    return random_tree_of_depth(n, depth, rng=rng)
 
 
-def path_tree(n: int, leaves: int, rng: np.random.Generator,
+def path_tree(n: int, leaves: int, *, rng: np.random.Generator,
               exit_sides: Sequence[int] | None = None) -> DecisionTree:
     """A path (chain, comb) tree with ``leaves`` leaves (Moakhar et al. 2026, App. D/E.2).
 
@@ -290,7 +290,7 @@ def parity_table(k: int) -> np.ndarray:
     return truth_table(parity, check_int("k", k, 1, 26))
 
 
-def random_junta(n: int, k: int, rng: np.random.Generator,
+def random_junta(n: int, k: int, *, rng: np.random.Generator,
                  kind: str = "random") -> tuple[np.ndarray, np.ndarray]:
     """A random k-junta on n variables: (J sorted, truth table of f~ on J) (BDM 2020).
 
@@ -335,7 +335,7 @@ def junta_tree(n: int, variables: Sequence[int], table: np.ndarray) -> DecisionT
     return tree
 
 
-def random_monotone_tree(n: int, size: int, rng: np.random.Generator,
+def random_monotone_tree(n: int, size: int, *, rng: np.random.Generator,
                          max_depth: int | None = None) -> DecisionTree:
     """A random decision tree of at most ``size`` leaves computing a monotone (non-decreasing) function.
 
@@ -347,7 +347,7 @@ def random_monotone_tree(n: int, size: int, rng: np.random.Generator,
     and f(x) <= f(x + e_i). Used as a monotone target family in chapter 2 (Blanc–Gupta–Lange–Tan
     2020 assume monotone targets); opt_s = 0 for it.
     """
-    tree = random_tree(n, size, rng, max_depth)
+    tree = random_tree(n, size, rng=rng, max_depth=max_depth)
     R = tree.leaf_restrictions().astype(np.int64)  # (L, n)
     L = R.shape[0]
     a, b = R[:, None, :], R[None, :, :]

@@ -67,10 +67,30 @@ class Frontier(Generic[State]):
     states: list[Any] = field(default_factory=list)
     splits: list[Split | None] = field(default_factory=list)
 
+    _cached: tuple[list, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
     @property
     def scores(self) -> np.ndarray:
         """Score of each leaf's best split (-inf where the leaf cannot be split)."""
-        return np.array([-np.inf if s is None else s.score for s in self.splits])
+        # kept up to date by :meth:`replace` and recomputed when ``splits`` changed any other way
+        # (a scorer's refresh may re-score leaves in place): the check is one list comparison
+        if self._cached is None or self._cached[0] != self.splits:
+            self._cached = (list(self.splits), np.array([-np.inf if s is None else s.score for s in self.splits]))
+        return self._cached[1].copy()
+
+    def replace(self, pos: int, nodes: list[int], states: list, splits: list[Split | None]) -> None:
+        """Remove the leaf at ``pos`` and append its children (the loop's split step)."""
+        for lst in (self.nodes, self.states, self.splits):
+            del lst[pos]
+        self.nodes += nodes
+        self.states += states
+        self.splits += splits
+        if self._cached is not None:
+            cached, scores = self._cached
+            del cached[pos]
+            cached += splits
+            new = [-np.inf if s is None else s.score for s in splits]
+            self._cached = (cached, np.concatenate([np.delete(scores, pos), np.array(new, dtype=np.float64)]))
 
 
 Selector = Callable[[Frontier], int | None]
@@ -205,9 +225,5 @@ def grow(
         s0, s1 = scorer.children(state, split.feature)
         tree.set_value(c0, scorer.label(s0))
         tree.set_value(c1, scorer.label(s1))
-        for lst in (frontier.nodes, frontier.states, frontier.splits):
-            del lst[pos]
-        frontier.nodes += [c0, c1]
-        frontier.states += [s0, s1]
-        frontier.splits += [scorer.best_split(s0), scorer.best_split(s1)]
+        frontier.replace(pos, [c0, c1], [s0, s1], [scorer.best_split(s0), scorer.best_split(s1)])
     return GrowthResult(tree, pd.DataFrame(rows))

@@ -197,7 +197,7 @@ def estimate_learnability(
     oracle = LabelOracle(N, lambda rows: call_label_fn("pool", pool_rows(rows), rows.size))
     binarizer = ThresholdBinarizer(q).fit(pool_arr)  # unsupervised: features only
     Xb, Xb_test = binarizer.transform(pool_arr), binarizer.transform(test_arr)
-    draws = SharedDraws.draw(N, Xb.shape[1], m_strands, rng)
+    draws = SharedDraws.draw(N, Xb.shape[1], m_strands, rng=rng)
     half = hoeffding_halfwidth(test_arr.shape[0], float(delta))
     rows = []
     for t in sorted(int(t) for t in size_list):  # one Est run per size, sharing draws and labels

@@ -197,14 +197,14 @@ class SharedDraws:
         return state
 
     @classmethod
-    def draw(cls, size: int, n: int, n_strands: int, rng: np.random.Generator) -> "SharedDraws":
+    def draw(cls, size: int, n: int, n_strands: int, *, rng: np.random.Generator) -> "SharedDraws":
         """A random order of ``size`` points and ``n_strands`` uniform points of {0,1}^n."""
         size = check_int("size", size, 1)
         n = check_int("n", n, 1)
         n_strands = check_int("n_strands", n_strands, 1)
         rng = check_rng(rng)
         order = rng.permutation(size)
-        strands = ProductDistribution.uniform(n).sample(n_strands, rng)
+        strands = ProductDistribution.uniform(n).sample(n_strands, rng=rng)
         return cls(order, strands)
 
     def prepared(self, X: np.ndarray) -> PreparedSample:
@@ -235,7 +235,7 @@ class SharedDraws:
 class LazyLeaf(BatchLeaf):
     """A minibatch leaf whose consistent points are found only when it is first scored.
 
-    Until then ``idx`` is None and the leaf keeps its parent's ``idx`` (``seed``) and scan end
+    Until then ``idx`` is None and the leaf keeps its parent's ``idx`` (``parent_idx``) and scan end
     (``start``). Afterwards ``idx`` holds every position < ``scanned`` of the shared order that is
     consistent with the leaf, ascending, and either ``idx.size == b`` (the scan stopped at the b-th
     point) or ``scanned == N``; so ``idx[:b]`` is Batch_b(S°, l) and ``idx.size == 0`` iff no point
@@ -243,7 +243,7 @@ class LazyLeaf(BatchLeaf):
     """
 
     scanned: int = 0
-    seed: np.ndarray | None = None
+    parent_idx: np.ndarray | None = None
     start: int = 0
     mask: np.ndarray | None = None   # bit mask of the fixed variables (PreparedSample.masks)
     value: np.ndarray | None = None  # the bits they are fixed to
@@ -267,7 +267,7 @@ class LazyBatches:
     def root(self) -> LazyLeaf:
         restriction = np.full(self.n, -1, dtype=np.int8)
         mask, value = self.sample.masks(restriction)
-        return LazyLeaf(restriction, 0, None, seed=np.zeros(0, dtype=np.int64), start=0,
+        return LazyLeaf(restriction, 0, None, parent_idx=np.zeros(0, dtype=np.int64), start=0,
                         mask=mask, value=value)
 
     def resolve(self, state: LazyLeaf) -> LazyLeaf:
@@ -276,8 +276,8 @@ class LazyBatches:
             return state
         N, b, sample = self.N, self.b, self.sample
         mask, value = state.mask, state.value
-        seed = state.seed
-        found = [seed[sample.consistent(seed, mask, value)]] if seed.size else []
+        inherited = state.parent_idx
+        found = [inherited[sample.consistent(inherited, mask, value)]] if inherited.size else []
         have = found[0].size if found else 0
         pos = state.start
         if not mask.any():  # the root: every point is consistent
@@ -296,7 +296,7 @@ class LazyBatches:
         if not self.complete and idx.size >= b:  # keep exactly the points before the b-th one
             idx = idx[:b]
             pos = int(idx[-1]) + 1
-        state.idx, state.scanned, state.seed = idx, pos, None
+        state.idx, state.scanned, state.parent_idx = idx, pos, None
         return state
 
     def reach(self, state: LazyLeaf) -> int:
@@ -317,9 +317,9 @@ class LazyBatches:
         mask[word] |= np.uint64(1) << np.uint64(bit)
         value1 = state.value.copy()
         value1[word] |= np.uint64(1) << np.uint64(bit)
-        c0 = LazyLeaf(r0, state.depth + 1, None, seed=state.idx, start=state.scanned,
+        c0 = LazyLeaf(r0, state.depth + 1, None, parent_idx=state.idx, start=state.scanned,
                       mask=mask, value=state.value)
-        c1 = LazyLeaf(r1, state.depth + 1, None, seed=state.idx, start=state.scanned,
+        c1 = LazyLeaf(r1, state.depth + 1, None, parent_idx=state.idx, start=state.scanned,
                       mask=mask, value=value1)
         return c0, c1
 
@@ -477,7 +477,7 @@ def top_down_size_estimate(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndar
     >>> import numpy as np
     >>> from dtcore.local import LabelOracle, SharedDraws
     >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
-    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))  # S°'s order and the strands
+    >>> draws = SharedDraws.draw(2000, 6, 32, rng=np.random.default_rng(2))  # S°'s order and the strands
     >>> oracle = LabelOracle.from_labels((X[:, 0] & X[:, 1]) | X[:, 2])  # reveals (and counts) labels
     >>> result = top_down_size_estimate(X, oracle, size=4, batch_size=32, draws=draws)
     >>> result.tree.size, result.e, result.labelled
@@ -526,7 +526,7 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, 
     >>> from dtcore.local import LabelOracle, SharedDraws
     >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6), dtype=np.uint8)
     >>> oracle = LabelOracle.from_labels((X[:, 0] & X[:, 1]) | X[:, 2])  # counts the labels it reveals
-    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
+    >>> draws = SharedDraws.draw(2000, 6, 32, rng=np.random.default_rng(2))
     >>> result = local_learner(X, oracle, size=4, batch_size=32, x_star=np.array([1, 1, 0, 0, 0, 0], dtype=np.uint8), draws=draws)
     >>> result.labels.tolist(), result.labelled
     ([1], 128)
@@ -535,7 +535,7 @@ def local_learner(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, 
     start, asked = _count(oracle), _requests(oracle)
     res, scorer = _run_strands(X, oracle, size, batch_size, draws, Q, impurity, weighting, True, pure_leaves)
     tree = res.tree
-    leaves = tree._route(scorer.query_points, None)
+    leaves = tree._route(scorer.query_points, rng=None)
     labels = np.zeros(leaves.size, dtype=np.uint8)
     for node in np.unique(leaves):  # one minibatch per distinct query leaf
         state = scorer.query_leaves[tree.restriction_key(int(node))]
@@ -600,7 +600,7 @@ def est(X: np.ndarray, oracle: Callable[[np.ndarray], np.ndarray], *, size: int,
     >>> rng = np.random.default_rng(0)
     >>> X, X_test = rng.integers(0, 2, size=(2000, 6), dtype=np.uint8), rng.integers(0, 2, size=(100, 6), dtype=np.uint8)
     >>> def f(Z): return (Z[:, 0] & Z[:, 1]) | Z[:, 2]
-    >>> draws = SharedDraws.draw(2000, 6, 32, np.random.default_rng(2))
+    >>> draws = SharedDraws.draw(2000, 6, 32, rng=np.random.default_rng(2))
     >>> result = est(X, LabelOracle.from_labels(f(X)), size=4, batch_size=32, X_test=X_test, y_test=f(X_test), draws=draws)
     >>> result.error, result.labelled
     (0.0, 128)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .find import _count, _exact_dtype, find_classes
 from .grow import GrowthResult, Split, grow, select_by_path
 from .id3 import first_best
 from .impurity import get_impurity
@@ -37,9 +38,8 @@ from .tree import DecisionTree, restriction_key
 from .validate import check_binary_matrix, check_choice, check_int
 
 __all__ = ["class_weights", "impurity_k", "weighted_top_down", "weighted_minibatch_top_down",
-           "weighted_id3", "multiclass_find"]
+           "weighted_id3", "multiclass_find", "MulticlassFindResult"]
 
-_CHUNK_ELEMENTS = 1 << 22  # rows x features converted to float64 per counting step (32 MB)
 _MAX_EXPANSION = 10         # integer weights summing to at most this many points per row become repeats
 
 
@@ -96,25 +96,6 @@ def impurity_k(name: str, proportions: np.ndarray) -> np.ndarray:
             terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
         return terms.sum(axis=-1)
     return np.sqrt(np.clip(p * (1.0 - p), 0.0, None)).sum(axis=-1)
-
-
-def _exact_dtype(columns: np.ndarray) -> type:
-    """float32 when every partial sum of ``columns`` is an integer below 2^24 (exact), else float64."""
-    whole = bool(np.all(columns == np.round(columns))) and float(np.abs(columns).sum()) < 2**24
-    return np.float32 if whole else np.float64
-
-
-def _count(X: np.ndarray, rows: np.ndarray, columns: np.ndarray, dtype: type = np.float64) -> np.ndarray:
-    """sum over ``rows`` of X[r, :]^T columns[r, :]: (n, c) float64, a chunk of rows at a time
-    (each chunk's product in ``dtype``: float32 is exact for integer columns of small total)."""
-    n = X.shape[1]
-    out = np.zeros((n, columns.shape[1]))
-    step = max(1, _CHUNK_ELEMENTS // max(n, 1))
-    weights = columns.astype(dtype, copy=False)
-    for s in range(0, rows.size, step):  # chunks of rows, each one BLAS product
-        r = rows[s:s + step]
-        out += X[r].astype(dtype).T @ weights[r]
-    return out
 
 
 def _stats_columns(Y: np.ndarray) -> np.ndarray:
@@ -430,91 +411,27 @@ def weighted_id3(X: np.ndarray, y: np.ndarray, n_classes: int, *, sample_weight:
 
 # --- FIND (least weighted misclassification) with k classes -------------------------------------
 
-def _leaf_error(total: np.ndarray) -> float:
-    return float(total.sum() - total.max())
+@dataclass(frozen=True)
+class MulticlassFindResult:
+    """Output of :func:`multiclass_find`: the optimal tree, its weighted training error and the
+    class of each of its leaves."""
 
-
-def _depth1(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndarray) -> tuple[float, tuple]:
-    """The best tree of depth <= 1 on ``rows``: (error, structure)."""
-    leaf = ("leaf", int(np.argmax(total)))
-    best = (_leaf_error(total), leaf)
-    if rows.size == 0:
-        return best
-    ones = _count(X, rows, Y)
-    zeros = total[None, :] - ones
-    err = total.sum() - ones.max(axis=1) - zeros.max(axis=1)
-    j = int(np.argmin(err))
-    if err[j] < best[0] - 1e-9 * max(total.sum(), 1.0):
-        best = (float(err[j]), ("split", j, ("leaf", int(np.argmax(zeros[j]))), ("leaf", int(np.argmax(ones[j])))))
-    return best
-
-
-def _depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndarray) -> tuple[float, tuple]:
-    """The best tree of depth <= 2 on ``rows`` from the pair counts of every two features."""
-    best = _depth1(X, rows, Y, total)
-    if rows.size == 0:
-        return best
-    n, k = X.shape[1], Y.shape[1]
-    dtype = _exact_dtype(Y[rows])
-    Xr = X[rows].astype(dtype)
-    Yr = Y[rows].astype(dtype)
-    ones = (Xr.T @ Yr).astype(np.float64)                  # (n, k): x_i = 1
-    pair = np.empty((n, n, k))                             # (n, n, k): x_i = x_j = 1
-    for c in range(k):  # one BLAS product per class
-        pair[:, :, c] = (Xr * Yr[:, c:c + 1]).T @ Xr
-    # the four cells of (x_i, x_j): 11 = pair, 10 = ones_i - pair, 01 = ones_j - pair, 00 = rest
-    c11 = pair
-    c10 = ones[:, None, :] - pair
-    c01 = ones[None, :, :] - pair
-    c00 = total[None, None, :] - ones[:, None, :] - ones[None, :, :] + pair
-    right = ones.sum(axis=1)[:, None] - c11.max(axis=2) - c10.max(axis=2)      # error in x_i = 1, per j
-    left = (total.sum() - ones.sum(axis=1))[:, None] - c01.max(axis=2) - c00.max(axis=2)
-    j1, j0 = right.argmin(axis=1), left.argmin(axis=1)
-    root_err = right[np.arange(n), j1] + left[np.arange(n), j0]
-    i = int(np.argmin(root_err))
-    tol = 1e-9 * max(total.sum(), 1.0)
-    if root_err[i] < best[0] - tol:
-        a, b = int(j0[i]), int(j1[i])
-        side0, side1 = total - ones[i], ones[i]
-        # a branch keeps a leaf unless its split errs strictly less (no split of equal error)
-        sub0 = (("leaf", int(np.argmax(side0))) if left[i, a] >= _leaf_error(side0) - tol else
-                ("split", a, ("leaf", int(np.argmax(c00[i, a]))), ("leaf", int(np.argmax(c01[i, a])))))
-        sub1 = (("leaf", int(np.argmax(side1))) if right[i, b] >= _leaf_error(side1) - tol else
-                ("split", b, ("leaf", int(np.argmax(c10[i, b]))), ("leaf", int(np.argmax(c11[i, b])))))
-        best = (float(root_err[i]), ("split", i, sub0, sub1))
-    return best
-
-
-def _find(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, depth: int) -> tuple[float, tuple]:
-    total = Y[rows].sum(axis=0)
-    if depth == 0 or rows.size == 0:
-        return _leaf_error(total), ("leaf", int(np.argmax(total)))
-    if depth == 1:
-        return _depth1(X, rows, Y, total)
-    if depth == 2:
-        return _depth2(X, rows, Y, total)
-    best = _find(X, rows, Y, depth - 1)
-    for i in range(X.shape[1]):  # loop over root features (n^(d-2) subproblems); NumPy body below
-        mask = X[rows, i] == 1
-        if mask.all() or not mask.any():
-            continue
-        e0, s0 = _find(X, rows[~mask], Y, depth - 1)
-        if e0 >= best[0]:
-            continue
-        e1, s1 = _find(X, rows[mask], Y, depth - 1)
-        if e0 + e1 < best[0] - 1e-9 * max(total.sum(), 1.0):
-            best = (e0 + e1, ("split", i, s0, s1))
-    return best
+    tree: DecisionTree
+    errors: float            # weighted count of misclassified training points
+    error: float             # errors / total weight
+    leaf_class: np.ndarray   # optimal class index of every node that is a leaf (-1 at internal nodes)
 
 
 def multiclass_find(X: np.ndarray, y: np.ndarray, n_classes: int, *, depth: int,
-                    sample_weight: np.ndarray | None = None) -> tuple[DecisionTree, float, np.ndarray]:
+                    sample_weight: np.ndarray | None = None) -> MulticlassFindResult:
     """FIND (BLT 2021, Fig. 2) with k classes: a depth-<= d tree of least weighted misclassification.
 
-    Exact: depth 1 and 2 from class counts of every feature and every pair of features (one
-    vectorised reduction), deeper budgets by trying every root feature on the depth-(d-1) optimum of
-    both halves (n^(d-2) depth-2 problems, so keep n small for d >= 3). Among trees of equal error a
-    shallower budget's optimum is kept, so a leaf is preferred to a split that does not lower the error.
+    The search of :func:`dtcore.find.find` (one implementation) with the k-class counting: depth 1
+    and 2 from class counts of every feature and every pair of features (one vectorised reduction),
+    deeper budgets by trying every root feature on the depth-(d-1) optimum of both halves (n^(d-2)
+    depth-2 problems, so keep n small for d >= 3). Among trees of equal error (within 1e-9 of the
+    weight) a shallower budget's optimum is kept, so a leaf is preferred to a split that does not
+    lower the error, then the smaller root.
 
     Parameters
     ----------
@@ -525,16 +442,14 @@ def multiclass_find(X: np.ndarray, y: np.ndarray, n_classes: int, *, depth: int,
 
     Returns
     -------
-    tree : DecisionTree
-        The optimal tree (leaf values as in the module docstring).
-    errors : float
-        Its weighted number of training mistakes.
-    leaf_class : ndarray of int
-        The optimal class index of every node that is a leaf of ``tree`` (-1 at internal nodes).
+    MulticlassFindResult
+        ``tree`` (leaf values as in the module docstring), ``errors`` (its weighted number of
+        training mistakes), ``error`` (``errors`` over the total weight) and ``leaf_class`` (the
+        optimal class index of every node that is a leaf of ``tree``, -1 at internal nodes).
     """
     X, Y = _check_inputs(X, y, n_classes, sample_weight)
     d = check_int("depth", depth, 0)
-    errors, structure = _find(X, np.arange(X.shape[0]), Y, d)
+    errors, structure = find_classes(X, Y, d)
     tree = DecisionTree(X.shape[1])
     leaf_class = [-1]
     stack = [(0, structure)]
@@ -548,4 +463,6 @@ def multiclass_find(X: np.ndarray, y: np.ndarray, n_classes: int, *, depth: int,
             c0, c1 = tree.split(node, s[1])
             leaf_class += [-1, -1]
             stack += [(c0, s[2]), (c1, s[3])]
-    return tree, float(errors), np.asarray(leaf_class, dtype=np.int64)
+    total = float(np.asarray(sample_weight, dtype=np.float64).sum()) if sample_weight is not None else X.shape[0]
+    return MulticlassFindResult(tree, float(errors), float(errors) / total if total > 0 else 0.0,
+                                np.asarray(leaf_class, dtype=np.int64))

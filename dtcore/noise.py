@@ -77,7 +77,7 @@ def _finish(X: np.ndarray, y: np.ndarray, X2: np.ndarray, y2: np.ndarray, k: int
     return Corruption(X=X2, y=y2, changed=changed, budget=k)
 
 
-def random_label_flips(X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.Generator) -> Corruption:
+def random_label_flips(X: np.ndarray, y: np.ndarray, eta: float, *, rng: np.random.Generator) -> Corruption:
     """Flip the labels of floor(eta m) uniformly random rows (random classification noise, fixed count)."""
     X, y, eta, k = _prepare(X, y, eta)
     rng = check_rng(rng)
@@ -103,7 +103,7 @@ def _leaf_plan(X: np.ndarray, y: np.ndarray, depth: int) -> tuple[np.ndarray, np
 
 
 def find_adversary(X: np.ndarray, y: np.ndarray, eta: float, depth: int,
-                   rng: np.random.Generator) -> Corruption:
+                   *, rng: np.random.Generator) -> Corruption:
     """Flip labels where that moves FIND's empirical optimum most (targets FIND).
 
     On the leaves of the clean depth-``depth`` optimum, ordered by the number of flips needed to
@@ -136,7 +136,7 @@ def find_adversary(X: np.ndarray, y: np.ndarray, eta: float, depth: int,
 
 
 def moving_adversary(X: np.ndarray, y: np.ndarray, eta: float, depth: int,
-                     rng: np.random.Generator) -> Corruption:
+                     *, rng: np.random.Generator) -> Corruption:
     """Move examples: re-plant rows, with the minority label, inside the cheapest leaves.
 
     The moved rows are taken from the most populous leaves of the clean depth-``depth`` optimum
@@ -208,7 +208,7 @@ def indistinguishable_pair(n: int, eta: float, region_codim: int) -> tuple[Decis
 
 
 def equalizing_adversary(X: np.ndarray, y: np.ndarray, eta: float, region: np.ndarray,
-                         rng: np.random.Generator) -> Corruption:
+                         *, rng: np.random.Generator) -> Corruption:
     """Flip labels inside the region (a restriction: -1 free, 0/1 fixed) until half are 1.
 
     The flipped rows are uniformly random rows of the majority label, so the labels inside the
@@ -240,7 +240,7 @@ def equalizing_adversary(X: np.ndarray, y: np.ndarray, eta: float, region: np.nd
 
 
 def _replant(X: np.ndarray, y: np.ndarray, k: int, new_x: np.ndarray, new_y: np.ndarray,
-             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+             *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Replace k uniformly random rows that differ from their replacement (so each one counts)."""
     X2, y2 = X.copy(), y.copy()
     differs = (X != new_x).any(axis=1) | (y != new_y)
@@ -249,7 +249,7 @@ def _replant(X: np.ndarray, y: np.ndarray, k: int, new_x: np.ndarray, new_y: np.
     return X2, y2
 
 
-def point_mass_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, rng: np.random.Generator,
+def point_mass_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, *, rng: np.random.Generator,
                          candidates: int = 64) -> Corruption:
     """A point-mass (leverage) attack on the monomial features, aimed at L2 regression.
 
@@ -285,11 +285,11 @@ def point_mass_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, 
     j, label = best
     new_x = np.broadcast_to(pool[j], X.shape)
     new_y = np.full(y.shape, label, dtype=np.uint8)
-    X2, y2 = _replant(X, y, k, new_x, new_y, rng)
+    X2, y2 = _replant(X, y, k, new_x, new_y, rng=rng)
     return _finish(X, y, X2, y2, k)
 
 
-def subcube_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, rng: np.random.Generator
+def subcube_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, *, rng: np.random.Generator
                       ) -> Corruption:
     """Aimed at L1 regression: turn the empirical median of one subcube of codimension degree + 1.
 
@@ -320,14 +320,14 @@ def subcube_adversary(X: np.ndarray, y: np.ndarray, eta: float, degree: int, rng
     new_x = rng.integers(0, 2, size=X.shape).astype(np.uint8)
     new_x[:, list(S)] = (pattern >> np.arange(c)) & 1
     new_y = np.full(y.shape, 1 - majority, dtype=np.uint8)
-    X2, y2 = _replant(X, y, k, new_x, new_y, rng)
+    X2, y2 = _replant(X, y, k, new_x, new_y, rng=rng)
     return _finish(X, y, X2, y2, k)
 
 
 ADVERSARIES = ("random", "find", "moving", "point_mass", "subcube")
 
 
-def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.Generator,
+def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, *, rng: np.random.Generator,
             depth: int = 2, degree: int = 2) -> Corruption:
     """Dispatch to an adversary by name (one of ``ADVERSARIES``).
 
@@ -335,15 +335,15 @@ def corrupt(kind: str, X: np.ndarray, y: np.ndarray, eta: float, rng: np.random.
     regressions' features (for 'point_mass' and 'subcube').
     """
     if kind == "random":
-        return random_label_flips(X, y, eta, rng)
+        return random_label_flips(X, y, eta, rng=rng)
     if kind == "find":
-        return find_adversary(X, y, eta, depth, rng)
+        return find_adversary(X, y, eta, depth, rng=rng)
     if kind == "moving":
-        return moving_adversary(X, y, eta, depth, rng)
+        return moving_adversary(X, y, eta, depth, rng=rng)
     if kind == "point_mass":
-        return point_mass_adversary(X, y, eta, degree, rng)
+        return point_mass_adversary(X, y, eta, degree, rng=rng)
     if kind == "subcube":
-        return subcube_adversary(X, y, eta, degree, rng)
+        return subcube_adversary(X, y, eta, degree, rng=rng)
     check_choice("kind", kind, ADVERSARIES)
     raise AssertionError(f"adversary {kind!r} is listed but not dispatched")
 

@@ -88,7 +88,7 @@ class PolynomialHypothesis:
         q = trunc(self.value(X))
         return q if self.kind == "l1" else (q >= 0.5).astype(np.float64)
 
-    def predict(self, X: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    def predict(self, X: np.ndarray, *, rng: np.random.Generator | None = None) -> np.ndarray:
         """Labels h(x): round(trunc(p)) (L2), or Bernoulli(trunc(p)) draws with ``rng`` (L1)."""
         q = self.predict_proba(X)
         if self.kind == "l2":

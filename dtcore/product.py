@@ -76,7 +76,7 @@ def m_error(j: int, eps: float, delta: float) -> float:
 # --- drawing and routing ---------------------------------------------------------------------
 
 def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_variable: int,
-                          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+                          *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
     """Draw ``pairs_per_variable`` pairs (x, x^(i)) for every variable i (Equation (1)).
 
     x ~ mu and x^(i) is x with x_i redrawn from mu_i. Returns the points x and variables i of the
@@ -90,7 +90,7 @@ def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_v
     for start in range(0, total, _CHUNK_ROWS):  # fixed-size blocks of rows, vectorised inside
         rows = min(_CHUNK_ROWS, total - start)
         var = (np.arange(start, start + rows) % n).astype(np.int64)
-        X = dist.sample(rows, rng)
+        X = dist.sample(rows, rng=rng)
         fresh = (rng.random(rows) < dist.p[var]).astype(np.uint8)
         moved = np.flatnonzero(fresh != X[np.arange(rows), var])
         Xa = X[moved]
@@ -107,7 +107,7 @@ def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_v
 
 
 def _draw_sensitive_pairs_shared(dist: ProductDistribution, oracle: Oracle, pairs_per_variable: int,
-                                 rng: np.random.Generator, skip_unchanged: bool) -> tuple[np.ndarray, np.ndarray, int]:
+                                 *, rng: np.random.Generator, skip_unchanged: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """The paper's Sec. 5.2 drawing: one x ~ mu shared by its n pairs (x, x^(i)), i = 1..n.
 
     As :func:`_draw_sensitive_pairs` (same return values), but every drawn x serves all n variables:
@@ -120,7 +120,7 @@ def _draw_sensitive_pairs_shared(dist: ProductDistribution, oracle: Oracle, pair
     block = max(1, _CHUNK_ROWS // n)
     for start in range(0, pairs_per_variable, block):  # fixed-size blocks of points, vectorised inside
         rows = min(block, pairs_per_variable - start)
-        X = dist.sample(rows, rng)
+        X = dist.sample(rows, rng=rng)
         fresh = (rng.random((rows, n)) < dist.p[None, :]).astype(np.uint8)
         moved = fresh != X
         point, var = np.nonzero(moved)
@@ -141,7 +141,7 @@ def _draw_sensitive_pairs_shared(dist: ProductDistribution, oracle: Oracle, pair
 
 
 def estimate_scores(tree: DecisionTree, oracle: Oracle, dist: ProductDistribution, m: int,
-                    rng: np.random.Generator) -> np.ndarray:
+                    *, rng: np.random.Generator) -> np.ndarray:
     """The estimator of Equation (1) for every leaf and variable, from m pairs per variable.
 
     Returns an ``(L, n)`` array (leaves in ``tree.leaves()`` order) of
@@ -155,7 +155,7 @@ def estimate_scores(tree: DecisionTree, oracle: Oracle, dist: ProductDistributio
         raise ValueError(f"dist must be a ProductDistribution on n = {tree.n} coordinates")
     m = check_int("m", m, 1)
     rng = check_rng(rng)
-    X, var, _ = _draw_sensitive_pairs(dist, oracle, m, rng)
+    X, var, _ = _draw_sensitive_pairs(dist, oracle, m, rng=rng)
     leaves = tree.leaves()
     pos = np.full(tree.node_count, -1, dtype=np.int64)
     pos[leaves] = np.arange(len(leaves))
@@ -199,7 +199,7 @@ class PracticalScorer:
     """
 
     def __init__(self, oracle: Oracle, dist: ProductDistribution, eps: float, delta: float,
-                 rng: np.random.Generator, *, shared_x: bool = False, skip_unchanged: bool = True,
+                 *, rng: np.random.Generator, shared_x: bool = False, skip_unchanged: bool = True,
                  schedule_scale: float = 1.0) -> None:
         self.oracle = oracle
         self.shared_x = shared_x
@@ -253,7 +253,7 @@ class PracticalScorer:
         need = target - pool.code.size
         if need <= 0:
             return
-        X = self.dist.sample(need, self.rng)
+        X = self.dist.sample(need, rng=self.rng)
         y = np.asarray(self.oracle(X))
         self.label_queries += need
         pool.add(point_index(X), self._route(tree, lookup, X), y)
@@ -268,9 +268,9 @@ class PracticalScorer:
         need = math.ceil(scale * m_score(j, self.delta, self.eps, self.n)) - self.pairs_per_variable
         if need > 0:
             if self.shared_x:
-                X, var, q = _draw_sensitive_pairs_shared(self.dist, self.oracle, need, self.rng, self.skip_unchanged)
+                X, var, q = _draw_sensitive_pairs_shared(self.dist, self.oracle, need, rng=self.rng, skip_unchanged=self.skip_unchanged)
             else:
-                X, var, q = _draw_sensitive_pairs(self.dist, self.oracle, need, self.rng)
+                X, var, q = _draw_sensitive_pairs(self.dist, self.oracle, need, rng=self.rng)
                 if not self.skip_unchanged:  # every pair queried twice, moved or not
                     q = 2 * need * self.n
             self.label_queries += q
@@ -413,7 +413,7 @@ def practical_build_top_down_dt(
     if not callable(oracle):
         raise ValueError(f"oracle must be a callable f(X) -> labels, got {type(oracle).__name__}")
     schedule_scale = check_real("schedule_scale", schedule_scale, 0.0, math.inf)
-    scorer = PracticalScorer(oracle, dist, eps, delta, rng, shared_x=bool(shared_x),
+    scorer = PracticalScorer(oracle, dist, eps, delta, rng=rng, shared_x=bool(shared_x),
                              skip_unchanged=bool(skip_unchanged), schedule_scale=schedule_scale)
     result = grow(scorer, stop=scorer.stop, n=dist.n, size=size)
     hist = pd.DataFrame(scorer.history)

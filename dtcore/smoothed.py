@@ -39,7 +39,7 @@ MEMBERS = ("random", "inner", "outer", "corner")
 BOUNDARY_BAND = 0.02
 
 
-def alpha_c_distribution(n: int, alpha: float, c: float, rng: np.random.Generator,
+def alpha_c_distribution(n: int, alpha: float, c: float, *, rng: np.random.Generator,
                          member: str = "random") -> ProductDistribution:
     """An (alpha, c)-distribution (BDM 2020, Sec. 1.2): p_i = 1/2 +- d_i with d_i in (c, 1/2 - alpha).
 
@@ -83,7 +83,7 @@ def is_alpha_c_distribution(dist: ProductDistribution, alpha: float, c: float) -
     return bool(np.all((np.abs(p - 0.5) > c) & (p > alpha) & (p < 1 - alpha)))
 
 
-def smoothed_distribution(p_hat: np.ndarray | float, alpha: float, c: float, rng: np.random.Generator,
+def smoothed_distribution(p_hat: np.ndarray | float, alpha: float, c: float, *, rng: np.random.Generator,
                           n: int | None = None) -> ProductDistribution:
     """A smoothed (alpha, c)-distribution (BDM 2020, Sec. 1.2): p_i = p_hat_i + Delta_i, Delta_i ~ U[-c, c].
 
@@ -109,7 +109,7 @@ def smoothed_distribution(p_hat: np.ndarray | float, alpha: float, c: float, rng
 CENTRES = ("1/2", "random", "edge")
 
 
-def smoothing_centre(n: int, alpha: float, c: float, kind: str, rng: np.random.Generator) -> np.ndarray:
+def smoothing_centre(n: int, alpha: float, c: float, kind: str, *, rng: np.random.Generator) -> np.ndarray:
     """A centre p_hat in (alpha + c, 1 - alpha - c)^n for :func:`smoothed_distribution`.
 
     ``"1/2"``: the uniform distribution (smoothing is then the only source of bias);
@@ -335,7 +335,7 @@ def population_gain(table: np.ndarray, dist: ProductDistribution, w: np.ndarray 
 
 
 def smoothed_covariance_failure(tables: np.ndarray, p_hat: np.ndarray, c: float, thresholds: np.ndarray,
-                                rng: np.random.Generator, draws: int = 512) -> tuple[np.ndarray, np.ndarray]:
+                                *, rng: np.random.Generator, draws: int = 512) -> tuple[np.ndarray, np.ndarray]:
     """Pr over the smoothing that |I(D, i)| <= t, for every function of a batch, coordinate i and t.
 
     BDM 2020, Lemma 11 at the root (w all free): p_l = p_hat_l + Delta_l with Delta_l ~ U[-c, c] i.i.d.

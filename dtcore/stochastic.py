@@ -24,7 +24,7 @@ def _check_tree(tree: object) -> DecisionTree:
     return tree
 
 
-def random_stochastic_tree(n: int, size: int, n_stochastic: int, rng: np.random.Generator,
+def random_stochastic_tree(n: int, size: int, n_stochastic: int, *, rng: np.random.Generator,
                            max_depth: int | None = None, q_low: float = 0.1) -> DecisionTree:
     """A random stochastic tree with ``size`` leaves, ``n_stochastic`` of its internal nodes coins.
 
@@ -141,14 +141,14 @@ def mean_table_by_coins(tree: DecisionTree, max_coins: int = 16) -> np.ndarray:
     return total
 
 
-def sample(tree: DecisionTree, m: int, rng: np.random.Generator,
+def sample(tree: DecisionTree, m: int, *, rng: np.random.Generator,
            dist: ProductDistribution | None = None) -> tuple[np.ndarray, np.ndarray]:
     """m labelled examples (x, T(x)) with x uniform (or from ``dist``) and the coins of T fresh."""
     tree = _check_tree(tree)
     m = check_int("m", m, 0)
     rng = check_rng(rng)
     dist = ProductDistribution.uniform(tree.n) if dist is None else dist
-    X = dist.sample(m, rng)
+    X = dist.sample(m, rng=rng)
     return X, tree.predict(X, rng=rng)
 
 
@@ -179,7 +179,7 @@ def opt(mu: np.ndarray) -> float:
     return error(mu, bayes_optimal(mu))
 
 
-def fix_coins(tree: DecisionTree, rng: np.random.Generator) -> DecisionTree:
+def fix_coins(tree: DecisionTree, *, rng: np.random.Generator) -> DecisionTree:
     """T(., r): the deterministic tree obtained by drawing every coin of T once (Lemma 2.1's r).
 
     Fractional leaf values are drawn too, so the result is an ordinary 0/1 tree of size <= size(T).
@@ -239,7 +239,7 @@ def stack_trees(copies: list[DecisionTree]) -> DecisionTree:
     return out
 
 
-def stochastic_leaf_approximation(tree: DecisionTree, c: int, rng: np.random.Generator,
+def stochastic_leaf_approximation(tree: DecisionTree, c: int, *, rng: np.random.Generator,
                                   ) -> tuple[DecisionTree, list[DecisionTree]]:
     """Lemma 2.1: draw c copies T(., r_i) and stack them into a stochastic-leaf tree.
 
@@ -251,7 +251,7 @@ def stochastic_leaf_approximation(tree: DecisionTree, c: int, rng: np.random.Gen
     tree = _check_tree(tree)
     c = check_int("c", c, 1)
     rng = check_rng(rng)
-    copies = [fix_coins(tree, rng) for _ in range(c)]
+    copies = [fix_coins(tree, rng=rng) for _ in range(c)]
     return stack_trees(copies), copies
 
 

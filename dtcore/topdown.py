@@ -388,7 +388,7 @@ class MiniBatchScorer:
         return 1.0 if 2 * pos >= count else 0.0
 
 
-def random_order(N: int, rng: np.random.Generator) -> np.ndarray:
+def random_order(N: int, *, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random order of the N points of S: the shared minibatch randomness (Footnote 2)."""
     return check_rng(rng).permutation(check_int("N", N, 1))
 
@@ -450,7 +450,7 @@ def minibatch_top_down(X: np.ndarray, y: np.ndarray | Callable[[np.ndarray], np.
     if order is None:
         if rng is None:
             raise ValueError("rng must be a numpy.random.Generator when order is None, got None")
-        order = random_order(X.shape[0], rng)
+        order = random_order(X.shape[0], rng=rng)
     if callable(y):
         label_of = y
     else:

@@ -224,7 +224,7 @@ class DecisionTree:
         return float(self.leaf_probabilities(dist) @ self.leaf_depths())
 
     # --- evaluation ---------------------------------------------------------------------
-    def _route(self, X: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+    def _route(self, X: np.ndarray, *, rng: np.random.Generator | None) -> np.ndarray:
         """Leaf node reached by each row; stochastic nodes flip coins with ``rng``."""
         feature = np.array(self.feature)
         child0, child1 = np.array(self.child0), np.array(self.child1)
@@ -248,7 +248,7 @@ class DecisionTree:
         X = check_binary_matrix("X", X, self.n)
         if self.has_stochastic_nodes:
             raise ValueError("apply needs a tree without stochastic nodes; use predict with an rng")
-        return self._route(X, None)
+        return self._route(X, rng=None)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """mu_T(x) = Pr[T(x) = 1] for every row, exactly (averaging over coins and leaf values)."""
@@ -272,15 +272,15 @@ class DecisionTree:
                 stack.append((self.child1[node], rows[right], weight[right]))
         return out
 
-    def predict(self, X: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    def predict(self, X: np.ndarray, *, rng: np.random.Generator | None = None) -> np.ndarray:
         """Labels T(x) in {0,1}; a tree with coins or fractional leaves needs ``rng`` to draw them."""
         X = check_binary_matrix("X", X, self.n)
         if self.is_deterministic:
-            return np.array(self.value, dtype=np.uint8)[self._route(X, None)]
+            return np.array(self.value, dtype=np.uint8)[self._route(X, rng=None)]
         if rng is None:
             raise ValueError("rng must be a numpy.random.Generator for a stochastic tree, got None")
         rng = check_rng(rng)
-        leaf = self._route(X, rng)
+        leaf = self._route(X, rng=rng)
         return (rng.random(X.shape[0]) < np.array(self.value)[leaf]).astype(np.uint8)
 
     def truth_table(self) -> np.ndarray:

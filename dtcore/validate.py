@@ -10,6 +10,8 @@ import numpy as np
 
 def check_int(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer in ``[low, high]``; raise ``ValueError`` otherwise."""
+    if type(value) is int and (low is None or value >= low) and (high is None or value <= high):
+        return value                         # the common case, without the abstract-class check
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     value = int(value)

@@ -113,7 +113,7 @@ def test_exact_measure_region_against_restrict(p):
 def random_function_and_tree(seed, n):
     rng = np.random.default_rng(seed)
     f = (rng.random(2**n) < rng.uniform(0.1, 0.9)).astype(np.uint8)
-    bare = random_tree(n, int(rng.integers(1, 2 ** min(n, 4) + 1)), rng)
+    bare = random_tree(n, int(rng.integers(1, 2 ** min(n, 4) + 1)), rng=rng)
     return rng, f, bare
 
 
@@ -142,7 +142,7 @@ def test_lemma51_split_lowers_cost_by_exactly_the_score(seed, n, product):
 
 def test_split_cost_drop_on_parity_and_bad_feature():
     f = truth_table(lambda X: parity(X), 3)
-    bare = random_tree(3, 2, np.random.default_rng(0))  # one split: each leaf has weight 1/2
+    bare = random_tree(3, 2, rng=np.random.default_rng(0))  # one split: each leaf has weight 1/2
     fixed = int(np.flatnonzero(bare.leaf_restrictions()[0] >= 0)[0])
     free = int(np.flatnonzero(bare.leaf_restrictions()[0] < 0)[0])
     assert analysis.split_cost_drop(bare, f, 0, free) == pytest.approx((0.5, 0.5))
@@ -156,7 +156,7 @@ def test_split_cost_drop_on_parity_and_bad_feature():
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), s=st.integers(2, 24))
 def test_osss_and_inf_at_most_depth_times_variance(seed, n, s):
     rng = np.random.default_rng(seed)
-    tree = random_tree(n, min(s, 2**n), rng)
+    tree = random_tree(n, min(s, 2**n), rng=rng)
     f = tree.truth_table()
     inf = analysis.influences(f)
     var = analysis.variance(f)
@@ -167,10 +167,10 @@ def test_osss_and_inf_at_most_depth_times_variance(seed, n, s):
 
 def test_complete_labels_by_majority():
     t = truth_table(lambda X: majority(X), 3)
-    bare = random_tree(3, 1, np.random.default_rng(0))
+    bare = random_tree(3, 1, rng=np.random.default_rng(0))
     done = analysis.complete(bare, t)
     assert done.leaf_values().tolist() == [1.0]  # tie at 1/2 goes to 1
-    full = random_tree(3, 8, np.random.default_rng(0))
+    full = random_tree(3, 8, rng=np.random.default_rng(0))
     assert np.array_equal(analysis.complete(full, t).truth_table(), t)
 
 
@@ -189,7 +189,7 @@ def test_fourier_variance_and_influences_match_counting(seed, n):
 def test_replay_agrees_with_the_scorer(seed, n, eps):
     from dtcore.buildtopdown import build_top_down_dt
     rng = np.random.default_rng(seed)
-    f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng).truth_table()
+    f = random_tree(n, int(rng.integers(2, 2 ** min(n, 4) + 1)), rng=rng).truth_table()
     run = build_top_down_dt(f, eps=eps)
     steps = replay.replay(run.tree, run.trace, f)
     assert len(steps) == len(run.trace)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dtcore.validate
-from dtcore import find
+from dtcore.find import find
 from dtcore.estimators import ID3Classifier, OptimalTreeClassifier
 from dtcore.functions import (address, balanced_tree, decoy_selector_parity_tree, gated_majority_tree,
                               is_monotone, path_tree, random_tree, random_tree_of_depth, selector_of_lists,

@@ -50,15 +50,15 @@ def test_point_weights_are_products():
 
 def test_sampling_is_seeded_and_has_the_right_marginals():
     d = ProductDistribution([0.1, 0.5, 0.9])
-    a = d.sample(20000, np.random.default_rng(3))
-    b = d.sample(20000, np.random.default_rng(3))
+    a = d.sample(20000, rng=np.random.default_rng(3))
+    b = d.sample(20000, rng=np.random.default_rng(3))
     assert np.array_equal(a, b)
     assert np.allclose(a.mean(axis=0), d.p, atol=0.02)
 
 
 def test_sampling_needs_a_generator():
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
-        ProductDistribution.uniform(2).sample(3, 0)
+        ProductDistribution.uniform(2).sample(3, rng=0)
 
 
 def test_uniform_and_resolution():
@@ -94,7 +94,7 @@ def test_chunked_truth_tables_equal_the_straightforward_ones(n, monkeypatch):
     from dtcore.functions import majority, parity, random_tree
 
     rng = np.random.default_rng(n)
-    tree = random_tree(n, min(2**n // 2, 64), rng) if n > 1 else None
+    tree = random_tree(n, min(2**n // 2, 64), rng=rng) if n > 1 else None
     for fn in (majority, parity, lambda X: X[:, -1] & X[:, 0], lambda X: (X.sum(axis=1) % 3 == 0)):
         assert np.array_equal(truth_table(fn, n), _straightforward_table(fn, n))
     if tree is not None:
@@ -120,7 +120,7 @@ def test_truth_table_peak_memory_is_one_chunk():
     from dtcore.functions import majority, random_tree
 
     n = 20
-    tree = random_tree(n, 256, np.random.default_rng(0))
+    tree = random_tree(n, 256, rng=np.random.default_rng(0))
     for build in (lambda: truth_table(majority, n), tree.truth_table):
         tracemalloc.start()
         build()

@@ -64,8 +64,9 @@ def test_multiclass_module_builds_the_kernels_trees_on_01_labels(seed):
     for impurity, depth in [("gini", None), ("entropy", 3)]:
         assert _same_tree(weighted_id3(X, y, 2, impurity=impurity, depth=depth),
                           id3(X, y, impurity=impurity, depth=depth).tree)
-    tree, errors, _ = multiclass_find(X, y, 2, depth=2)
-    assert errors == find(X, y, depth=2).errors
+    result = multiclass_find(X, y, 2, depth=2)
+    assert result.errors == find(X, y, depth=2).errors
+    assert result.error == result.errors / X.shape[0]
 
 
 def test_binary_labels_take_the_papers_kernels(monkeypatch):
@@ -105,8 +106,10 @@ def test_multiclass_find_is_optimal(seed, depth):
     X = rng.integers(0, 2, size=(60, 5), dtype=np.uint8)
     y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.integers(0, 2, 60) * (rng.random(60) < 0.3)) % 4
     w = rng.integers(1, 4, 60).astype(float)
-    tree, errors, leaf_class = multiclass_find(X, y, 4, depth=depth, sample_weight=w)
+    result = multiclass_find(X, y, 4, depth=depth, sample_weight=w)
+    tree, errors, leaf_class = result.tree, result.errors, result.leaf_class
     assert errors == pytest.approx(_brute_force(X, y, w, 4, depth))
+    assert result.error == pytest.approx(errors / w.sum())
     assert tree.depth <= depth
     predicted = leaf_class[tree.apply(X)]
     assert w[predicted != y].sum() == pytest.approx(errors)

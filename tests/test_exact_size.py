@@ -30,7 +30,7 @@ def test_reduced_size_collapses_redundant_queries():
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 10), size=st.integers(1, 11))
 def test_monotone_decision_list_has_exact_size(seed, n, size):
     size = min(size, n + 1)
-    tree = monotone_decision_list(n, size, np.random.default_rng(seed))
+    tree = monotone_decision_list(n, size, rng=np.random.default_rng(seed))
     assert tree.size == size == reduced_size(tree)
     table = tree.truth_table()
     assert is_monotone(table)
@@ -42,12 +42,12 @@ def test_monotone_decision_list_has_exact_size(seed, n, size):
 def test_random_monotone_trees_are_much_smaller_than_their_nominal_size():
     # the reason for monotone_decision_list: issue 11 item 6
     rng = np.random.default_rng(0)
-    sizes = [reduced_size(random_monotone_tree(12, 16, rng)) for _ in range(10)]
+    sizes = [reduced_size(random_monotone_tree(12, 16, rng=rng)) for _ in range(10)]
     assert max(sizes) < 16
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="size"):
-        monotone_decision_list(4, 6, np.random.default_rng(0))
+        monotone_decision_list(4, 6, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="n"):
-        monotone_decision_list(0, 1, np.random.default_rng(0))
+        monotone_decision_list(0, 1, rng=np.random.default_rng(0))

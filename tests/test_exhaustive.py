@@ -225,10 +225,10 @@ def test_copies_mean_deviation_matches_enumerating_the_copies():
 def test_smoothed_covariance_failure_is_exact_for_a_dictator_and_agrees_with_plain_sampling():
     rng = np.random.default_rng(0)
     # f = x0 on one variable: I = p (1 - p), p uniform on [0.3, 0.5]; p(1-p) <= 0.24 iff p <= 0.4
-    est, se = smoothed.smoothed_covariance_failure(np.array([[0, 1]]), np.array([0.4]), 0.1, np.array([0.24]), rng, 4000)
+    est, se = smoothed.smoothed_covariance_failure(np.array([[0, 1]]), np.array([0.4]), 0.1, np.array([0.24]), rng=rng, draws=4000)
     assert est[0, 0, 0] == pytest.approx(0.5, abs=0.03)
     xor = np.array([[0, 1, 1, 0]])
-    est, se = smoothed.smoothed_covariance_failure(xor, np.array([0.5, 0.5]), 0.2, np.array([0.01]), rng, 2000)
+    est, se = smoothed.smoothed_covariance_failure(xor, np.array([0.5, 0.5]), 0.2, np.array([0.01]), rng=rng, draws=2000)
     p = 0.5 + rng.uniform(-0.2, 0.2, size=(20000, 2))
     plain = (np.abs(p[:, 0] * (1 - p[:, 0]) * (1 - 2 * p[:, 1])) <= 0.01).mean()  # I(D, 0) of x0 xor x1
     assert est[0, 0, 0] == pytest.approx(plain, abs=4 * se[0, 0, 0] + 0.01)

@@ -241,7 +241,7 @@ def test_replay_reads_one_row_per_split_plus_the_final_state():
 
     rng = _rng(2)
     X = (rng.random((800, N)) < 0.5).astype(np.uint8)
-    f = monotone_decision_list(N, 5, rng)
+    f = monotone_decision_list(N, 5, rng=rng)
     res = minibatch_top_down(X, f.predict(X), size=6, batch_size=32, impurity="gini", rng=rng)
     out = ch02.replay(res, f.truth_table(), "gini")
     assert len(out) == len(res.trace) and list(out["j"][: res.tree.size - 1]) == list(range(1, res.tree.size))

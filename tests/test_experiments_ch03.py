@@ -21,7 +21,7 @@ from dtcore.stochastic import deterministic_depths, mean_table, opt, random_stoc
 
 @pytest.fixture(scope="module")
 def target():
-    return random_stochastic_tree(5, 4, 1, np.random.default_rng(0), max_depth=2)
+    return random_stochastic_tree(5, 4, 1, rng=np.random.default_rng(0), max_depth=2)
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,7 @@ def test_exhaustive_glue_has_each_supremum_and_witness(exhaustive):
 # --- Lemma 2.1 ----------------------------------------------------------------------------------
 
 def test_lemma_2_1_stacks_of_a_deterministic_tree_are_the_tree():
-    tree = random_stochastic_tree(5, 4, 0, np.random.default_rng(2))
+    tree = random_stochastic_tree(5, 4, 0, rng=np.random.default_rng(2))
     lemma = lemma_2_1.lemma_2_1_stacks(tree, c_grid=[1, 2], lemma_draws=2, rng=np.random.default_rng(3))
     assert len(lemma) == 4 and (lemma["l1"] == 0).all()
     assert (lemma["size"] <= tree.size).all() and not lemma["coins_inside"].any()
@@ -467,7 +467,7 @@ def test_proposition_5_1_truncation_is_low_degree_close_and_bounded():
     assert proposition_5_1.proposition_5_1_worst(prop) <= 1
     # Parseval: a tree's Fourier weights add up to E[mu^2] (the trees replayed from the same stream)
     replay = np.random.default_rng(12)
-    mus = [mean_table(random_stochastic_tree(6, s, max(1, s // 4), replay)) for s in (2, 4, 8) for _ in range(2)]
+    mus = [mean_table(random_stochastic_tree(6, s, max(1, s // 4), rng=replay)) for s in (2, 4, 8) for _ in range(2)]
     totals = spectrum.groupby(np.arange(len(spectrum)) // 7)["weight"].sum().to_numpy()
     assert totals == pytest.approx([np.mean(mu**2) for mu in mus], abs=1e-12)
     assert _is_book_figure(proposition_5_1.proposition_5_1_figure(prop, spectrum))

@@ -59,9 +59,9 @@ def test_for_sklearn_and_leaf_sets():
     X = np.eye(3, dtype=np.uint8)
     Z = perf.for_sklearn(X)
     assert Z.dtype == np.float32 and Z.flags.f_contiguous and np.array_equal(Z, X)
-    tree = random_tree(5, 4, np.random.default_rng(1))
+    tree = random_tree(5, 4, rng=np.random.default_rng(1))
     assert len(perf.leaf_sets(tree)) == 4
-    assert perf.leaf_sets(tree) != perf.leaf_sets(random_tree(5, 5, np.random.default_rng(1)))
+    assert perf.leaf_sets(tree) != perf.leaf_sets(random_tree(5, 5, rng=np.random.default_rng(1)))
 
 
 def test_profile_top_lists_the_heaviest_functions():

@@ -220,7 +220,7 @@ def test_deep_find_with_derived_counts_matches_pystreed(d, n, m):
 
     rng = np.random.default_rng(20 + d + n)
     X = (rng.random((m, n)) < 0.5).astype(np.uint8)
-    y = (random_tree_of_depth(n, d, rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.15)).astype(np.uint8)
+    y = (random_tree_of_depth(n, d, rng=rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.15)).astype(np.uint8)
     clf = STreeDClassifier(max_depth=d, cost_complexity=0.0, random_seed=0).fit(X, y)
     r = find(X, y, depth=d)
     assert r.errors == training_errors(r.tree, X, y) == int((clf.predict(X) != y).sum())
@@ -266,11 +266,8 @@ _STRATEGIES = {
        st.sampled_from(["plain", "duplicate", "constant", "weighted"]))
 def test_find_returns_the_reference_tree(strategy, n, m, d, seed, kind):
     """Same error and the same tree, node for node, as the implementation before the kernels."""
-    import importlib
-
+    import dtcore.find as find_module
     from tests.reference_find import reference_find
-
-    find_module = importlib.import_module("dtcore.find")   # the package re-exports the function
 
     X, y, weight = _tie_prone_data(np.random.default_rng(seed), m, n, kind)
     if weight is not None and not (weight > 0).any():  # all weights zero: refused, nothing to fit
@@ -319,3 +316,36 @@ def test_real_valued_weights_keep_the_reference_choices(n, m, d, seed):
     assert r.errors == errors and _signature(r.tree) == _signature(tree)
     mu = rng.random(2**min(n, 4))
     assert population_find(mu, min(d, 3)).tree.depth <= min(d, 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 60), st.integers(0, 4), st.integers(2, 4), st.integers(0, 2**31 - 1),
+       st.sampled_from(["unit", "integer", "real"]))
+def test_multiclass_find_keeps_the_reference_choices(n, m, d, k, seed, kind):
+    """k classes through the one search: the same error and the same tree, node for node, as the
+    k-class FIND before it (its own recursion, tolerance ties)."""
+    from dtcore.multiclass import class_weights, multiclass_find
+    from tests.reference_find import reference_multiclass_find
+
+    rng = np.random.default_rng(seed)
+    X, _ = _data(rng, m, n)
+    y = rng.integers(0, k, m)
+    w = None if kind == "unit" else rng.integers(1, 4, m).astype(float) if kind == "integer" else rng.random(m) + 0.01
+    r = multiclass_find(X, y, k, depth=d, sample_weight=w)
+    Y = class_weights(y, k, w)
+    errors, structure = reference_multiclass_find(X, np.arange(m), Y, d)
+    assert r.errors == float(errors)
+    assert _class_signature(r.tree, r.leaf_class) == _structure_signature(structure)
+
+
+def _class_signature(tree: DecisionTree, leaf_class: np.ndarray, node: int = 0):
+    if tree.feature[node] < 0:
+        return ("leaf", int(leaf_class[node]))
+    return (int(tree.feature[node]), _class_signature(tree, leaf_class, tree.child0[node]),
+            _class_signature(tree, leaf_class, tree.child1[node]))
+
+
+def _structure_signature(structure):
+    if structure[0] == "leaf":
+        return ("leaf", int(structure[1]))
+    return (int(structure[1]), _structure_signature(structure[2]), _structure_signature(structure[3]))

@@ -33,17 +33,17 @@ def test_bad_variables():
 def test_random_trees_have_the_requested_shape():
     rng = np.random.default_rng(0)
     for size in (1, 2, 7, 32):
-        t = random_tree(8, size, rng)
+        t = random_tree(8, size, rng=rng)
         assert t.size == size and t.is_deterministic
-    d = random_tree_of_depth(6, 3, rng)
+    d = random_tree_of_depth(6, 3, rng=rng)
     assert d.size == 8 and d.depth == 3 and set(d.leaf_depths()) == {3}
     with pytest.raises(ValueError, match="size must be an integer in"):
-        random_tree(3, 9, rng)
+        random_tree(3, 9, rng=rng)
 
 
 def test_random_tree_is_seeded():
-    a = random_tree(10, 20, np.random.default_rng(5)).truth_table()
-    b = random_tree(10, 20, np.random.default_rng(5)).truth_table()
+    a = random_tree(10, 20, rng=np.random.default_rng(5)).truth_table()
+    b = random_tree(10, 20, rng=np.random.default_rng(5)).truth_table()
     assert np.array_equal(a, b)
 
 

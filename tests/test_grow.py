@@ -54,7 +54,7 @@ def test_max_leaves_and_custom_selector():
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 9), eps=st.floats(0.01, 0.45), product=st.booleans())
 def test_run_invariants(seed, n, eps, product):
     rng = np.random.default_rng(seed)
-    f = random_tree(n, int(rng.integers(1, min(2**n, 40) + 1)), rng).truth_table()
+    f = random_tree(n, int(rng.integers(1, min(2**n, 40) + 1)), rng=rng).truth_table()
     dist = ProductDistribution(rng.uniform(0.1, 0.9, size=n)) if product else None
     kind = "rerandomised" if product else "flip"
     run = build_top_down_dt(f, eps=eps, dist=dist, kind=kind)
@@ -123,9 +123,9 @@ def test_batched_growth_is_the_one_leaf_at_a_time_growth(seed, n, shape, kind, e
     module = importlib.import_module("dtcore.buildtopdown")
     rng = np.random.default_rng(seed)
     if shape == "tree":
-        f = random_tree(n, int(rng.integers(2, 60)), rng).truth_table()
+        f = random_tree(n, int(rng.integers(2, 60)), rng=rng).truth_table()
     elif shape == "noisy":
-        f = random_tree(n, 12, rng).truth_table() ^ (rng.random(2**n) < 0.05).astype(np.uint8)
+        f = random_tree(n, 12, rng=rng).truth_table() ^ (rng.random(2**n) < 0.05).astype(np.uint8)
     else:
         f = truth_table(majority, n)
     saved = module._inword_variables

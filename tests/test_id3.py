@@ -168,8 +168,8 @@ def test_tree_disagreement_exact_against_enumeration():
     rng = np.random.default_rng(5)
     n = 6
     dist = ProductDistribution(rng.uniform(0.1, 0.9, n))
-    J, t = random_junta(n, 3, rng)
-    X = dist.sample(40, rng)
+    J, t = random_junta(n, 3, rng=rng)
+    X = dist.sample(40, rng=rng)
     tree = id3(X, junta(X, J, t)).tree
     P = all_points(n)
     w = dist.point_weights()
@@ -186,7 +186,7 @@ def test_root_split_matches_sklearn(name, criterion):
     for _ in range(40):
         n = int(rng.integers(3, 12))
         dist = ProductDistribution(rng.uniform(0.15, 0.85, n))
-        X = dist.sample(int(rng.integers(50, 400)), rng)
+        X = dist.sample(int(rng.integers(50, 400)), rng=rng)
         y = (rng.random(X.shape[0]) < 0.2 + 0.6 * X[:, rng.integers(n)]).astype(np.uint8)
         g = np.sort(gains(X, y, name))
         if g[-1] - g[-2] < 1e-9:  # tie-free data only
@@ -201,14 +201,14 @@ def test_root_split_matches_sklearn(name, criterion):
 def test_parity_success_and_failure_agree_with_sklearn():
     rng = np.random.default_rng(2)
     n, k, m = 16, 3, 4000
-    J, t = random_junta(n, k, rng, kind="parity")
+    J, t = random_junta(n, k, rng=rng, kind="parity")
     target = junta_tree(n, J, t)
-    for dist, should_learn in ((alpha_c_distribution(n, 0.1, 0.15, rng), True),
+    for dist, should_learn in ((alpha_c_distribution(n, 0.1, 0.15, rng=rng), True),
                                (ProductDistribution.uniform(n), False)):
-        X = dist.sample(m, rng)
+        X = dist.sample(m, rng=rng)
         y = junta(X, J, t)
         ours = tree_disagreement(id3(X, y, impurity="entropy").tree, target, dist)
-        Xt = dist.sample(20000, rng)
+        Xt = dist.sample(20000, rng=rng)
         sk = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
         sk_err = float(np.mean(sk.predict(Xt) != junta(Xt, J, t)))
         assert (ours == 0.0) == should_learn
@@ -306,9 +306,7 @@ def test_levelwise_id3_builds_the_depth_first_tree(seed, name):
 def test_levelwise_id3_many_words_and_gain_blocks(seed, name, gain_block):
     """More than 64 features (several packed words per row) and gains computed a few nodes at a
     time (untraced runs): still the depth-first tree, node for node."""
-    import importlib
-
-    id3_module = importlib.import_module("dtcore.id3")
+    import dtcore.id3 as id3_module
     rng = np.random.default_rng(seed)
     m, n = int(rng.integers(1, 300)), int(rng.integers(60, 140))
     X = (rng.random((m, n)) < rng.random()).astype(np.uint8)
@@ -413,7 +411,7 @@ def test_decision_tree_from_arrays_equals_split_by_split():
     """DecisionTree.from_arrays (used by the level-wise ID3) builds what split/set_value build."""
     from dtcore.functions import random_tree
 
-    ref = random_tree(9, 40, np.random.default_rng(5))
+    ref = random_tree(9, 40, rng=np.random.default_rng(5))
     built = DecisionTree.from_arrays(9, ref.feature, ref.child0, ref.child1, ref.value)
     assert (built.feature, built.child0, built.child1, built.value, built.node_depth) == \
         (ref.feature, ref.child0, ref.child1, ref.value, ref.node_depth)

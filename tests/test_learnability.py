@@ -54,7 +54,7 @@ def test_estimate_equals_test_error_of_the_full_tree_and_labels_are_few():
     # identity: Est equals the test error of TopDownSizeEstimate's tree built with every label
     binarizer = ThresholdBinarizer(6).fit(pool)
     Xb, Xb_test = binarizer.transform(pool), binarizer.transform(test_X)
-    draws = SharedDraws.draw(pool.shape[0], Xb.shape[1], 16, np.random.default_rng(5))
+    draws = SharedDraws.draw(pool.shape[0], Xb.shape[1], 16, rng=np.random.default_rng(5))
     y_test = _target(test_X)
     for row in table.itertuples():
         full = top_down_size_estimate(Xb, LabelOracle.from_labels(_target(pool)), size=row.t, batch_size=16, draws=draws)

@@ -20,13 +20,13 @@ from dtcore.tree import DecisionTree
 
 def instance(seed: int, n: int = 14, N: int = 4000, target: str = "majority"):
     rng = np.random.default_rng(seed)
-    X = ProductDistribution.uniform(n).sample(N, rng)
+    X = ProductDistribution.uniform(n).sample(N, rng=rng)
     if target == "majority":
         y = majority(X)
     elif target == "tribes":
         y = tribes(X, 3)
     else:
-        y = random_monotone_tree(n, 24, rng).predict(X)
+        y = random_monotone_tree(n, 24, rng=rng).predict(X)
     return rng, X, y
 
 
@@ -48,15 +48,15 @@ def test_size_estimate_known_tree():
 def test_size_estimator_is_exactly_unbiased_over_all_strands(seed, n, size):
     """E[e] = s: the mean of 2^|l(x)| over all 2^n points is the number of leaves, exactly."""
     rng = np.random.default_rng(seed)
-    tree = random_tree(n, min(size, 2**n), rng)
+    tree = random_tree(n, min(size, 2**n), rng=rng)
     assert size_estimate(tree, all_points(n)) == tree.size
 
 
 def test_size_estimator_concentrates_as_hoeffding_says():
     rng = np.random.default_rng(0)
-    tree = random_tree(12, 60, rng, max_depth=8)
+    tree = random_tree(12, 60, rng=rng, max_depth=8)
     m, reps, delta = 200, 400, 0.1
-    dev = np.array([abs(size_estimate(tree, ProductDistribution.uniform(12).sample(m, rng)) - tree.size)
+    dev = np.array([abs(size_estimate(tree, ProductDistribution.uniform(12).sample(m, rng=rng)) - tree.size)
                     for _ in range(reps)])
     bound = bglt20_lemma_c1_deviation(m, tree.depth, delta)
     assert np.mean(dev >= bound) <= delta
@@ -92,13 +92,13 @@ def test_label_oracle_from_function_evaluates_only_new_points():
 
 
 def test_shared_draws_are_reproducible_and_validated():
-    a = SharedDraws.draw(50, 6, 9, np.random.default_rng(3))
-    b = SharedDraws.draw(50, 6, 9, np.random.default_rng(3))
+    a = SharedDraws.draw(50, 6, 9, rng=np.random.default_rng(3))
+    b = SharedDraws.draw(50, 6, 9, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(a.order, b.order)
     np.testing.assert_array_equal(a.strands, b.strands)
     assert a.strands.shape == (9, 6) and np.array_equal(np.sort(a.order), np.arange(50))
     with pytest.raises(ValueError, match="n_strands"):
-        SharedDraws.draw(50, 6, 0, np.random.default_rng(0))
+        SharedDraws.draw(50, 6, 0, rng=np.random.default_rng(0))
 
 
 # --- Theorem 2: LocalLearner(x*) = T(x*) exactly -----------------------------------------------------
@@ -110,9 +110,9 @@ def test_shared_draws_are_reproducible_and_validated():
        weighting=st.sampled_from(["uniform", "empirical"]), pure=st.sampled_from(["split", "stop"]))
 def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, weighting, pure):
     rng, X, y = instance(seed, n=12, N=1500, target=target)
-    draws = SharedDraws.draw(len(y), X.shape[1], b, rng)
+    draws = SharedDraws.draw(len(y), X.shape[1], b, rng=rng)
     full = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure)
-    Q = ProductDistribution.uniform(12).sample(25, rng)
+    Q = ProductDistribution.uniform(12).sample(25, rng=rng)
     oracle = LabelOracle.from_labels(y)
     local = local_learner(X, oracle, size=t, batch_size=b, x_star=Q, draws=draws, impurity=impurity, weighting=weighting, pure_leaves=pure)
     np.testing.assert_array_equal(local.labels, full.tree.predict(Q))
@@ -136,7 +136,7 @@ def test_local_learner_equals_size_estimate_tree(seed, t, b, impurity, target, w
 def test_local_learner_stops_on_the_size_estimate():
     rng, X, y = instance(1, n=16, N=20000)
     t, b = 32, 48
-    draws = SharedDraws.draw(len(y), 16, b, rng)
+    draws = SharedDraws.draw(len(y), 16, b, rng=rng)
     res = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws)
     assert res.e >= t
     e = res.trace["e"].to_numpy()
@@ -148,8 +148,8 @@ def test_local_learner_stops_on_the_size_estimate():
 def test_est_is_the_test_error_of_the_tree():
     rng, X, y = instance(2, n=15, N=8000, target="tribes")
     t, b = 24, 32
-    draws = SharedDraws.draw(len(y), 15, b, rng)
-    X_test = ProductDistribution.uniform(15).sample(300, rng)
+    draws = SharedDraws.draw(len(y), 15, b, rng=rng)
+    X_test = ProductDistribution.uniform(15).sample(300, rng=rng)
     y_test = tribes(X_test, 3)
     full = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws)
     oracle = LabelOracle.from_labels(y)
@@ -161,7 +161,7 @@ def test_est_is_the_test_error_of_the_tree():
 
 def test_bad_parameters():
     rng, X, y = instance(0, n=6, N=200)
-    draws = SharedDraws.draw(200, 6, 4, rng)
+    draws = SharedDraws.draw(200, 6, 4, rng=rng)
     o = LabelOracle.from_labels(y)
     with pytest.raises(ValueError, match="size must be"):
         local_learner(X, o, size=0, batch_size=4, x_star=X[0], draws=draws)
@@ -202,7 +202,7 @@ def test_bounds_values():
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 10), size=st.integers(1, 40))
 def test_random_monotone_tree_is_monotone(seed, n, size):
     rng = np.random.default_rng(seed)
-    tree = random_monotone_tree(n, min(size, 2**n), rng)
+    tree = random_monotone_tree(n, min(size, 2**n), rng=rng)
     assert tree.size == min(size, 2**n)
     assert is_monotone(tree.truth_table())
 
@@ -267,8 +267,8 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
     """Optimised (prepared sample, lazy scan) and naive (filter all rows) runs give the same answers,
     the same oracle traffic (distinct labels, requests, which points) and the same tree and t'."""
     rng, X, y = instance(seed, n=n, N=N, target=target if n >= 5 else "majority")
-    draws = SharedDraws.draw(N, n, max(1, b // 3), rng)
-    Q = ProductDistribution.uniform(n).sample(7, rng)
+    draws = SharedDraws.draw(N, n, max(1, b // 3), rng=rng)
+    Q = ProductDistribution.uniform(n).sample(7, rng=rng)
 
     def local_run():
         o = LabelOracle.from_labels(y)
@@ -303,9 +303,9 @@ def test_lazy_minibatches_match_the_straightforward_reference(seed, t, b, N, n, 
 def test_prepared_sample_is_reused_and_refreshed_when_x_changes():
     rng, X, y = instance(5, n=10, N=3000)
     t, b = 16, 40
-    draws = SharedDraws.draw(len(y), 10, 30, rng)
+    draws = SharedDraws.draw(len(y), 10, 30, rng=rng)
     assert draws.prepared(X) is draws.prepared(X)  # prepared once, reused
-    Q = ProductDistribution.uniform(10).sample(20, rng)
+    Q = ProductDistribution.uniform(10).sample(20, rng=rng)
     before = local_learner(X, LabelOracle.from_labels(y), size=t, batch_size=b, x_star=Q, draws=draws)
     X[:] = X[::-1].copy()  # mutate S° in place (reverse the rows): the cached copy must not be used
     y2 = majority(X)
@@ -327,7 +327,7 @@ def test_shared_draws_pickle_without_their_cache():
     import pickle
 
     rng, X, y = instance(6, n=8, N=500)
-    draws = SharedDraws.draw(500, 8, 10, rng)
+    draws = SharedDraws.draw(500, 8, 10, rng=rng)
     draws.prepared(X)
     copy = pickle.loads(pickle.dumps(draws))
     assert copy._cache == {} and len(draws._cache) == 1
@@ -342,10 +342,10 @@ def test_shared_draws_pickle_without_their_cache():
 def test_pure_leaves_split_reaches_t_where_stop_falls_short():
     # a monotone AND of 3 variables: most leaves become pure after a few splits
     rng = np.random.default_rng(3)
-    X = ProductDistribution.uniform(12).sample(20000, rng)
+    X = ProductDistribution.uniform(12).sample(20000, rng=rng)
     y = (X[:, 0] & X[:, 1] & X[:, 2]).astype(np.uint8)
     t, b = 64, 32
-    draws = SharedDraws.draw(len(y), 12, 400, rng)
+    draws = SharedDraws.draw(len(y), 12, 400, rng=rng)
     stop = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws, pure_leaves="stop")
     split = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws, pure_leaves="split")
     assert not stop.reached_t and stop.e < t
@@ -362,7 +362,7 @@ def test_pure_leaves_split_reaches_t_where_stop_falls_short():
 
 def test_requests_count_every_minibatch_point_and_labelled_the_distinct_ones():
     rng, X, y = instance(4, n=12, N=5000)
-    draws = SharedDraws.draw(len(y), 12, 16, rng)
+    draws = SharedDraws.draw(len(y), 12, 16, rng=rng)
     oracle = LabelOracle.from_labels(y)
     res = top_down_size_estimate(X, oracle, size=16, batch_size=16, draws=draws)
     # every scored or completed leaf reads one minibatch of min(b, |S ∩ l|) points

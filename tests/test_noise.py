@@ -17,8 +17,8 @@ from dtcore.stochastic import error, mean_table, opt, random_stochastic_tree, sa
 
 def _sample(seed: int, m: int = 300, n: int = 6):
     rng = np.random.default_rng(seed)
-    t = random_stochastic_tree(n, 6, 2, rng)
-    X, y = sample(t, m, rng)
+    t = random_stochastic_tree(n, 6, 2, rng=rng)
+    X, y = sample(t, m, rng=rng)
     return X, y, rng
 
 
@@ -30,9 +30,9 @@ def test_budget_is_floor():
 def test_eta_outside_range_is_rejected(eta):
     X, y, rng = _sample(0, 20)
     with pytest.raises(ValueError, match="eta"):
-        random_label_flips(X, y, eta, rng)
+        random_label_flips(X, y, eta, rng=rng)
     with pytest.raises(ValueError, match="eta"):
-        find_adversary(X, y, eta, 2, rng)
+        find_adversary(X, y, eta, 2, rng=rng)
 
 
 @settings(max_examples=60, deadline=None)
@@ -41,7 +41,7 @@ def test_eta_outside_range_is_rejected(eta):
 def test_adversary_spends_exactly_its_budget(kind, eta, m, seed, depth):
     """Issue 12 item 5: every adversary changes exactly floor(eta m) rows, counted independently."""
     X, y, rng = _sample(seed, m)
-    out = corrupt(kind, X, y, eta, rng, depth=depth, degree=min(depth, 2))
+    out = corrupt(kind, X, y, eta, rng=rng, depth=depth, degree=min(depth, 2))
     recount = int(((out.X != X).any(axis=1) | (out.y != y)).sum())
     assert recount == out.n_changed == math.floor(eta * m + 1e-12) == out.budget
     assert out.X.shape == X.shape and out.y.shape == y.shape
@@ -50,22 +50,22 @@ def test_adversary_spends_exactly_its_budget(kind, eta, m, seed, depth):
 
 def test_random_flips_use_the_whole_budget_and_only_labels():
     X, y, rng = _sample(1, 500)
-    out = random_label_flips(X, y, 0.1, rng)
+    out = random_label_flips(X, y, 0.1, rng=rng)
     assert out.n_changed == 50 and np.array_equal(out.X, X)
 
 
 def test_find_adversary_hurts_find_more_than_random_flips():
     rng = np.random.default_rng(2)
-    t = random_stochastic_tree(8, 8, 2, rng, max_depth=3)
+    t = random_stochastic_tree(8, 8, 2, rng=rng, max_depth=3)
     mu = mean_table(t)
     from dtcore.cube import all_points
     pts = all_points(8)
     worse = []
     for _ in range(5):
-        X, y = sample(t, 2000, rng)
+        X, y = sample(t, 2000, rng=rng)
         err = {}
         for kind in ("random", "find"):
-            c = corrupt(kind, X, y, 0.1, rng, depth=3)
+            c = corrupt(kind, X, y, 0.1, rng=rng, depth=3)
             err[kind] = error(mu, find(c.X, c.y, depth=3).tree.predict(pts).astype(float))
         worse.append(err["find"] - err["random"])
     assert np.mean(worse) > 0
@@ -74,7 +74,7 @@ def test_find_adversary_hurts_find_more_than_random_flips():
 def test_find_adversary_raises_clean_training_error_of_find():
     X, y, rng = _sample(3, 1000)
     clean = find(X, y, depth=2)
-    c = find_adversary(X, y, 0.1, 2, rng)
+    c = find_adversary(X, y, 0.1, 2, rng=rng)
     h = find(c.X, c.y, depth=2).tree
     # Theorem 3's sample-level chain: err_S°(h) <= err_S°(clean optimum) + 2 eta
     assert training_errors(h, X, y) <= clean.errors + 2 * c.budget
@@ -83,7 +83,7 @@ def test_find_adversary_raises_clean_training_error_of_find():
 
 def test_moving_adversary_changes_examples():
     X, y, rng = _sample(4, 1000)
-    c = moving_adversary(X, y, 0.1, 2, rng)
+    c = moving_adversary(X, y, 0.1, 2, rng=rng)
     assert ((c.X != X).any(axis=1)).sum() > 0 and c.n_changed <= c.budget
 
 
@@ -111,8 +111,8 @@ def test_equalizing_adversary_makes_region_half_ones():
     tp, tm, region, t = indistinguishable_pair(6, 0.04, 2)
     rng = np.random.default_rng(6)
     for tree in (tp, tm):
-        X, y = sample(tree, 4000, rng)
-        c = equalizing_adversary(X, y, 0.05, region, rng)
+        X, y = sample(tree, 4000, rng=rng)
+        c = equalizing_adversary(X, y, 0.05, region, rng=rng)
         inside = (c.X[:, :2] == 1).all(axis=1)
         assert abs(c.y[inside].sum() - inside.sum() / 2) <= 0.5  # exactly half (odd: a fair coin)
         assert c.n_changed == c.budget
@@ -121,11 +121,11 @@ def test_equalizing_adversary_makes_region_half_ones():
 def test_bad_region_and_kind():
     X, y, rng = _sample(7, 30)
     with pytest.raises(ValueError, match="region"):
-        equalizing_adversary(X, y, 0.1, np.array([2, 0]), rng)
+        equalizing_adversary(X, y, 0.1, np.array([2, 0]), rng=rng)
     with pytest.raises(ValueError, match="kind"):
-        corrupt("nope", X, y, 0.1, rng)
+        corrupt("nope", X, y, 0.1, rng=rng)
     with pytest.raises(ValueError, match="depth"):
-        find_adversary(X, y, 0.1, -1, rng)
+        find_adversary(X, y, 0.1, -1, rng=rng)
 
 
 def test_equalizing_adversary_makes_the_pair_identically_distributed():
@@ -136,8 +136,8 @@ def test_equalizing_adversary_makes_the_pair_identically_distributed():
     for name, tree in (("+", tp), ("-", tm)):
         fractions = []
         for _ in range(30):
-            X, y = sample(tree, 1001, rng)
-            c = equalizing_adversary(X, y, 0.05, region, rng)
+            X, y = sample(tree, 1001, rng=rng)
+            c = equalizing_adversary(X, y, 0.05, region, rng=rng)
             inside = (c.X[:, :2] == 1).all(axis=1)
             fractions.append(c.y[inside].sum() - inside.sum() // 2)  # 0 or 1 (the fair coin)
         counts[name] = np.mean(fractions)
@@ -151,14 +151,14 @@ def test_regression_adversaries_hurt_their_regression(attack):
     from dtcore.polyreg import l1_regression, low_degree_regression
 
     rng = np.random.default_rng(9)
-    t = random_stochastic_tree(10, 8, 3, rng, max_depth=3)
+    t = random_stochastic_tree(10, 8, 3, rng=rng, max_depth=3)
     mu, pts = mean_table(t), all_points(10)
     fit = {point_mass_adversary: low_degree_regression, subcube_adversary: l1_regression}[attack]
     gain = []
     for _ in range(2):
-        X, y = sample(t, 3000, rng)
-        aimed = attack(X, y, 0.2, 2, rng)
-        rand = random_label_flips(X, y, 0.2, rng)
+        X, y = sample(t, 3000, rng=rng)
+        aimed = attack(X, y, 0.2, 2, rng=rng)
+        rand = random_label_flips(X, y, 0.2, rng=rng)
         assert aimed.n_changed == rand.n_changed == 600
         gain.append(error(mu, fit(aimed.X, aimed.y, degree=2).predict_proba(pts))
                     - error(mu, fit(rand.X, rand.y, degree=2).predict_proba(pts)))
@@ -167,5 +167,5 @@ def test_regression_adversaries_hurt_their_regression(attack):
 
 def test_point_mass_adversary_plants_one_point():
     X, y, rng = _sample(10, 500)
-    c = point_mass_adversary(X, y, 0.1, 2, rng)
+    c = point_mass_adversary(X, y, 0.1, 2, rng=rng)
     assert np.unique(c.X[c.changed], axis=0).shape[0] == 1 and np.unique(c.y[c.changed]).size == 1

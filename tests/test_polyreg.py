@@ -82,7 +82,7 @@ def test_hypotheses():
     q = p1.predict_proba(X)
     assert q.min() >= 0 and q.max() <= 1
     rng = np.random.default_rng(0)
-    draws = np.array([p1.predict(X, rng) for _ in range(2000)])
+    draws = np.array([p1.predict(X, rng=rng) for _ in range(2000)])
     assert np.abs(draws.mean(axis=0) - q).max() < 0.06
     with pytest.raises(ValueError, match="rng"):
         p1.predict(X)

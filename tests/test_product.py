@@ -26,7 +26,7 @@ def _random_setting(seed: int, n: int, size: int):
     rng = np.random.default_rng(seed)
     p = rng.uniform(0.05, 0.95, size=n)
     dist = ProductDistribution(p)
-    tree = functions.random_tree(n, size, rng)
+    tree = functions.random_tree(n, size, rng=rng)
     return tree, tree.truth_table(), dist, rng
 
 
@@ -56,28 +56,28 @@ def test_bounds_known_values():
 @pytest.mark.parametrize("q", [0.5, 0.3, 0.9])
 def test_path_tree_average_depth_closed_form(q):
     k = 6
-    tree = functions.path_tree(8, k + 1, np.random.default_rng(0), exit_sides=[1] * k)
+    tree = functions.path_tree(8, k + 1, rng=np.random.default_rng(0), exit_sides=[1] * k)
     dist = ProductDistribution(np.full(8, q))  # exit on x = 1: probability q per level
     assert tree.depth == k and tree.size == k + 1
     assert tree.average_depth(dist) == pytest.approx(bounds.mgbh26_path_average_depth(k, q))
 
 
 def test_balanced_tree_shape():
-    tree = functions.balanced_tree(7, 3, np.random.default_rng(1))
+    tree = functions.balanced_tree(7, 3, rng=np.random.default_rng(1))
     assert tree.size == 8 and tree.depth == 3
     assert tree.average_depth(ProductDistribution(np.full(7, 0.1))) == pytest.approx(3.0)
 
 
 def test_path_tree_every_query_matters():
     rng = np.random.default_rng(3)
-    tree = functions.path_tree(6, 5, rng)
+    tree = functions.path_tree(6, 5, rng=rng)
     inf = analysis.influences(tree.truth_table(), ProductDistribution(np.full(6, 0.3)), "rerandomised")
     assert (inf > 0).sum() == 4
 
 
 @pytest.mark.parametrize("bad", [
-    lambda: functions.path_tree(4, 6, np.random.default_rng(0)),
-    lambda: functions.path_tree(4, 3, np.random.default_rng(0), exit_sides=[0, 2]),
+    lambda: functions.path_tree(4, 6, rng=np.random.default_rng(0)),
+    lambda: functions.path_tree(4, 3, rng=np.random.default_rng(0), exit_sides=[0, 2]),
     lambda: bounds.mgbh26_theorem11_size_bound(2, 3, 0.1),
     lambda: bounds.mgbh26_theorem11_size_bound(3, 3, 1.5),
     lambda: m_score(1, 0.1, 0.0, 3),
@@ -162,7 +162,7 @@ def test_estimator_unbiased():
     hyp = build_top_down_dt(table, eps=0.01, dist=dist, kind="rerandomised", size=3).tree
     exact = analysis.leaf_statistics(hyp, table, dist, "rerandomised")["weighted_influence"]
     oracle = tree_oracle(target)
-    reps = [estimate_scores(hyp, oracle, dist, 4000, rng) for _ in range(40)]
+    reps = [estimate_scores(hyp, oracle, dist, 4000, rng=rng) for _ in range(40)]
     mean = np.mean(reps, axis=0)
     se = np.std(reps, axis=0, ddof=1) / np.sqrt(len(reps))
     assert np.all(np.abs(mean - exact) <= 5 * se + 1e-4)
@@ -172,9 +172,9 @@ def test_estimator_unbiased():
 
 def test_estimator_zero_on_queried_variable():
     rng = np.random.default_rng(0)
-    target = functions.balanced_tree(4, 2, rng)
+    target = functions.balanced_tree(4, 2, rng=rng)
     dist = ProductDistribution(np.full(4, 0.3))
-    est = estimate_scores(target, tree_oracle(target), dist, 2000, rng)
+    est = estimate_scores(target, tree_oracle(target), dist, 2000, rng=rng)
     assert np.all(est[target.leaf_restrictions() >= 0] == 0)
     assert np.all(est == 0)  # on the target's own leaves f is constant
 
@@ -182,7 +182,7 @@ def test_estimator_zero_on_queried_variable():
 # --- Algorithm 2 ------------------------------------------------------------------------------
 
 def test_algorithm2_deterministic_and_counts():
-    target = functions.balanced_tree(6, 2, np.random.default_rng(0))
+    target = functions.balanced_tree(6, 2, rng=np.random.default_rng(0))
     dist = ProductDistribution(np.full(6, 0.3))
     a = practical_build_top_down_dt(tree_oracle(target), dist, eps=0.2, delta=0.1, rng=np.random.default_rng(4))
     b = practical_build_top_down_dt(tree_oracle(target), dist, eps=0.2, delta=0.1, rng=np.random.default_rng(4))
@@ -203,7 +203,7 @@ def test_algorithm2_error_at_most_eps_most_runs():
     for r in range(20):
         rng = np.random.default_rng(100 + r)
         p = [0.5, 0.3, 0.1][r % 3]
-        target = functions.balanced_tree(n, 3, rng) if r % 2 else functions.path_tree(n, 8, rng)
+        target = functions.balanced_tree(n, 3, rng=rng) if r % 2 else functions.path_tree(n, 8, rng=rng)
         dist = ProductDistribution(np.full(n, p))
         res = practical_build_top_down_dt(tree_oracle(target), dist, eps=eps, delta=delta, rng=rng)
         good += tree_disagreement(res.tree, target, dist) <= eps
@@ -215,7 +215,7 @@ def test_algorithm2_error_at_most_eps_most_runs():
     ({"delta": 1.5}, "delta"),
 ])
 def test_algorithm2_bad_parameters(kw, name):
-    target = functions.balanced_tree(3, 2, np.random.default_rng(0))
+    target = functions.balanced_tree(3, 2, rng=np.random.default_rng(0))
     args = {"eps": 0.2, "delta": 0.1, **kw}
     with pytest.raises(ValueError, match=name):
         practical_build_top_down_dt(tree_oracle(target), ProductDistribution.uniform(3),
@@ -272,8 +272,8 @@ def test_exact_run_record_adversarial_share_and_error():
 def test_leaf_label_masses_against_truth_table():
     rng = np.random.default_rng(2)
     dist = ProductDistribution(rng.uniform(0.1, 0.9, size=6))
-    target = functions.random_tree(6, 9, rng)
-    hyp = functions.random_tree(6, 5, rng)
+    target = functions.random_tree(6, 9, rng=rng)
+    hyp = functions.random_tree(6, 5, rng=rng)
     masses = leaf_label_masses(hyp, target, dist)
     w, f = dist.point_weights(), target.truth_table()
     leaves = hyp.leaves()
@@ -285,7 +285,7 @@ def test_leaf_label_masses_against_truth_table():
 
 def test_audit_and_counting_oracle():
     rng = np.random.default_rng(4)
-    target = functions.balanced_tree(6, 2, rng)
+    target = functions.balanced_tree(6, 2, rng=rng)
     dist = ProductDistribution(np.full(6, 0.3))
     oracle = CountingOracle(tree_oracle(target))
     res = practical_build_top_down_dt(oracle, dist, eps=0.2, delta=0.1, rng=rng)
@@ -313,7 +313,7 @@ def test_schedules_agree_with_the_lemmas_they_come_from():
 # --- the paper's drawing of score pairs (shared x, every pair queried), as keyword options ----------
 
 def test_practical_variants_label_counts_and_default_unchanged():
-    target = functions.balanced_tree(6, 2, np.random.default_rng(0))
+    target = functions.balanced_tree(6, 2, rng=np.random.default_rng(0))
     dist = ProductDistribution(np.full(6, 0.3))
     kw = dict(eps=0.3, delta=0.2)
     default = practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1), **kw)

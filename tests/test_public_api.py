@@ -28,7 +28,7 @@ def test_docstring_examples_run(name):
 
 def test_learners_exported_at_top_level():
     from dtcore import (ID3Classifier, OptimalTreeClassifier, TopDownClassifier,  # noqa: F401
-                        build_top_down_dt, est, estimate_learnability, find, id3, local_learner,
+                        build_top_down_dt, est, estimate_learnability, find_tree, id3_tree, local_learner,
                         minibatch_top_down, practical_build_top_down_dt, top_down, top_down_size_estimate)
     for name in dtcore.__all__:
         assert getattr(dtcore, name) is not None
@@ -39,24 +39,32 @@ def test_top_level_learners_are_plain_functions_that_pickle():
 
     import joblib
 
-    from dtcore.find import population_find  # noqa: F401  (the modules stay importable by name)
-    for function in (dtcore.find, dtcore.grow, dtcore.id3):
+    from dtcore.find import find
+    from dtcore.grow import grow
+    from dtcore.id3 import id3
+    assert dtcore.find_tree is find and dtcore.id3_tree is id3
+    for function in (find, grow, id3):
         assert isinstance(function, types.FunctionType)
         assert pickle.loads(pickle.dumps(function)) is function
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=np.uint8)
     y = X[:, 0] ^ X[:, 1]
-    errors = joblib.Parallel(n_jobs=2)(joblib.delayed(dtcore.find)(X, y, depth=d) for d in (1, 2))
+    errors = joblib.Parallel(n_jobs=2)(joblib.delayed(dtcore.find_tree)(X, y, depth=d) for d in (1, 2))
     assert [r.errors for r in errors] == [4.0, 0.0]
-    assert dtcore.id3(X, y).tree.size == 4
+    assert dtcore.id3_tree(X, y).tree.size == 4
+
+
+def _learner(name):
+    """A learner by its name: top level, or the function of the same name in its module (grow)."""
+    return getattr(dtcore, name) if name in dtcore.__all__ else getattr(importlib.import_module(f"dtcore.{name}"), name)
 
 
 def test_learner_arguments_after_the_data_are_keyword_only():
     import inspect
     data = {"build_top_down_dt": 1, "grow": 1, "practical_build_top_down_dt": 2}
-    for name in ("top_down", "minibatch_top_down", "build_top_down_dt", "find", "id3", "local_learner", "est",
+    for name in ("top_down", "minibatch_top_down", "build_top_down_dt", "find_tree", "id3_tree", "local_learner", "est",
                  "top_down_size_estimate", "practical_build_top_down_dt", "low_degree_regression", "l1_regression",
                  "grow"):
-        params = list(inspect.signature(getattr(dtcore, name)).parameters.values())
+        params = list(inspect.signature(_learner(name)).parameters.values())
         positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
         assert len(positional) == data.get(name, 2), (name, positional)
         assert not {"t", "max_leaves", "max_depth", "b"} & {p.name for p in params}, name
@@ -90,7 +98,7 @@ def test_import_dtcore_does_not_import_scikit_learn():
     assert out.stdout.split() == ["False", "True"]
 
 
-LEARNERS = ["build_top_down_dt", "est", "estimate_learnability", "find", "grow", "id3", "l1_regression",
+LEARNERS = ["build_top_down_dt", "est", "estimate_learnability", "find_tree", "grow", "id3_tree", "l1_regression",
             "local_learner", "low_degree_regression", "minibatch_top_down", "practical_build_top_down_dt",
             "top_down", "top_down_size_estimate"]
 
@@ -98,6 +106,6 @@ LEARNERS = ["build_top_down_dt", "est", "estimate_learnability", "find", "grow",
 @pytest.mark.parametrize("name", LEARNERS)
 def test_every_exported_learner_has_numpydoc_sections(name):
     import inspect
-    doc = inspect.getdoc(getattr(dtcore, name)) or ""
+    doc = inspect.getdoc(_learner(name)) or ""
     for section in ("Parameters\n----------", "Returns\n-------", "Examples\n--------"):
         assert section in doc, f"dtcore.{name}'s docstring has no {section.splitlines()[0]} section"

@@ -18,52 +18,52 @@ from dtcore.smoothed import (BOUNDARY_BAND, all_restrictions, alpha_c_distributi
 
 def test_alpha_c_distribution_properties():
     rng = np.random.default_rng(0)
-    d = alpha_c_distribution(500, 0.1, 0.2, rng)
+    d = alpha_c_distribution(500, 0.1, 0.2, rng=rng)
     assert d.n == 500 and is_alpha_c_distribution(d, 0.1, 0.2)
     assert (d.p < 0.5).any() and (d.p > 0.5).any()
     assert not is_alpha_c_distribution(ProductDistribution.uniform(3), 0.1, 0.2)
-    assert alpha_c_distribution(5, 0.1, 0.2, np.random.default_rng(1)) == \
-        alpha_c_distribution(5, 0.1, 0.2, np.random.default_rng(1))
+    assert alpha_c_distribution(5, 0.1, 0.2, rng=np.random.default_rng(1)) == \
+        alpha_c_distribution(5, 0.1, 0.2, rng=np.random.default_rng(1))
 
 
 @pytest.mark.parametrize("alpha,c", [(0.0, 0.1), (0.5, 0.1), (0.7, 0.1), (0.1, 0.0), (0.1, -0.2), (0.3, 0.25)])
 def test_bad_alpha_c(alpha, c):
     name = "alpha" if not 0 < alpha < 0.5 else "c"
     with pytest.raises(ValueError, match=name):
-        alpha_c_distribution(4, alpha, c, np.random.default_rng(0))
+        alpha_c_distribution(4, alpha, c, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match=name):
-        smoothed_distribution(0.5, alpha, c, np.random.default_rng(0), n=4)
+        smoothed_distribution(0.5, alpha, c, rng=np.random.default_rng(0), n=4)
 
 
 def test_smoothed_distribution():
     rng = np.random.default_rng(2)
-    d = smoothed_distribution(0.5, 0.1, 0.05, rng, n=2000)
+    d = smoothed_distribution(0.5, 0.1, 0.05, rng=rng, n=2000)
     assert np.all(np.abs(d.p - 0.5) <= 0.05) and d.p.std() == pytest.approx(0.05 / np.sqrt(3), rel=0.1)
     ph = np.array([0.3, 0.5, 0.7])
-    d = smoothed_distribution(ph, 0.1, 0.1, rng)
+    d = smoothed_distribution(ph, 0.1, 0.1, rng=rng)
     assert np.all(np.abs(d.p - ph) <= 0.1)
     with pytest.raises(ValueError, match="p_hat"):
-        smoothed_distribution([0.5, 0.15], 0.1, 0.1, rng)
+        smoothed_distribution([0.5, 0.15], 0.1, 0.1, rng=rng)
 
 
 def test_random_junta_and_parity():
     rng = np.random.default_rng(3)
-    J, t = random_junta(10, 4, rng)
+    J, t = random_junta(10, 4, rng=rng)
     assert J.size == 4 and np.all(np.diff(J) > 0) and t.shape == (16,)
     idx = np.arange(16)
     assert all((t != t[idx ^ (1 << i)]).any() for i in range(4))  # depends on every variable
-    J, t = random_junta(10, 3, rng, kind="parity")
+    J, t = random_junta(10, 3, rng=rng, kind="parity")
     X = (rng.random((200, 10)) < 0.5).astype(np.uint8)
     assert np.array_equal(junta(X, J, t), parity(X, J))
     assert np.array_equal(parity_table(2), [0, 1, 1, 0])
     tree = junta_tree(10, J, t)
     assert np.array_equal(tree.predict(X), parity(X, J)) and tree.depth == 3
     with pytest.raises(ValueError, match="k"):
-        random_junta(5, 6, rng)
+        random_junta(5, 6, rng=rng)
     with pytest.raises(ValueError, match="k"):
-        random_junta(5, 0, rng)
+        random_junta(5, 0, rng=rng)
     with pytest.raises(ValueError, match="kind"):
-        random_junta(5, 2, rng, kind="tribes")
+        random_junta(5, 2, rng=rng, kind="tribes")
 
 
 def test_multilinear_matches_enumeration():
@@ -97,7 +97,7 @@ def test_empirical_covariance_converges_and_restricts():
     rng = np.random.default_rng(6)
     d = ProductDistribution([0.3, 0.6, 0.8])
     t = np.array([0, 1, 1, 1, 0, 0, 1, 0], dtype=np.uint8)
-    X = d.sample(400000, rng)
+    X = d.sample(400000, rng=rng)
     y = junta(X, [0, 1, 2], t)
     w = np.array([-1, 1, -1])
     assert np.allclose(empirical_covariance(X, y, w), covariance_measure(t, d, w), atol=4e-3)
@@ -112,7 +112,7 @@ def test_exact_covariance_zero_for_irrelevant(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 7))
     k = int(rng.integers(1, n + 1))
-    J, t = random_junta(n, k, rng)
+    J, t = random_junta(n, k, rng=rng)
     table = junta(all_points(n), J, t)
     d = ProductDistribution(rng.uniform(0.05, 0.95, n))
     W = all_restrictions(n)
@@ -138,7 +138,7 @@ def test_restriction_is_constant_and_population_gain():
 def test_lemma9_holds_exactly_on_parities():
     rng = np.random.default_rng(7)
     for k in (1, 2, 3, 4, 5):
-        d = alpha_c_distribution(k, 0.1, 0.15, rng)
+        d = alpha_c_distribution(k, 0.1, 0.15, rng=rng)
         I = covariance_measure(parity_table(k), d, all_restrictions(k))
         W = all_restrictions(k)
         assert np.abs(I[W < 0]).min() > bounds.bdm20_lemma9_covariance_lower(0.1, 0.15, k)
@@ -165,7 +165,7 @@ def test_bounds_values_and_errors():
 def test_every_member_is_an_alpha_c_distribution(member):
     rng = np.random.default_rng(5)
     for _ in range(50):
-        D = alpha_c_distribution(6, 0.1, 0.15, rng, member=member)
+        D = alpha_c_distribution(6, 0.1, 0.15, rng=rng, member=member)
         assert is_alpha_c_distribution(D, 0.1, 0.15)
 
 
@@ -173,20 +173,20 @@ def test_boundary_members_sit_in_their_bands():
     rng = np.random.default_rng(6)
     alpha, c = 0.1, 0.15
     band = BOUNDARY_BAND * (0.5 - alpha - c)
-    inner = np.abs(alpha_c_distribution(200, alpha, c, rng, member="inner").p - 0.5)
-    outer = np.abs(alpha_c_distribution(200, alpha, c, rng, member="outer").p - 0.5)
-    corner = np.abs(alpha_c_distribution(5, alpha, c, rng, member="corner").p - 0.5)
+    inner = np.abs(alpha_c_distribution(200, alpha, c, rng=rng, member="inner").p - 0.5)
+    outer = np.abs(alpha_c_distribution(200, alpha, c, rng=rng, member="outer").p - 0.5)
+    corner = np.abs(alpha_c_distribution(5, alpha, c, rng=rng, member="corner").p - 0.5)
     assert inner.max() <= c + band and inner.min() > c
     assert outer.min() >= 0.5 - alpha - band and outer.max() < 0.5 - alpha
     assert corner[0] >= 0.5 - alpha - band and corner[1:].max() <= c + band
 
 
 def test_random_member_keeps_its_stream():
-    a = alpha_c_distribution(7, 0.1, 0.15, np.random.default_rng(9)).p
-    b = alpha_c_distribution(7, 0.1, 0.15, np.random.default_rng(9), member="random").p
+    a = alpha_c_distribution(7, 0.1, 0.15, rng=np.random.default_rng(9)).p
+    b = alpha_c_distribution(7, 0.1, 0.15, rng=np.random.default_rng(9), member="random").p
     np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="member"):
-        alpha_c_distribution(7, 0.1, 0.15, np.random.default_rng(9), member="edge")
+        alpha_c_distribution(7, 0.1, 0.15, rng=np.random.default_rng(9), member="edge")
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
@@ -229,15 +229,15 @@ def test_hoeffding_covariance_deviation_covers_sampled_covariances():
 def test_smoothing_centres_are_admissible(kind):
     alpha, c = 0.1, 0.15
     rng = np.random.default_rng(3)
-    ph = smoothing_centre(300, alpha, c, kind, rng)
+    ph = smoothing_centre(300, alpha, c, kind, rng=rng)
     assert ((ph > alpha + c) & (ph < 1 - alpha - c)).all()
-    smoothed_distribution(ph, alpha, c, rng)  # accepted
+    smoothed_distribution(ph, alpha, c, rng=rng)  # accepted
     if kind == "edge":
         band = BOUNDARY_BAND * (1 - 2 * (alpha + c))
         assert (np.minimum(ph - alpha - c, 1 - alpha - c - ph) <= band).all()
         assert (ph < 0.5).any() and (ph > 0.5).any()
     with pytest.raises(ValueError, match="kind"):
-        smoothing_centre(3, alpha, c, "middle", rng)
+        smoothing_centre(3, alpha, c, "middle", rng=rng)
 
 
 def test_theorem7_epsilon_of_a_parity_is_lemma9_exact():

@@ -47,27 +47,27 @@ def test_sampling_frequency_matches_mu():
     X = np.repeat(all_points(2), 20000, axis=0)
     y = t.predict(X, rng=rng).reshape(4, 20000)
     assert np.abs(y.mean(axis=1) - mean_table(t)).max() < 0.015
-    Xs, ys = sample(t, 50, np.random.default_rng(1))
+    Xs, ys = sample(t, 50, rng=np.random.default_rng(1))
     assert Xs.shape == (50, 2) and set(np.unique(ys)) <= {0, 1}
-    assert np.array_equal(sample(t, 50, np.random.default_rng(1))[1], ys)
+    assert np.array_equal(sample(t, 50, rng=np.random.default_rng(1))[1], ys)
 
 
 def test_random_stochastic_tree_shape():
     rng = np.random.default_rng(1)
     for s, k in ((1, 0), (5, 2), (12, 5), (8, 7)):
-        t = random_stochastic_tree(8, s, k, rng)
+        t = random_stochastic_tree(8, s, k, rng=rng)
         assert t.size == s and t.feature.count(STOCHASTIC) == k
     with pytest.raises(ValueError, match="n_stochastic"):
-        random_stochastic_tree(8, 4, 4, rng)
+        random_stochastic_tree(8, 4, 4, rng=rng)
     with pytest.raises(ValueError, match="size"):
-        random_stochastic_tree(8, 0, 0, rng)
+        random_stochastic_tree(8, 0, 0, rng=rng)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 7), st.integers(1, 12), st.integers(0, 2**31 - 1))
 def test_mu_of_deterministic_tree_is_its_output(n, size, seed):
     size = min(size, 2**n)
-    t = random_tree(n, size, np.random.default_rng(seed))
+    t = random_tree(n, size, rng=np.random.default_rng(seed))
     assert np.array_equal(mean_table(t), t.truth_table().astype(float))
     assert opt(mean_table(t)) == 0.0
 
@@ -77,7 +77,7 @@ def test_mu_of_deterministic_tree_is_its_output(n, size, seed):
 def test_fact_1_1_and_1_2(n, size, seed):
     """opt <= error of every h; error(round h) <= opt + 2 E|mu - h| for every h in [0,1]."""
     rng = np.random.default_rng(seed)
-    t = random_stochastic_tree(n, size, int(rng.integers(0, size)), rng)
+    t = random_stochastic_tree(n, size, int(rng.integers(0, size)), rng=rng)
     mu = mean_table(t)
     for _ in range(5):
         h = np.clip(mu + rng.normal(0, 0.3, mu.size), 0, 1)
@@ -88,9 +88,9 @@ def test_fact_1_1_and_1_2(n, size, seed):
 def test_fix_coins_is_a_draw_of_T():
     t = _figure1_like()
     rng = np.random.default_rng(3)
-    tabs = np.array([fix_coins(t, rng).truth_table() for _ in range(4000)])
+    tabs = np.array([fix_coins(t, rng=rng).truth_table() for _ in range(4000)])
     assert np.abs(tabs.mean(axis=0) - mean_table(t)).max() < 0.03
-    assert all(fix_coins(t, rng).is_deterministic for _ in range(5))
+    assert all(fix_coins(t, rng=rng).is_deterministic for _ in range(5))
 
 
 @settings(max_examples=25, deadline=None)
@@ -98,8 +98,8 @@ def test_fix_coins_is_a_draw_of_T():
 def test_stacked_tree_computes_the_average_of_copies(n, size, c, seed):
     """Lemma 2.1's stacked tree: mu equals mean of the c copies, size <= prod sizes <= s^c."""
     rng = np.random.default_rng(seed)
-    t = random_stochastic_tree(n, size, int(rng.integers(0, size)), rng)
-    stacked, copies = stochastic_leaf_approximation(t, c, rng)
+    t = random_stochastic_tree(n, size, int(rng.integers(0, size)), rng=rng)
+    stacked, copies = stochastic_leaf_approximation(t, c, rng=rng)
     est = np.mean([cp.truth_table() for cp in copies], axis=0)
     assert np.allclose(mean_table(stacked), est)
     assert not stacked.has_stochastic_nodes  # the only randomness is at the leaves
@@ -108,10 +108,10 @@ def test_stacked_tree_computes_the_average_of_copies(n, size, c, seed):
 
 def test_lemma_2_1_average_error_below_bound():
     rng = np.random.default_rng(4)
-    t = random_stochastic_tree(8, 10, 5, rng)
+    t = random_stochastic_tree(8, 10, 5, rng=rng)
     mu = mean_table(t)
     for c in (1, 4, 16):
-        errs = [np.abs(mean_table(stochastic_leaf_approximation(t, c, rng)[0]) - mu).mean()
+        errs = [np.abs(mean_table(stochastic_leaf_approximation(t, c, rng=rng)[0]) - mu).mean()
                 for _ in range(60)]
         assert np.mean(errs) <= bounds.blt21_lemma21_expected_l1(c) + 0.02
     assert bounds.blt21_lemma21_expected_l1(4) == 0.25
@@ -129,7 +129,7 @@ def test_stack_rejects_stochastic_copies():
 def test_proposition_5_1(n, size, k, seed):
     """mu_{T'} has degree <= k, lies in [0,1], and differs from mu_T on <= #deep leaves 2^-(k+1)."""
     rng = np.random.default_rng(seed)
-    t = random_stochastic_tree(n, size, int(rng.integers(0, size)), rng)
+    t = random_stochastic_tree(n, size, int(rng.integers(0, size)), rng=rng)
     tp = truncate_deterministic_depth(t, k)
     mup = mean_table(tp)
     coef = walsh_hadamard(mup)
@@ -146,9 +146,9 @@ def test_error_validation():
     with pytest.raises(ValueError, match="mu"):
         bayes_optimal(np.array([1.5]))
     with pytest.raises(ValueError, match="c"):
-        stochastic_leaf_approximation(_figure1_like(), 0, np.random.default_rng(0))
+        stochastic_leaf_approximation(_figure1_like(), 0, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="rng"):
-        sample(_figure1_like(), 3, 0)
+        sample(_figure1_like(), 3, rng=0)
 
 
 def test_chapter3_bounds():
@@ -184,7 +184,7 @@ def test_mean_table_stays_in_unit_interval_on_deep_stochastic_trees(n, size, see
     """Issue 12 item 14: mu_T of deep, coin-heavy trees stays in [0, 1] and matches exact arithmetic."""
     rng = np.random.default_rng(seed)
     coins = int(rng.integers(max(size // 2, size - 2**n), size))  # coin-heavy: deep paths of products
-    t = random_stochastic_tree(n, size, coins, rng)
+    t = random_stochastic_tree(n, size, coins, rng=rng)
     mu = mean_table(t)
     assert mu.min() >= 0.0 and mu.max() <= 1.0
     bayes_optimal(mu)  # never rejects its own mean function
@@ -240,5 +240,5 @@ def test_chapter3_uniform_convergence_and_truncation_bounds():
 def test_mean_table_by_coins_agrees_with_path_products(n, size, seed):
     rng = np.random.default_rng(seed)
     low = max(0, size - 2**n)  # at most 2^n query leaves
-    t = random_stochastic_tree(n, size, int(rng.integers(low, max(low + 1, min(size, 9)))), rng)
+    t = random_stochastic_tree(n, size, int(rng.integers(low, max(low + 1, min(size, 9)))), rng=rng)
     assert np.abs(mean_table(t) - mean_table_by_coins(t)).max() < 1e-12

@@ -337,7 +337,7 @@ def test_minibatch_bad_parameters():
     with pytest.raises(ValueError, match="order"):
         minibatch_top_down(X, y, size=4, batch_size=4, order=np.zeros(100, dtype=int))
     with pytest.raises(ValueError, match="rng"):
-        random_order(5, None)
+        random_order(5, rng=None)
 
 
 @settings(max_examples=40, deadline=None)

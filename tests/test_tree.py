@@ -51,7 +51,7 @@ def test_stochastic_node_mean_and_sampling():
     assert np.allclose(t.predict_proba(X), [0.0, 0.3])
     with pytest.raises(ValueError, match="rng must be"):
         t.predict(X)
-    draws = t.predict(np.repeat(X[1:], 20000, axis=0), np.random.default_rng(0))
+    draws = t.predict(np.repeat(X[1:], 20000, axis=0), rng=np.random.default_rng(0))
     assert abs(draws.mean() - 0.3) < 0.02
     assert not t.is_deterministic and t.has_stochastic_nodes
 
@@ -90,7 +90,7 @@ def test_public_restriction_api_and_relabelling():
     from dtcore.cube import all_points
     from dtcore.functions import random_tree
     rng = np.random.default_rng(3)
-    tree = random_tree(6, 9, rng)
+    tree = random_tree(6, 9, rng=rng)
     for node in range(tree.node_count):
         r = tree.restriction(node)
         r[:] = 0  # a copy: the tree is untouched

@@ -508,7 +508,7 @@ def smoothed_suprema(alpha_c: Sequence[tuple[float, float]], *, rng: np.random.G
                        tuple(np.where(np.arange(k) < k // 2, edge, 0.5))}
             for centre in sorted(centres):  # at most three centres
                 estimate, error = smoothed.smoothed_covariance_failure(tables, np.array(centre), c, thresholds,
-                                                                       rng, draws)
+                                                                       rng=rng, draws=draws)
                 upper = np.min(estimate + 3.0 * error, axis=2)  # the best coordinate i, (T, B)
                 ratio = upper / delta[:, None]
                 cases += ratio.size

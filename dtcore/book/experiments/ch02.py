@@ -104,7 +104,7 @@ def make_target(kind: str, d: int, rng: np.random.Generator, *,
         return _tribes3, None, np.nan
     if kind != "monotone list":
         raise ValueError(f"kind must be one of {TARGETS}, got {kind!r}")
-    tree = monotone_decision_list(d, s_mono, rng)
+    tree = monotone_decision_list(d, s_mono, rng=rng)
     return tree.predict, 0.0, reduced_size(tree)  # minimum size exactly s_mono: opt_s = 0
 
 
@@ -286,7 +286,7 @@ def cart_cross_check(n: int, n_train: int, *, rng: np.random.Generator, random_s
     product-distribution sample of min(n_train, 20000) points with a noisy linear-threshold label."""
     from sklearn.tree import DecisionTreeClassifier
 
-    X = ProductDistribution(rng.uniform(0.3, 0.7, n)).sample(min(n_train, 20000), rng)
+    X = ProductDistribution(rng.uniform(0.3, 0.7, n)).sample(min(n_train, 20000), rng=rng)
     w = rng.normal(size=n)
     y = ((X @ w + rng.normal(size=len(X))) > np.median(X @ w)).astype(np.uint8)
     rows = []
@@ -315,12 +315,12 @@ def theorem1_task(rng: np.random.Generator, target: str, impurity: str, t: int, 
     best-first CART/ID3 (empirical weighting), all errors exact on {0,1}^d; one row per b."""
     f, opt, target_size = make_target(target, d, rng, s_mono=s_mono)
     cube = all_points(d)
-    X = ProductDistribution.uniform(d).sample(n_train, rng)
+    X = ProductDistribution.uniform(d).sample(n_train, rng=rng)
     y = f(X)
     truth = f(cube)
     full_error = _cube_error(top_down(X, y, size=t, impurity=impurity, weighting="uniform").tree, cube, truth)
     cart_error = _cube_error(top_down(X, y, size=t, impurity=impurity, weighting="empirical").tree, cube, truth)
-    order = random_order(n_train, rng)
+    order = random_order(n_train, rng=rng)
     rows = []
     for b in batch_sizes:
         oracle = LabelOracle.from_labels(y)
@@ -578,11 +578,11 @@ def proof_traces(n: int, n_train: int, *, s_mono: int, t: int, b: int, repetitio
                  rng: np.random.Generator) -> pd.DataFrame:
     """Replayed MiniBatchTopDown runs (:func:`replay`) on random monotone decision lists of size
     ``s_mono``, ``repetitions`` per impurity, for the proof steps of [BGLT20] Theorem 1."""
-    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng=rng)
     traces = []
     for impurity in IMPURITIES:
         for rep in range(repetitions):
-            target = monotone_decision_list(n, s_mono, rng)
+            target = monotone_decision_list(n, s_mono, rng=rng)
             res = minibatch_top_down(X, target.predict(X), size=t, batch_size=b, impurity=impurity, rng=rng)
             traces.append(replay(res, target.truth_table(), impurity).assign(impurity=impurity, run=rep))
     return pd.concat(traces, ignore_index=True)
@@ -696,7 +696,7 @@ def size_estimator_tails(n: int, n_train: int, *, t: int, b: int, n_draws: int, 
     strands, drawn ``n_draws`` times per m. Per m: |mean of e - s| in units of 5 standard errors
     (unbiasedness) and Pr[|e - s| >= Delta(delta)] (the lemma's tail at its own deviation); ``tails``
     holds the observed tail and Hoeffding's bound on a grid of Delta."""
-    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng=rng)
     tree = minibatch_top_down(X, majority(X), size=t, batch_size=b, impurity="gini", rng=rng).tree
     cube = all_points(n)
     depth = tree.depth
@@ -761,7 +761,7 @@ def size_estimator_glue(run: SizeEstimatorRun) -> dict[str, object]:
 
 def tribes_sample(n: int, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``m`` uniform points of {0,1}^n and their tribes (width 3) labels: the S° of Theorems 2 and 5."""
-    X = ProductDistribution.uniform(n).sample(m, rng)
+    X = ProductDistribution.uniform(n).sample(m, rng=rng)
     return X, tribes(X, 3)
 
 
@@ -784,12 +784,12 @@ def local_learner_queries(X: np.ndarray, y: np.ndarray, *, sizes: Sequence[int],
     n_train, n = X.shape
     rows, mismatches, same_tree = [], 0, 0
     for t in sizes:
-        draws = SharedDraws.draw(n_train, n, b, rng)  # m = b strands, as in the paper
+        draws = SharedDraws.draw(n_train, n, b, rng=rng)  # m = b strands, as in the paper
         full = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=b, draws=draws)
         mb = minibatch_top_down(X, y, size=full.tree.size, batch_size=b, order=draws.order, depth=paper_depth_cap(t))
         same_tree += int(np.array_equal(mb.tree.leaf_restrictions(), full.tree.leaf_restrictions())
                          and np.array_equal(mb.tree.leaf_values(), full.tree.leaf_values()))
-        queries = ProductDistribution.uniform(n).sample(n_queries, rng)
+        queries = ProductDistribution.uniform(n).sample(n_queries, rng=rng)
         expected = full.tree.predict(queries)
         for k, q in enumerate(queries):
             oracle = LabelOracle.from_labels(y)  # fresh oracle: labels used by this query alone
@@ -862,7 +862,7 @@ def tprime_runs(X: np.ndarray, y: np.ndarray, *, sizes: Sequence[int], eta: floa
         for label, form in STRANDS.items():
             m = 16 if form is None else int(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta, form)))
             for _ in range(runs):
-                draws = SharedDraws.draw(n_train, n, m, rng)
+                draws = SharedDraws.draw(n_train, n, m, rng=rng)
                 res = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=m, draws=draws)
                 rows.append({"t": t, "strands": label, "m": m, "t_prime": res.tree.size,
                              "ratio": res.tree.size / t, "e": res.e, "reached_t": res.reached_t})
@@ -875,13 +875,13 @@ def pure_leaves_runs(X: np.ndarray, *, sizes: Sequence[int], s_mono: int, eta: f
     of size ``s_mono`` (most leaves become pure early): the paper's (split with gain 0) and CART's
     (never split), the paper's strand count, the same draws for both; ``reached_t`` flags e < t."""
     n_train, n = X.shape
-    target = monotone_decision_list(n, s_mono, rng)
+    target = monotone_decision_list(n, s_mono, rng=rng)
     y = target.predict(X)
     rows = []
     for t in sizes:
         m = int(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta)))
         for _ in range(runs):
-            draws = SharedDraws.draw(n_train, n, m, rng)
+            draws = SharedDraws.draw(n_train, n, m, rng=rng)
             for rule in ("split", "stop"):
                 res = top_down_size_estimate(X, LabelOracle.from_labels(y), size=t, batch_size=m, draws=draws, pure_leaves=rule)
                 rows.append({"t": t, "rule": rule, "m": m, "t_prime": res.tree.size, "e": res.e,
@@ -1018,14 +1018,14 @@ def est_label_counts(n: int, *, train_sizes: Sequence[int], n_test: int, t: int,
     """[BGLT20] Theorem 3 / Theorem 6 on tribes: Est(t, b, S°, S_test) as |S°| grows with S_test fixed,
     beside the test error and the exact error of TopDownSizeEstimate's tree T on the same draws, the
     labels Est used (distinct points and requests) and Theorem 6's count b((m + |S_test|)(D + 1) + |S_test|)."""
-    X_test = ProductDistribution.uniform(n).sample(n_test, rng)
+    X_test = ProductDistribution.uniform(n).sample(n_test, rng=rng)
     y_test = tribes(X_test, 3)
     cube = all_points(n)
     truth = tribes(cube, 3)
     rows = []
     for N in train_sizes:
-        X = ProductDistribution.uniform(n).sample(N, rng)
-        draws = SharedDraws.draw(N, n, b, rng)
+        X = ProductDistribution.uniform(n).sample(N, rng=rng)
+        draws = SharedDraws.draw(N, n, b, rng=rng)
         out = est(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
         full = top_down_size_estimate(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, draws=draws)
         rows.append({"N": N, "estimate": out.error, "test_error": float(np.mean(full.tree.predict(X_test) != y_test)),
@@ -1154,10 +1154,10 @@ def shifted_noisy_est(n: int, n_train: int, *, n_test: int, t: int, b: int, rho:
     if not 0.0 <= rho < 0.5:
         raise ValueError(f"rho must be in [0, 1/2), got {rho}")
     shifted = ProductDistribution(rng.uniform(0.2, 0.8, n))
-    X_test = shifted.sample(n_test, rng)
+    X_test = shifted.sample(n_test, rng=rng)
     y_test = (tribes(X_test, 3) ^ (rng.random(n_test) < rho)).astype(np.uint8)
-    X = ProductDistribution.uniform(n).sample(n_train, rng)
-    draws = SharedDraws.draw(n_train, n, b, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng=rng)
+    draws = SharedDraws.draw(n_train, n, b, rng=rng)
     out = est(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
     tree = top_down_size_estimate(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, draws=draws).tree
     cube = all_points(n)
@@ -1192,15 +1192,15 @@ def choose_t_by_est(n: int, n_train: int, *, n_test: int, candidates: Sequence[i
     on all labels, for tribes of width 3 (whose best tree has far more leaves than the largest candidate,
     so the candidates' true errors differ by more than the regret row's bound and a wrong choice shows);
     one label oracle shared across all t, so ``labels so far`` counts each point once."""
-    X = ProductDistribution.uniform(n).sample(n_train, rng)
-    X_test = ProductDistribution.uniform(n).sample(n_test, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng=rng)
+    X_test = ProductDistribution.uniform(n).sample(n_test, rng=rng)
     y_test = _tribes3(X_test)
     cube = all_points(n)
     truth = _tribes3(cube)
     oracle = LabelOracle.from_function(X, _tribes3)
     rows = []
     for t in candidates:
-        draws = SharedDraws.draw(n_train, n, b, rng)
+        draws = SharedDraws.draw(n_train, n, b, rng=rng)
         out = est(X, oracle, size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)
         trained = top_down_size_estimate(X, LabelOracle.from_function(X, _tribes3), size=t, batch_size=b, draws=draws)
         rows.append({"t": t, "estimated error": out.error, "true error": _cube_error(trained.tree, cube, truth),
@@ -1303,11 +1303,11 @@ def label_savings(X: np.ndarray, y: np.ndarray, *, sizes: Sequence[int], b: int,
     n_train, n = X.shape
     rows = []
     for t in sizes:
-        draws = SharedDraws.draw(n_train, n, b, rng)
+        draws = SharedDraws.draw(n_train, n, b, rng=rng)
         whole = LabelOracle.from_labels(y)
         full = top_down_size_estimate(X, whole, size=t, batch_size=b, draws=draws)
         labels, requests = [], []
-        for q in ProductDistribution.uniform(n).sample(n_queries, rng):
+        for q in ProductDistribution.uniform(n).sample(n_queries, rng=rng):
             oracle = LabelOracle.from_labels(y)
             res = local_learner(X, oracle, size=t, batch_size=b, x_star=q, draws=draws)
             labels.append(res.labelled)
@@ -1476,7 +1476,7 @@ def worst_size_estimator(n: int, *, h: int, m_grid: Sequence[int], n_draws: int,
     depth_of_leaf = np.asarray(tree.node_depth)
     rows = []
     for m in m_grid:
-        strands = ProductDistribution.uniform(n).sample(n_draws * m, rng)
+        strands = ProductDistribution.uniform(n).sample(n_draws * m, rng=rng)
         e = (2.0 ** depth_of_leaf[tree.apply(strands)]).reshape(n_draws, m).mean(axis=1)
         dev = np.abs(e - tree.size)
         Delta = bounds.bglt20_lemma_c1_deviation(m, tree.depth, delta)
@@ -1562,9 +1562,9 @@ def worst_monotone_list(n: int, n_train: int, *, s: int, t: int, search_b: int, 
     if s < 3 or s - 1 > n:
         raise ValueError(f"s must be in [3, n + 1] = [3, {n + 1}], got {s}")
     variables = rng.permutation(n)[: s - 1]
-    X = ProductDistribution.uniform(n).sample(n_train, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng=rng)
     cube = all_points(n)
-    orders = [random_order(n_train, rng) for _ in range(search_reps)]
+    orders = [random_order(n_train, rng=rng) for _ in range(search_reps)]
 
     def mean_error(exits: np.ndarray) -> float:
         f = monotone_list_from_exits(n, variables, exits)
@@ -1591,8 +1591,8 @@ def worst_monotone_list(n: int, n_train: int, *, s: int, t: int, search_b: int, 
     truth = tree.predict(cube)
     rows = []
     for _ in range(runs):
-        Xr = ProductDistribution.uniform(n).sample(n_train, rng)
-        yr, order = tree.predict(Xr), random_order(n_train, rng)
+        Xr = ProductDistribution.uniform(n).sample(n_train, rng=rng)
+        yr, order = tree.predict(Xr), random_order(n_train, rng=rng)
         for b in batch_sizes:
             err = _cube_error(minibatch_top_down(Xr, yr, size=t, batch_size=b, impurity=impurity, order=order).tree,
                               cube, truth)
@@ -1951,12 +1951,12 @@ def worst_tprime_member(n: int, n_train: int, *, sizes: Sequence[int], eta: floa
     if min(restarts, steps, neighbours) < 1 or not sizes:
         raise ValueError(f"restarts, steps and neighbours must be at least 1 and sizes non-empty, got "
                          f"{restarts}, {steps}, {neighbours}, {list(sizes)}")
-    X = ProductDistribution.uniform(n).sample(n_train, rng)
-    order = random_order(n_train, rng)
+    X = ProductDistribution.uniform(n).sample(n_train, rng=rng)
+    order = random_order(n_train, rng=rng)
     # the constant target makes every minibatch pure, so every split is a tie broken by the leaves' restrictions
     references = {"constant 0": np.zeros(n_train, dtype=np.uint8),
                   "tribes (width 3)": _tribes3(X), "majority": majority(X, range(n - 1 + n % 2)),
-                  f"random monotone list, s = {s_mono}": monotone_decision_list(n, s_mono, rng).predict(X)}
+                  f"random monotone list, s = {s_mono}": monotone_decision_list(n, s_mono, rng=rng).predict(X)}
     best: dict[str, object] = {"score": None}
     rows, evaluated = [], 0
     for t in sizes:
@@ -2025,7 +2025,7 @@ def tprime_runs_at_worst(w: WorstTprime, *, eta: float, delta: float, runs: int,
     for label, k, m in counts:
         sizes = []
         for _ in range(runs):
-            draws = SharedDraws(w.order, ProductDistribution.uniform(n).sample(m, rng))
+            draws = SharedDraws(w.order, ProductDistribution.uniform(n).sample(m, rng=rng))
             res = top_down_size_estimate(w.X, LabelOracle.from_labels(oracle_labels), size=w.t, batch_size=m, draws=draws)
             sizes.append(res.tree.size)
         ratio = np.asarray(sizes) / w.t

@@ -516,7 +516,7 @@ def est_against_full_trees(X: pd.DataFrame, y: np.ndarray, *, seed: int, est_siz
     # every tree T_t again, grown with every pool label and the same shared randomness
     binarizer = ThresholdBinarizer(n_thresholds).fit(pool.to_numpy())
     B_pool, B_test, B_held = (binarizer.transform(Z.to_numpy()) for Z in (pool, test_X, held_X))
-    draws = SharedDraws.draw(len(pool), B_pool.shape[1], batch_size, np.random.default_rng(draws_seed))
+    draws = SharedDraws.draw(len(pool), B_pool.shape[1], batch_size, rng=np.random.default_rng(draws_seed))
     y_pool, y_test, y_held = y[pool_rows], y[test_rows], y[held_rows]
     full_rows = []
     for t in est_sizes:

@@ -354,7 +354,7 @@ def exact_target(scale: str) -> float:
 def topdown_data(rng: np.random.Generator, *, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``m`` uniform points of {0,1}^n labelled by a random tree with 64 leaves, labels flipped w.p. 0.1."""
     X = (rng.random((m, n), dtype=np.float32) < 0.5).astype(np.uint8)
-    target = random_tree(n, 64, rng)
+    target = random_tree(n, 64, rng=rng)
     y = target.predict(X).astype(np.uint8) ^ (rng.random(m) < 0.1).astype(np.uint8)
     return X, y
 
@@ -404,7 +404,7 @@ def find_target(scale: str, depth: int, n: int) -> float | None:
 def find_data(rng: np.random.Generator, *, m: int, n: int, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """``m`` uniform points of {0,1}^n labelled by a random complete tree of ``depth``, 10% label noise."""
     X = (rng.random((m, n)) < 0.5).astype(np.uint8)
-    y = random_tree_of_depth(n, depth, rng).predict(X).astype(np.uint8)
+    y = random_tree_of_depth(n, depth, rng=rng).predict(X).astype(np.uint8)
     y ^= (rng.random(m) < 0.1).astype(np.uint8)
     return X, y
 
@@ -570,8 +570,8 @@ def local_benchmark(rng: np.random.Generator, *, size: int, repetitions: int) ->
     side asked for."""
     n, t, b = LOCAL["n"], LOCAL["t"], LOCAL["b"]
     X = (rng.random((size, n), dtype=np.float32) < 0.5).astype(np.uint8)
-    y = random_tree(n, t, rng).predict(X).astype(np.uint8)
-    draws = SharedDraws.draw(size, n, LOCAL["strands"], rng)
+    y = random_tree(n, t, rng=rng).predict(X).astype(np.uint8)
+    draws = SharedDraws.draw(size, n, LOCAL["strands"], rng=rng)
     queries = (rng.random((LOCAL["queries"], n)) < 0.5).astype(np.uint8)
     oracles: dict[str, LabelOracle] = {}
 
@@ -658,7 +658,7 @@ def scale_topdown(rng: np.random.Generator, *, m: int, repetitions: int) -> tupl
     and ``tracemalloc``-traced runs must grow the same tree. Also returns its peak memory row."""
     n, t = 64, 256
     X = rng.integers(0, 2, (m, n), dtype=np.uint8)  # no float copy of 10^7 x 64
-    y = random_tree(n, 64, rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.1).astype(np.uint8)
+    y = random_tree(n, 64, rng=rng).predict(X).astype(np.uint8) ^ (rng.random(m) < 0.1).astype(np.uint8)
     times, out = timed({"dtcore": lambda: top_down(X, y, size=t)}, repetitions=repetitions)
     leaves = [leaf_sets(out[s]["dtcore"].tree) for s in THREADS]
     gc.collect()
@@ -682,11 +682,11 @@ def scale_est(rng: np.random.Generator, *, m: int, repetitions: int) -> tuple[Be
     time per query."""
     n, t, b, n_test = 24, 32, 200, 200
     X = rng.integers(0, 2, (m, n), dtype=np.uint8)
-    target = random_tree(n, t, rng)
+    target = random_tree(n, t, rng=rng)
     y = target.predict(X).astype(np.uint8)
     X_test = (rng.random((n_test, n)) < 0.5).astype(np.uint8)
     y_test = target.predict(X_test).astype(np.uint8)
-    draws = SharedDraws.draw(m, n, 400, rng)
+    draws = SharedDraws.draw(m, n, 400, rng=rng)
     times, out = timed({"dtcore": lambda: est(X, LabelOracle.from_labels(y), size=t, batch_size=b, X_test=X_test, y_test=y_test, draws=draws)},
                        repetitions=repetitions)
     a, c = out["pinned"]["dtcore"], out["default"]["dtcore"]

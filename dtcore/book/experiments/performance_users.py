@@ -95,7 +95,7 @@ def boolean_tree_data(*, rows: int, features: int, depth: int, noise: float,
     with probability ``noise`` (the appendix's FIND workloads)."""
     rng = check_rng(rng)
     X = (rng.random((rows, features)) < 0.5).astype(np.uint8)
-    y = random_tree_of_depth(features, depth, rng).predict(X).astype(np.uint8)
+    y = random_tree_of_depth(features, depth, rng=rng).predict(X).astype(np.uint8)
     return X, y ^ (rng.random(rows) < noise).astype(np.uint8)
 
 
