@@ -13,6 +13,9 @@ Which paper result lives in which module:
   a few labels, and cross-validation at Est's label budget;
 * :mod:`.estimators`: the estimators as a practitioner uses them (several classes, probabilities,
   missing values, feature importances against scikit-learn's, a drawing);
+* :mod:`.users`: what the estimators' users rely on, every fold: the cuts against NumPy's weighted
+  quantiles, missing values against the docstring's routing, multi-class FIND against pystreed,
+  probabilities and importances against scikit-learn's tree;
 * :mod:`.against_sklearn`: the estimators against scikit-learn's tree on a large synthetic problem.
 
 Every random choice is keyed by the chapter seed and a stable name (:mod:`dtcore.book.seeds`): the
