@@ -130,7 +130,7 @@ def check_heuristics(table: VerificationTable, sizes: pd.DataFrame, summary: pd.
 
 #: The guard of the local search at n = 4, where every function is known: functions evaluated and random
 #: restarts per heuristic (the search starts from random tables only, never from the known witness).
-N4_BUDGET, N4_RESTARTS = 600, 4
+N4_BUDGET, N4_RESTARTS = 1200, 4
 
 
 def search_at_n4(summary: pd.DataFrame, *, heuristics: Sequence[str], rng: np.random.Generator,
