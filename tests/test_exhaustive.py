@@ -237,7 +237,7 @@ def test_smoothed_covariance_failure_is_exact_for_a_dictator_and_agrees_with_pla
 def test_atlas_rows_kinds_follow_the_verdicts():
     import pandas as pd
 
-    from dtcore.book.experiments import exhaustive as experiment
+    from dtcore.book.experiments.exhaustive import atlas as experiment
     from dtcore.book.report import VerificationTable, lint_table
 
     base = dict(paper="MGBH26", statement="s", table="00ff", measure="uniform")
@@ -250,14 +250,16 @@ def test_atlas_rows_kinds_follow_the_verdicts():
         dict(base, result="Lemma E.1", form="least Delta", sup_ratio=1.5, verdict="violated", exact_ratio="3/2"),
     ])
     table = VerificationTable()
-    experiment.atlas_rows(table, frame, known_equalities=set(), own_rows={"Lemma E.1"})
+    experiment.check_atlas(table, frame, known_equalities=set(), own_rows={"Lemma E.1"})
     kinds = [row["kind"] for row in table.rows]
-    assert kinds == ["counterexample", "theorem", "identity", "theorem", "observation"]
+    # the attainment of a tight bound restates the theorem row's supremum: shown, not counted (issue 35);
+    # a statement that holds by algebra (Lemma 6's proof step) is an observation
+    assert kinds == ["counterexample", "theorem", "observation", "theorem", "observation"]
     assert all(row["box"] for row in table.rows)
     assert lint_table(table) == []
     # a bound exceeded without an exact confirmation fails its theorem row
     failing = VerificationTable()
-    experiment.atlas_rows(failing, frame.iloc[[2]].assign(sup_ratio=1.01), known_equalities=set(), own_rows=set())
+    experiment.check_atlas(failing, frame.iloc[[2]].assign(sup_ratio=1.01), known_equalities=set(), own_rows=set())
     assert not failing.rows[0]["holds"]
     with pytest.raises(ValueError, match="result must be"):
         experiment.atlas_provenance("Lemma 99", "x")

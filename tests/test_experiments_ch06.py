@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtcore.book.experiments import ch06
+from dtcore.book.experiments.ch06 import bglt20_est, bglt20_topdown, blt21_lemma31, common, estimators
 from dtcore.book.report import VerificationTable, lint_table
 from dtcore.learnability import hoeffding_halfwidth
 
@@ -40,61 +40,61 @@ def toy_data() -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
 
 @pytest.fixture(scope="module")
 def depth_runs(toy_data) -> pd.DataFrame:
-    return ch06.find_cart_pystreed(toy_data, folds=2, depths=[1, 2], n_thresholds=3, seed=0)
+    return blt21_lemma31.find_cart_pystreed(toy_data, folds=2, depths=[1, 2], n_thresholds=3, seed=0)
 
 
 @pytest.fixture(scope="module")
 def size_runs(toy_data) -> pd.DataFrame:
-    return ch06.topdown_bestfirst(toy_data, folds=2, leaf_sizes=[2, 4], n_thresholds=3, seed=0)
+    return bglt20_topdown.topdown_bestfirst(toy_data, folds=2, leaf_sizes=[2, 4], n_thresholds=3, seed=0)
 
 
 @pytest.fixture(scope="module")
-def est_run() -> ch06.EstRun:
+def est_run() -> bglt20_est.EstRun:
     X, y = toy_table(3000, 2)
-    return ch06.est_against_full_trees(X, y, seed=0, est_sizes=[2, 4], batch_size=16, n_thresholds=3,
+    return bglt20_est.est_against_full_trees(X, y, seed=0, est_sizes=[2, 4], batch_size=16, n_thresholds=3,
                                        n_test=300, n_heldout=400, delta=0.05)
 
 
 # ---------------------------------------------------------------------------------- the data
 
 def test_load_dataset_gives_the_documented_sizes_and_labels():
-    X, y = ch06.load_dataset("breast cancer")
+    X, y = common.load_dataset("breast cancer")
     assert X.shape == (569, 30) and set(np.unique(y)) == {0, 1}
     assert int(y.sum()) == 357  # benign tumours
-    X, y = ch06.load_dataset("digits")
+    X, y = common.load_dataset("digits")
     assert X.shape == (1797, 64) and 0.45 < y.mean() < 0.55
     with pytest.raises(ValueError, match="name must be one of"):
-        ch06.load_dataset("iris")
+        common.load_dataset("iris")
 
 
 def test_load_datasets_reads_all_three_with_flchain_features_that_do_not_reveal_the_label():
-    data = ch06.load_datasets()
-    assert list(data) == list(ch06.DATASETS)
+    data = common.load_datasets()
+    assert list(data) == list(common.DATASETS)
     X, y = data["flchain"]
     assert X.shape == (7874, 7) and not X.isna().any().any()
     assert "death" not in X.columns and "creatinine" not in X.columns and y.dtype == np.uint8
 
 
 def test_dataset_overview_counts_boolean_features(toy_data):
-    overview = ch06.dataset_overview(toy_data, n_thresholds=3)
+    overview = common.dataset_overview(toy_data, n_thresholds=3)
     # three real columns with 3 cut points each, and the 0/1 column as is
     assert overview["Boolean features"].tolist() == [10, 10]
     assert overview["rows"].tolist() == [240, 200]
     with pytest.raises(ValueError, match="n_thresholds"):
-        ch06.dataset_overview(toy_data, n_thresholds=0)
+        common.dataset_overview(toy_data, n_thresholds=0)
 
 
 def test_cv_splits_partition_the_rows_reproducibly():
     X, y = toy_table(100)
-    splits = ch06.cv_splits(X, y, folds=4, seed=1)
+    splits = common.cv_splits(X, y, folds=4, seed=1)
     tests = np.sort(np.concatenate([test for _, test in splits]))
     assert np.array_equal(tests, np.arange(100))
     for train, test in splits:
         assert not set(train) & set(test)
-    again = ch06.cv_splits(X, y, folds=4, seed=1)
+    again = common.cv_splits(X, y, folds=4, seed=1)
     assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again))
     with pytest.raises(ValueError, match="folds"):
-        ch06.cv_splits(X, y, folds=1, seed=0)
+        common.cv_splits(X, y, folds=1, seed=0)
 
 
 # -------------------------------------------------------------------- FIND against CART and pystreed
@@ -102,11 +102,11 @@ def test_cv_splits_partition_the_rows_reproducibly():
 def test_compare_at_depth_finds_a_perfect_stump_and_the_xor_that_greedy_cart_misses():
     X, _ = toy_table(300)
     flag = X["flag"].to_numpy().astype(np.uint8)
-    rows = ch06.compare_at_depth(X, flag, X, flag, depth=1, n_thresholds=3, random_state=0)
-    assert [r["method"] for r in rows] == list(ch06.DEPTH_METHODS)
+    rows = blt21_lemma31.compare_at_depth(X, flag, X, flag, depth=1, n_thresholds=3, random_state=0)
+    assert [r["method"] for r in rows] == list(blt21_lemma31.DEPTH_METHODS)
     assert rows[0]["training errors"] == 0 and rows[0]["leaves"] == 2 and rows[0]["accuracy"] == 1.0
     X, y = xor_with_a_decoy()
-    rows = {r["method"]: r for r in ch06.compare_at_depth(X, y, X, y, depth=2, n_thresholds=3, random_state=0)}
+    rows = {r["method"]: r for r in blt21_lemma31.compare_at_depth(X, y, X, y, depth=2, n_thresholds=3, random_state=0)}
     assert rows["FIND"]["training errors"] == rows["pystreed"]["training errors"] == 0
     assert rows["CART, same features"]["training errors"] > 0.1 * len(y)
     assert all(r["seconds"] > 0 for r in rows.values())
@@ -115,7 +115,7 @@ def test_compare_at_depth_finds_a_perfect_stump_and_the_xor_that_greedy_cart_mis
     # ID3 stopped at depth 2 is one more depth-2 tree on the same features: never below FIND
     assert rows["ID3, same features"]["training errors"] >= rows["FIND"]["training errors"]
     with pytest.raises(ValueError, match="depth"):
-        ch06.compare_at_depth(X, y, X, y, depth=0, n_thresholds=3, random_state=0)
+        blt21_lemma31.compare_at_depth(X, y, X, y, depth=0, n_thresholds=3, random_state=0)
 
 
 def test_find_cart_pystreed_has_one_row_per_data_set_fold_depth_and_method(depth_runs):
@@ -128,7 +128,7 @@ def test_find_cart_pystreed_has_one_row_per_data_set_fold_depth_and_method(depth
 
 
 def test_training_error_gaps_satisfy_lemma_3_1(depth_runs):
-    wide = ch06.training_error_gaps(depth_runs)
+    wide = blt21_lemma31.training_error_gaps(depth_runs)
     assert len(wide) == 2 * 2 * 2
     assert (wide["CART - FIND"] >= 0).all() and (wide["ID3 - FIND"] >= 0).all()
     assert (wide["FIND - pystreed"] == 0).all()
@@ -136,9 +136,9 @@ def test_training_error_gaps_satisfy_lemma_3_1(depth_runs):
 
 
 def test_depth_summary_and_its_long_form_agree(depth_runs):
-    summary = ch06.depth_summary(depth_runs)
+    summary = blt21_lemma31.depth_summary(depth_runs)
     assert summary.shape == (4, 10)  # (data set, d) x (accuracy, leaves) x 5 methods
-    long = ch06.long_summary(summary)
+    long = blt21_lemma31.long_summary(summary)
     assert len(long) == 4 * 5 and list(long.columns) == ["data set", "d", "method", "accuracy", "leaves"]
     one = long[(long["data set"] == "digits") & (long["d"] == 2) & (long["method"] == "FIND")]
     expected = depth_runs[(depth_runs["data set"] == "digits") & (depth_runs["d"] == 2)
@@ -147,14 +147,14 @@ def test_depth_summary_and_its_long_form_agree(depth_runs):
 
 
 def test_find_figure_has_two_panels(depth_runs):
-    fig = ch06.find_figure(depth_runs, folds=2)
+    fig = blt21_lemma31.find_figure(depth_runs, folds=2)
     assert len(fig.axes) == 2 and "depth 2" in fig.axes[1].get_title()
     plt.close(fig)
 
 
 def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     table = VerificationTable()
-    ch06.check_find(table, depth_runs)
+    blt21_lemma31.check_find(table, depth_runs)
     kinds = [r["kind"] for r in table.rows]
     assert kinds == ["theorem", "identity", "identity", "theorem"] * 2 + ["observation"]
     assert table.failures().empty and lint_table(table) == []
@@ -167,13 +167,13 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     cart = (broken["method"] == "CART, same features") & (broken["data set"] == "flchain")
     broken.loc[cart, "training errors"] = 0  # a CART better than the optimum: Lemma 3.1 violated
     table = VerificationTable()
-    ch06.check_find(table, broken)
+    blt21_lemma31.check_find(table, broken)
     assert not table.rows[4]["holds"]
     assert len(table.failures()) == 1
 
 
 def test_find_glue_values_quote_the_largest_depth(depth_runs):
-    values = ch06.find_glue_values(depth_runs)
+    values = blt21_lemma31.find_glue(depth_runs)
     assert values["ch6_d_top"] == 2
     for key in ("digits", "flchain"):
         assert values[f"ch6_gap_{key}"] >= 0
@@ -182,8 +182,8 @@ def test_find_glue_values_quote_the_largest_depth(depth_runs):
 
 
 def test_readable_tree_names_features_and_classes():
-    X, y = ch06.load_dataset("breast cancer")
-    text = ch06.readable_tree(X, y, depth=1, n_thresholds=2)
+    X, y = common.load_dataset("breast cancer")
+    text = blt21_lemma31.readable_tree(X, y, depth=1, n_thresholds=2)
     assert "?" in text and "class: benign" in text and "class: malignant" in text
     assert text.startswith("```text") and text.endswith("on the 569 tumours.") and "training error is 0." in text
 
@@ -198,20 +198,20 @@ def test_topdown_bestfirst_rows_and_difference(size_runs):
 
 
 def test_size_summary_averages_over_folds(size_runs):
-    summary = ch06.size_summary(size_runs)
+    summary = bglt20_topdown.size_summary(size_runs)
     assert "fold" not in summary.columns and "difference" not in summary.columns
     assert summary.loc[("digits", 2), "TopDown_G"] == pytest.approx(
         size_runs[(size_runs["data set"] == "digits") & (size_runs["t"] == 2)]["TopDown_G"].mean())
 
 
 def test_topdown_figure_and_rows(size_runs):
-    fig = ch06.topdown_figure(size_runs, folds=2)
+    fig = bglt20_topdown.topdown_figure(size_runs, folds=2)
     assert len(fig.axes) == 2
     plt.close(fig)
     table = VerificationTable()
-    ch06.check_topdown(table, size_runs)
+    bglt20_topdown.check_topdown(table, size_runs)
     assert [r["kind"] for r in table.rows] == ["observation"] * 3  # no theorem: nothing counted
-    values = ch06.topdown_glue_values(size_runs)
+    values = bglt20_topdown.topdown_glue(size_runs)
     assert values["ch6_t_top"] == 4 and 0 <= values["ch6_td_digits"] <= 1
     assert values["ch6_disagree"] == table.rows[-1]["measured"]
 
@@ -223,28 +223,28 @@ def test_est_equals_the_test_error_of_the_tree_grown_with_every_label(est_run):
     assert learn["t"].tolist() == [2, 4]
     assert np.allclose(learn["estimated_error"], learn["test error of T_t"])  # Theorem 2 / App. D
     assert est_run.pool_size == 3000 - 700
-    assert ch06.est_labels(est_run) < est_run.pool_size
+    assert bglt20_est.est_labels(est_run) < est_run.pool_size
     assert 0 < est_run.base_error < 1
 
 
 def test_est_rejects_a_split_that_leaves_no_pool():
     X, y = toy_table(500)
     with pytest.raises(ValueError, match="n_heldout"):
-        ch06.est_against_full_trees(X, y, seed=0, est_sizes=[2], batch_size=8, n_thresholds=2, n_test=300,
+        bglt20_est.est_against_full_trees(X, y, seed=0, est_sizes=[2], batch_size=8, n_thresholds=2, n_test=300,
                                     n_heldout=300, delta=0.05)
 
 
 def test_est_radius_is_the_sum_of_two_hoeffding_halfwidths():
-    radius = ch06.est_radius(n_test=800, n_heldout=1000, delta=0.05, n_sizes=5)
+    radius = bglt20_est.est_radius(n_test=800, n_heldout=1000, delta=0.05, n_sizes=5)
     assert radius == pytest.approx(hoeffding_halfwidth(800, 0.005) + hoeffding_halfwidth(1000, 0.005))
-    assert ch06.est_radius(n_test=800, n_heldout=1000, delta=0.05, n_sizes=10) > radius
+    assert bglt20_est.est_radius(n_test=800, n_heldout=1000, delta=0.05, n_sizes=10) > radius
     with pytest.raises(ValueError, match="delta"):
-        ch06.est_radius(n_test=800, n_heldout=1000, delta=1.5, n_sizes=5)
+        bglt20_est.est_radius(n_test=800, n_heldout=1000, delta=1.5, n_sizes=5)
 
 
 def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
     table = VerificationTable()
-    ch06.check_est(table, est_run, delta=0.05, batch_size=16)
+    bglt20_est.check_est(table, est_run, delta=0.05, batch_size=16)
     # Lemma D.1's bound with 300 test queries exceeds every count Est can reach: an observation
     assert [r["kind"] for r in table.rows] == ["identity", "theorem", "observation"] and table.failures().empty
     assert lint_table(table) == [] and table.rows[1]["reach_high"] == 1.0
@@ -252,7 +252,7 @@ def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
     learn = est_run.learn.copy()
     learn["estimated_error"] += 0.01
     table = VerificationTable()
-    ch06.check_est(table, ch06.EstRun(learn, est_run.pool_size, est_run.n_test, est_run.n_heldout, 0.5), delta=0.05,
+    bglt20_est.check_est(table, bglt20_est.EstRun(learn, est_run.pool_size, est_run.n_test, est_run.n_heldout, 0.5), delta=0.05,
                    batch_size=16)
     assert not table.rows[0]["holds"]
 
@@ -261,17 +261,17 @@ def test_est_label_reach_and_lemma_d1_as_a_theorem_check_when_it_can_fail():
     learn = pd.DataFrame({"t": [2, 4], "estimated_error": [0.3, 0.2], "test error of T_t": [0.3, 0.2],
                           "held-out error of T_t": [0.31, 0.22], "labels_total": [40, 90],
                           "Lemma D.1 label bound": [50, 60]})
-    run = ch06.EstRun(learn, pool_size=100_000, n_test=300, n_heldout=400, base_error=0.3)
+    run = bglt20_est.EstRun(learn, pool_size=100_000, n_test=300, n_heldout=400, base_error=0.3)
     # depth caps D = 1 and 3 at t = 2 and 4: one minibatch of 8 per node
-    assert ch06.est_label_reach(run, batch_size=8) == 8 * 2**2 + 8 * 2**4
+    assert bglt20_est.est_label_reach(run, batch_size=8) == 8 * 2**2 + 8 * 2**4
     table = VerificationTable()
-    ch06.check_est(table, run, delta=0.05, batch_size=8)
+    bglt20_est.check_est(table, run, delta=0.05, batch_size=8)
     row = table.rows[2]
     assert row["kind"] == "theorem" and row["bound"] == 110 and row["reach_high"] == 160 and row["holds"]
     assert row["bound_by"] == "dtcore.bounds.bglt20_lemma_d1_labels" and lint_table(table) == []
-    over = ch06.EstRun(learn.assign(labels_total=[40, 111]), 100_000, 300, 400, 0.3)
+    over = bglt20_est.EstRun(learn.assign(labels_total=[40, 111]), 100_000, 300, 400, 0.3)
     table = VerificationTable()
-    ch06.check_est(table, over, delta=0.05, batch_size=8)
+    bglt20_est.check_est(table, over, delta=0.05, batch_size=8)
     assert not table.rows[2]["holds"]
 
 
@@ -279,20 +279,20 @@ def test_choice_of_t_takes_the_smallest_t_among_ties():
     learn = pd.DataFrame({"t": [2, 4, 8], "estimated_error": [0.3, 0.2, 0.2],
                           "held-out error of T_t": [0.31, 0.25, 0.22], "labels_total": [100, 150, 180],
                           "label_fn_calls": [3, 4, 5]})
-    run = ch06.EstRun(learn, pool_size=5000, n_test=300, n_heldout=400, base_error=0.3)
-    choice = ch06.choice_of_t(run)
+    run = bglt20_est.EstRun(learn, pool_size=5000, n_test=300, n_heldout=400, base_error=0.3)
+    choice = bglt20_est.choice_of_t(run)
     assert choice["t"].tolist() == [4, 8]
     assert choice["labels"].tolist() == [180 + 300, 5000 + 400]
     table = VerificationTable()
-    ch06.check_choice(table, choice)
+    bglt20_est.check_choice(table, choice)
     assert table.rows[0]["kind"] == "observation" and table.rows[0]["measured"] == pytest.approx(0.03)
-    values = ch06.est_glue_values(run, choice, delta=0.05)
+    values = bglt20_est.est_glue(run, choice, delta=0.05)
     assert (values["ch6_t_est"], values["ch6_t_full"], values["ch6_calls"]) == (4, 8, 5)
-    assert values["ch6_radius"] == pytest.approx(ch06.est_radius(n_test=300, n_heldout=400, delta=0.05, n_sizes=3))
+    assert values["ch6_radius"] == pytest.approx(bglt20_est.est_radius(n_test=300, n_heldout=400, delta=0.05, n_sizes=3))
 
 
 def test_est_figure_has_two_panels(est_run):
-    fig = ch06.est_figure(est_run, delta=0.05)
+    fig = bglt20_est.est_figure(est_run, delta=0.05)
     assert len(fig.axes) == 2 and fig.axes[1].get_yscale() == "log"
     plt.close(fig)
 
@@ -312,43 +312,43 @@ def test_library_seed_is_keyed_and_fits_every_library():
 def test_est_split_moves_with_the_seed_and_nothing_else():
     X, y = toy_table(1500, 3)
     kwargs = dict(est_sizes=[2], batch_size=8, n_thresholds=2, n_test=200, n_heldout=200, delta=0.05)
-    a = ch06.est_against_full_trees(X, y, seed=0, **kwargs)
-    b = ch06.est_against_full_trees(X, y, seed=0, **kwargs)
-    c = ch06.est_against_full_trees(X, y, seed=1, **kwargs)
+    a = bglt20_est.est_against_full_trees(X, y, seed=0, **kwargs)
+    b = bglt20_est.est_against_full_trees(X, y, seed=0, **kwargs)
+    c = bglt20_est.est_against_full_trees(X, y, seed=1, **kwargs)
     assert a.learn.equals(b.learn)
     assert not a.learn[["estimated_error", "labels_total"]].equals(c.learn[["estimated_error", "labels_total"]])
 
 
 def test_cross_validation_at_budget_and_the_verdict():
-    X, y = ch06.load_dataset("flchain")
-    run = ch06.est_against_full_trees(X, y, seed=0, est_sizes=[2, 4], batch_size=16, n_thresholds=2, n_test=200,
+    X, y = common.load_dataset("flchain")
+    run = bglt20_est.est_against_full_trees(X, y, seed=0, est_sizes=[2, 4], batch_size=16, n_thresholds=2, n_test=200,
                                       n_heldout=300, delta=0.05)
-    choice = ch06.choice_of_t(run)
-    baseline = ch06.cross_validation_at_budget(X, y, run, budgets=[100, 200], sizes=[2, 4], folds=3, repeats=2,
+    choice = bglt20_est.choice_of_t(run)
+    baseline = bglt20_est.cross_validation_at_budget(X, y, run, budgets=[100, 200], sizes=[2, 4], folds=3, repeats=2,
                                                n_thresholds=2, seed=0)
     assert list(baseline["labels"]) == [100, 100, 200, 200]
     assert baseline["t chosen by CV"].isin([2, 4]).all() and baseline["held-out error"].between(0, 1).all()
-    again = ch06.cross_validation_at_budget(X, y, run, budgets=[100, 200], sizes=[2, 4], folds=3, repeats=2,
+    again = bglt20_est.cross_validation_at_budget(X, y, run, budgets=[100, 200], sizes=[2, 4], folds=3, repeats=2,
                                             n_thresholds=2, seed=0)
     pd.testing.assert_frame_equal(baseline, again)  # same seed, same draws
-    summary = ch06.budget_summary(baseline, choice)
+    summary = bglt20_est.budget_summary(baseline, choice)
     assert len(summary) == 3 and summary["held-out error (min)"].le(summary["held-out error (max)"]).all()
-    verdict = ch06.est_verdict(baseline, choice, run, delta=0.05)
+    verdict = bglt20_est.budget_glue(baseline, choice, run, delta=0.05)
     assert verdict["ch6_cv_budget_low"] <= verdict["ch6_cv_budget_high"]
     assert 1 <= verdict["ch6_overlapping_sizes"] <= verdict["ch6_n_sizes"] == 2
     better = baseline.assign(**{"held-out error": 0.0})
-    assert "does not help" in ch06.est_verdict(better, choice, run, delta=0.05)["ch6_est_verdict"]
+    assert "does not help" in bglt20_est.budget_glue(better, choice, run, delta=0.05)["ch6_est_verdict"]
     with pytest.raises(ValueError, match="budget"):
-        ch06.cross_validation_at_budget(X, y, run, budgets=[1], sizes=[2], folds=3, repeats=1, n_thresholds=2, seed=0)
+        bglt20_est.cross_validation_at_budget(X, y, run, budgets=[1], sizes=[2], folds=3, repeats=1, n_thresholds=2, seed=0)
 
 
 def test_frontier_has_a_line_per_learner_and_data_set(depth_runs):
-    sizes = ch06.topdown_bestfirst({"wine": ch06.load_dataset("wine")}, folds=2, leaf_sizes=[2, 4], n_thresholds=2,
+    sizes = bglt20_topdown.topdown_bestfirst({"wine": common.load_dataset("wine")}, folds=2, leaf_sizes=[2, 4], n_thresholds=2,
                                    seed=0)
-    front = ch06.frontier(depth_runs[depth_runs["data set"] == depth_runs["data set"].iloc[0]], sizes)
+    front = bglt20_topdown.frontier(depth_runs[depth_runs["data set"] == depth_runs["data set"].iloc[0]], sizes)
     assert set(front["learner"]) >= {"FIND (depth)", "TopDown_G (size)", "best-first CART, raw features (size)"}
     assert front["accuracy"].between(0, 1).all() and (front["leaves"] >= 1).all()
-    fig = ch06.frontier_figure(front, folds=2)
+    fig = bglt20_topdown.frontier_figure(front, folds=2)
     assert sum(ax.get_visible() for ax in fig.axes) == front["data set"].nunique()
     plt.close(fig)
 
@@ -356,31 +356,31 @@ def test_frontier_has_a_line_per_learner_and_data_set(depth_runs):
 def test_tie_disagreements_lists_where_the_two_rules_part():
     runs = pd.DataFrame({"data set": ["a", "a", "b"], "fold": [0, 1, 0], "t": [2, 2, 4],
                          "training disagreement, same features": [0.0, 0.1, 0.2]})
-    parted = ch06.tie_disagreements(runs)
+    parted = bglt20_topdown.tie_disagreements(runs)
     assert list(zip(parted["data set"], parted["fold"])) == [("a", 1), ("b", 0)]
 
 
 def test_practitioner_section_multiclass_missing_values_importances_and_drawing():
-    wine = ch06.load_multiclass("wine (3 cultivars)")
+    wine = estimators.load_multiclass("wine (3 cultivars)")
     assert np.unique(wine[1]).size == 3
-    flchain = ch06.load_flchain_with_missing()
+    flchain = estimators.load_flchain_with_missing()
     assert flchain[0]["creatinine"].isna().sum() > 0
     small = {"wine (3 cultivars)": wine, "flchain": (flchain[0].iloc[:600], flchain[1][:600])}
-    scores = ch06.practitioner_scores(small, folds=2, depth=1, n_thresholds=2, seed=0)
+    scores = estimators.practitioner_scores(small, folds=2, depth=1, n_thresholds=2, seed=0)
     assert len(scores) == 2 * 4 and scores["ROC-AUC"].between(0, 1).all()
-    size, importances = ch06.largest_shared_tree(*ch06.load_dataset("breast cancer"), sizes=[2, 4],
+    size, importances = estimators.largest_shared_tree(*common.load_dataset("breast cancer"), sizes=[2, 4],
                                                  n_thresholds=2, seed=0)
     assert size in (2, 4) and importances["dtcore"].sum() == pytest.approx(1.0)
     table = VerificationTable()
-    ch06.check_practitioner(table, scores, importances)
+    estimators.check_practitioner(table, scores, importances)
     assert table.rows[0]["kind"] == ("identity" if importances["same tree"].iloc[0] else "observation")
     assert table.failures().empty and lint_table(table) == []
     broken = importances.assign(dtcore=importances["dtcore"] + 0.01, **{"same tree": True})
     table = VerificationTable()
-    ch06.check_practitioner(table, scores, broken)
+    estimators.check_practitioner(table, scores, broken)
     assert not table.rows[0]["holds"]  # two implementations of one importance disagree
     with pytest.raises(ValueError, match="name"):
-        ch06.load_multiclass("iris")
-    fig = ch06.tree_drawing(*ch06.load_dataset("breast cancer"), depth=2, n_thresholds=2)
+        estimators.load_multiclass("iris")
+    fig = estimators.tree_drawing(*common.load_dataset("breast cancer"), depth=2, n_thresholds=2)
     assert len(fig.axes) == 1
     plt.close(fig)

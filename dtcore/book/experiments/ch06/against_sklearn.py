@@ -17,8 +17,8 @@ import pandas as pd
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
-from ...estimators import ID3Classifier, OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
-from ...validate import check_int
+from ....estimators import ID3Classifier, OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
+from ....validate import check_int
 
 __all__ = ["comparison_settings", "compare_with_sklearn"]
 

@@ -35,16 +35,16 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from ...audit.compare import agreement_up_to_ties, tree_from_sklearn
-from ...buildtopdown import InfluenceScorer, build_top_down_dt
-from ...cube import all_points, truth_table
-from ...estimators import OptimalTreeClassifier, ThresholdBinarizer
-from ...find import find, training_errors
-from ...functions import junta, majority, random_tree_of_depth
-from ...grow import grow, select_best
-from ...id3 import id3
-from ...validate import check_choice, check_int, check_rng
-from ..timing import interleaved_times, summarise
+from ....audit.compare import agreement_up_to_ties, tree_from_sklearn
+from ....buildtopdown import InfluenceScorer, build_top_down_dt
+from ....cube import all_points, truth_table
+from ....estimators import OptimalTreeClassifier, ThresholdBinarizer
+from ....find import find, training_errors
+from ....functions import junta, majority, random_tree_of_depth
+from ....grow import grow, select_best
+from ....id3 import id3
+from ....validate import check_choice, check_int, check_rng
+from ...timing import interleaved_times, summarise
 
 __all__ = [
     "ROW_COLUMNS", "DATASETS",
