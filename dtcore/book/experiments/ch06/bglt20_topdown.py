@@ -43,9 +43,9 @@ def topdown_bestfirst(data: Data, *, folds: int, leaf_sizes: Sequence[int], n_th
                              "best-first CART, raw features": float(raw.score(X_test, y_test)),
                              "best-first CART, same features":
                                  float(same.score(ours.binarizer_.transform(X_test.to_numpy()), y_test)),
-                             "leaves TopDown_G": ours.tree_.size, "leaves CART": raw.get_n_leaves(),
+                             "leaves TopDown_G": ours.boolean_tree_.size, "leaves CART": raw.get_n_leaves(),
                              "training disagreement, same features":
-                                 float((ours.tree_.predict(B_train) != same.predict(B_train)).mean())})
+                                 float((ours.boolean_tree_.predict(B_train) != same.predict(B_train)).mean())})
     runs = pd.DataFrame(rows)
     runs["difference"] = runs["TopDown_G"] - runs["best-first CART, raw features"]
     return runs

@@ -93,12 +93,12 @@ def binariser_cuts(data: Data, *, folds: int, n_thresholds: int, seed: int) -> p
 
 
 def reference_leaves(est: Any, X_train: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """The leaf of ``est.tree_`` each row of ``X`` reaches by the docstring's rule for missing values,
+    """The leaf of ``est.boolean_tree_`` each row of ``X`` reaches by the docstring's rule for missing values,
     written from the raw values: a test of feature k reads column j = ``binarizer_.columns[k]``; an
     indicator goes right on NaN; a threshold goes right when x_j > cut; a NaN goes left (the ``<= cut``
     side) in a column with NaN in ``X_train``, and otherwise to the child more training rows reached
     (ties left), the rows counted here by routing ``X_train`` the same way."""
-    tree, b = est.tree_, est.binarizer_
+    tree, b = est.boolean_tree_, est.binarizer_
     feature = np.asarray(tree.feature)
     child0, child1 = np.asarray(tree.child0), np.asarray(tree.child1)
     had_nan = np.isnan(X_train).any(axis=0)
