@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import partial
 
 import matplotlib.pyplot as plt
@@ -11,12 +12,12 @@ import pandas as pd
 import pytest
 
 from dtcore.book import figures
-from dtcore.book.experiments.ch02 import (common, fact_b4, impurity, lemma_c1, section1, theorem1, theorem1_proof,
-                                          theorem2, theorem3, theorem5, theorem5_worst)
+from dtcore.book.experiments.ch02 import (common, fact_b4, formulas, impurity, lemma_c1, section1, theorem1,
+                                          theorem1_proof, theorem2, theorem3, theorem5, theorem5_worst)
 from dtcore import bounds
 from dtcore.book.report import VerificationTable, lint_table
 from dtcore.book.sweep import grid, sweep
-from dtcore.cube import all_points
+from dtcore.cube import ProductDistribution, all_points
 from dtcore.functions import majority, tribes
 from dtcore.impurity import IMPURITIES, holder_constants, kappa
 from dtcore.learnability import hoeffding_halfwidth
@@ -105,8 +106,8 @@ def test_impurity_worst_cases_find_the_known_witnesses(impurity_worst):
 def test_check_impurity_constants_rows_are_clean_and_a_wrong_constant_fails(impurity_worst):
     table = VerificationTable()
     impurity.check_impurity_constants(table, impurity_worst, grid_points=101)
-    # per G, Definition 4 then 3: Gini's kappa and entropy's C are identities (see the docstring)
-    assert _kinds(table) == ["identity", "theorem", "theorem", "identity", "theorem", "theorem"] + ["observation"] * 6
+    # per G, Definition 4 then 3: Gini's kappa is algebra (shown), entropy's C an identity (see the docstring)
+    assert _kinds(table) == ["observation", "theorem", "theorem", "identity", "theorem", "theorem"] + ["observation"] * 6
     assert _all_hold(table) and lint_table(table) == []
     assert all(table.frame()["tight"].iloc[[1, 2, 4, 5]] != "")  # best constants: never the closest call
     # a kappa twice too large (the catalogue's fault), or a C too small, fails its row
@@ -114,7 +115,7 @@ def test_check_impurity_constants_rows_are_clean_and_a_wrong_constant_fails(impu
                                                       2 * impurity_worst["constant"], impurity_worst["constant"]))
     bad = VerificationTable()
     impurity.check_impurity_constants(bad, doubled, grid_points=101)
-    assert list(bad.failures()["result"]) == ["Definition 4"] * 3
+    assert list(bad.failures()["result"]) == ["Definition 4"] * 2  # Gini's row is shown, not counted
     small = impurity_worst.assign(constant=np.where(impurity_worst["definition"] == "Definition 3",
                                                     0.99 * impurity_worst["constant"], impurity_worst["constant"]))
     bad = VerificationTable()
@@ -199,9 +200,9 @@ def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     table = VerificationTable()
     theorem1.check_theorem1(table, thm1.assign(target_size=np.where(thm1["target"] == "monotone list", 3, np.nan)), bstar, **kw)
     kinds = _kinds(table)
-    # 3 excess rows at t = 8, the lists' size, the random lists' error (t >= 2 s; an illustration), the two cap
-    # formulas, one depth row per t
-    assert kinds == ["theorem"] * 3 + ["identity", "observation", "identity"] + ["identity"] * len(SIZES)
+    # 3 excess rows at t = 8 (shown: the premise cannot be met), the lists' size, the random lists' error (t >= 2 s;
+    # an illustration), the two cap formulas, one depth row per t
+    assert kinds == ["observation"] * 3 + ["identity", "observation", "identity"] + ["identity"] * len(SIZES)
     assert lint_table(table) == []
     deep = VerificationTable()
     theorem1.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
@@ -254,8 +255,8 @@ def test_proof_statistics_and_their_rows(proof):
     assert stats["splits"] == proof["true_gain"].notna().sum() and stats["b3_needed"] > 0
     table = VerificationTable()
     theorem1_proof.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
-    # Fact 2.1 identity, Fact B.4 theorem, Lemma B.5 (premise unmet) and B.1/B.2/B.6/summation observations, B.7, B.3
-    assert _kinds(table) == ["identity", "theorem"] + ["observation"] * 5 + ["theorem", "observation"]
+    # Fact 2.1 identity; Fact B.4 on runs, Lemma B.5 (premise unmet), B.1/B.2/B.6/summation, B.7 on runs, B.3: shown
+    assert _kinds(table) == ["identity"] + ["observation"] * 8
     assert lint_table(table) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
     values = theorem1_proof.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
@@ -281,8 +282,8 @@ def test_size_estimator_is_exactly_unbiased_and_its_tail_falls(c1):
 def test_check_size_estimator_rows_and_glue(c1):
     table = VerificationTable()
     lemma_c1.check_size_estimator(table, c1, n_draws=400, delta=0.1)
-    # per m: unbiasedness (theorem) and the tail on this random tree (an illustration: observation)
-    assert _kinds(table) == ["identity"] + ["theorem", "observation"] * 2 and _all_hold(table) and lint_table(table) == []
+    # the exact identity; per m: unbiasedness in s.e. units (restates it) and the tail on this random tree: shown
+    assert _kinds(table) == ["identity"] + ["observation", "observation"] * 2 and _all_hold(table) and lint_table(table) == []
     values = lemma_c1.size_estimator_glue(c1)
     assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
     assert _is_book_figure(lemma_c1.size_estimator_figure(c1, n_draws=400), 1)
@@ -377,7 +378,7 @@ def test_check_tprime_rows_on_random_members_are_observations(tprime):
     tp, pure = tprime
     table = VerificationTable()
     theorem5.check_tprime(table, tp, pure, sizes=[8], eta=0.25, delta=0.1)
-    assert _kinds(table) == ["observation"] * 2 + ["identity", "observation", "observation"] and lint_table(table) == []
+    assert _kinds(table) == ["observation"] * 5 and lint_table(table) == []
     bad = VerificationTable()
     theorem5.check_tprime(bad, tp.assign(ratio=2.0), pure, sizes=[8], eta=0.25, delta=0.1)
     assert len(bad.failures()) == 0 and (bad.frame()["measured"].iloc[:2] == 1.0).all()  # shown, not counted
@@ -621,3 +622,93 @@ def test_labelled_profile_tree_and_probability_text():
     assert [common.probability_text(p) for p in (0, 2.614e-3, 9.99e-6, 0.37)] == ["0", "2.6·10⁻³", "1.0·10⁻⁵", "0.37"]
     with pytest.raises(ValueError, match="probability"):
         common.probability_text(1.5)
+
+
+# --- the searches checked where the truth is known; the printed formulas computed twice; Fact B.4 as printed ---
+
+def test_depth_profiles_exhaustive_and_reference():
+    profiles = lemma_c1.all_depth_profiles(4)
+    assert len(profiles) == 36 and len(lemma_c1.all_depth_profiles(6)) == 1828
+    assert np.all(profiles @ 2.0 ** -np.arange(5) == 1.0)  # Kraft's equality
+    ratios = lemma_c1.profile_ratio_printed(profiles)
+    for row, r in zip(profiles, ratios):
+        assert r == pytest.approx(lemma_c1.depth_profile_variance_ratio(row))
+    for h in range(1, 7):
+        best = lemma_c1.profile_ratio_printed(lemma_c1.all_depth_profiles(h)).max()
+        assert lemma_c1.profile_ratio_printed(lemma_c1.half_complete_profile(h))[0] == pytest.approx(best)
+        assert best == pytest.approx((2 ** (h - 1) - 1) ** 2 / 4**h)
+    with pytest.raises(ValueError, match="h must be in"):
+        lemma_c1.all_depth_profiles(8)
+
+
+def test_depth_profile_search_check_rows_fail_on_a_weak_search():
+    check = lemma_c1.depth_profile_search_check(7, h_small=5, restarts=8, steps=30, rng=_rng(11))
+    assert check.search_small == pytest.approx(check.exhaustive_best)
+    w = lemma_c1.worst_size_estimator(N, h=7, m_grid=[16], n_draws=50, delta=0.1, restarts=8, steps=30, rng=_rng(12))
+    table = VerificationTable()
+    lemma_c1.check_depth_profile_search(table, w, check)
+    assert table.frame()["holds"].all()
+    weak = lemma_c1.worst_size_estimator(N, h=7, m_grid=[16], n_draws=50, delta=0.1, restarts=1, steps=1, rng=_rng(12))
+    bad = VerificationTable()
+    lemma_c1.check_depth_profile_search(bad, weak, check)
+    assert not bad.frame()["holds"].all()
+
+
+def test_list_labels_match_the_tree_builder():
+    X = ProductDistribution.uniform(N).sample(500, _rng(13))
+    variables, exits = [3, 0, 5, 2, 7], [True, False, False, True]
+    tree = theorem1.monotone_list_from_exits(N, variables, exits)
+    np.testing.assert_array_equal(theorem1.list_labels(X, variables, exits), tree.predict(X))
+    assert set(theorem1.reference_lists(8)) and all(len(e) == 6 for e in theorem1.reference_lists(8).values())
+
+
+def test_list_search_check_on_a_small_case():
+    w = theorem1.worst_monotone_list(N, 2000, s=6, t=8, search_b=8, batch_sizes=[8], eps=0.05, restarts=2, steps=2,
+                                     neighbours=2, search_reps=1, runs=0, rng=_rng(14))
+    assert w.per_b.empty and w.search_error == pytest.approx(theorem1.list_mean_error(w, w.exits_one))
+    check = theorem1.list_search_check(w, s_small=4, n_train=2000, restarts=2, steps=2, neighbours=2, search_reps=1,
+                                       rng=_rng(15))
+    assert check.n_lists == 4 and check.search_small <= check.exhaustive_best + 1e-12
+    table = VerificationTable()
+    theorem1.check_list_search(table, w, check)
+    assert len(table.frame()) == 2 and set(table.frame()["kind"]) == {"identity"}
+
+
+def test_printed_formulas_agree_and_a_doubled_constant_fails():
+    kw = dict(sizes=[8, 16], eta=0.25, delta=0.1, n=N, s_mono=9, eps=0.05, m_grid=[16, 64], depths=[5, 6],
+              b_local=16, b_est=16, t_est=16, savings_sizes=[32], b_savings=16, n_test=100, union_sizes=[1, 3])
+    deviations = formulas.printed_bound_deviations(**kw)
+    assert max(v[0] for v in deviations.values()) < 1e-12
+    table = VerificationTable()
+    formulas.check_printed_bounds(table, deviations)
+    assert table.frame()["holds"].all() and (table.frame()["kind"] == "identity").all()
+    assert formulas.lemma_d1_requests_printed(32, 64, 32, 1) == 32 * ((32 + 1) * 9 + 1)  # D(64) = 8
+    assert formulas.hoeffding_printed(400, 0.1, 4) == pytest.approx(math.sqrt(math.log(80) / 800))
+    doubled = {k: (v[0] + (1.0 if k.startswith("Lemma D.1") else 0.0),) + v[1:] for k, v in deviations.items()}
+    bad = VerificationTable()
+    formulas.check_printed_bounds(bad, doubled)
+    assert not bad.frame()["holds"].all()
+
+
+def test_fact_b4_as_printed_is_refuted_at_xor():
+    xor = fact_b4.fact_b4_xor_exact()
+    assert all(xor["hypotheses"].values()) and not xor["monotone"]
+    assert xor["sum_best"] == 0 and xor["bound"] == Fraction(2401, 640000)
+    table = VerificationTable()
+    fact_b4.check_fact_b4_counterexample(table, xor)
+    assert table.frame()["holds"].all() and list(table.frame()["kind"]) == ["counterexample", "identity"]
+    broken = dict(xor, hypotheses={**xor["hypotheses"], "eps in (0, 1/2)": False})
+    bad = VerificationTable()
+    fact_b4.check_fact_b4_counterexample(bad, broken)
+    assert not bad.frame()["holds"].iloc[0]
+
+
+def test_lemma_b7_adversary():
+    depths = theorem1_proof.spine_then_shallow_depths(16, 5)
+    np.testing.assert_array_equal(depths[:5], np.arange(5))
+    assert theorem1_proof.spine_then_shallow_depths(8, 0).tolist() == [0, 1, 1, 2, 2, 2, 2, 3]
+    adv = theorem1_proof.lemma_b7_adversary(256)
+    assert 0 < adv["share"] <= 1.0 and adv["tried"] == 257
+    table = VerificationTable()
+    theorem1_proof.check_lemma_b7_adversary(table, adv)
+    assert table.frame()["kind"].iloc[0] == "theorem" and table.frame()["holds"].iloc[0]

@@ -21,12 +21,14 @@ module                 paper result
 ``theorem5``           Theorem 5's t' in t(1 ± eta) on random members; the proof's strand count
 ``theorem5_worst``     Theorem 5's t' at the hardest member found, exactly from two leaf-depth profiles
 ``theorem3``           Theorem 3 / Theorem 6 (Est, its label count, a shifted noisy test set)
+``formulas``           the printed bounds every counted row reads, written afresh beside
+                       :mod:`dtcore.bounds` (one identity per formula)
 ``common``             what several sections use: targets, depth cap, exact errors, number formats
 =====================  ==========================================================================
 """
 
-from . import (common, fact_b4, impurity, lemma_c1, section1, theorem1, theorem1_proof, theorem2, theorem3,
-               theorem5, theorem5_worst)
+from . import (common, fact_b4, formulas, impurity, lemma_c1, section1, theorem1, theorem1_proof, theorem2,
+               theorem3, theorem5, theorem5_worst)
 
-__all__ = ["common", "fact_b4", "impurity", "lemma_c1", "section1", "theorem1", "theorem1_proof", "theorem2",
+__all__ = ["common", "fact_b4", "formulas", "impurity", "lemma_c1", "section1", "theorem1", "theorem1_proof", "theorem2",
            "theorem3", "theorem5", "theorem5_worst"]

@@ -114,11 +114,12 @@ def check_tprime(table: VerificationTable, tp: pd.DataFrame, pure: pd.DataFrame,
     # The union bound of the proof at the paper's m is at most delta by the equation that defines m, so
     # evaluating it checks nothing; what can be wrong is the strand count itself. An identity: the m of
     # dtcore.bounds against the smallest m at which Hoeffding's union bound, written out here, is <= delta.
-    table.identity("Theorem 5 (proof)", f"max over t in {list(sizes)} of |paper's m − least m with "
-                                        f"2t(1+η) exp(−2m(ηt)²/(t log t)²) ≤ δ|",
-                   max(abs(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta)) - union_bound_strands(t, eta, delta))
-                       for t in sizes), 0, box="thm-bglt-2",
-                   computed_by=(bounds.bglt20_theorem5_strands, union_bound_strands))
+    table.observation("Theorem 5 (proof)", f"max over t in {list(sizes)} of |paper's m − least m with "
+                                           f"2t(1+η) exp(−2m(ηt)²/(t log t)²) ≤ δ|",
+                      max(abs(math.ceil(bounds.bglt20_theorem5_strands(t, eta, delta)) - union_bound_strands(t, eta, delta))
+                          for t in sizes), 0, box="thm-bglt-2",
+                      why="m is defined by this equation, so recomputing it checks no claim; the strand count is "
+                          "checked against the printed formula written afresh (the printed-formula rows)")
     split_runs, stop_runs = pure[pure["rule"] == "split"], pure[pure["rule"] == "stop"]
     table.observation("Theorem 5 (t' in t(1 ± eta))",
                       f"fraction of runs with t' outside t(1 ± {eta}), monotone list, pure leaves split (paper)",
