@@ -712,3 +712,17 @@ def test_lemma_b7_adversary():
     table = VerificationTable()
     theorem1_proof.check_lemma_b7_adversary(table, adv)
     assert table.frame()["kind"].iloc[0] == "theorem" and table.frame()["holds"].iloc[0]
+
+
+def test_check_tprime_search_rows():
+    from types import SimpleNamespace
+
+    w = SimpleNamespace(restarts=2, evaluated=10)
+    refs = pd.DataFrame({"t": [8, 8], "member": ["constant 0", "tribes (width 3)"], "reference": [-3.0, -8.0],
+                         "searched": [-3.02, -3.02]})
+    table = VerificationTable()
+    theorem5_worst.check_tprime_search(table, w, refs)
+    assert table.frame()["holds"].all() and len(table.frame()) == 2
+    bad = VerificationTable()
+    theorem5_worst.check_tprime_search(bad, w, refs.assign(searched=-3.2))  # 0.2 short of the constant target
+    assert list(bad.frame()["holds"]) == [False, True]

@@ -399,7 +399,7 @@ def worst_tprime_glue(w: WorstTprime, at_worst: pd.DataFrame, *, needed: int, de
 
 def reference_scores(w: WorstTprime, *, sizes: Sequence[int], eta: float, delta: float) -> pd.DataFrame:
     """Per t, the score (log10 of the normal-approximation failure probability at the paper's m) of each
-    non-constant reference member, recomputed here from its labels on the search's S° and order, outside the
+    reference member, recomputed here from its labels on the search's S° and order, outside the
     search's loop, beside the best tree the search's moves reached (``per_t``)."""
     rows = []
     for t in sizes:
@@ -407,8 +407,6 @@ def reference_scores(w: WorstTprime, *, sizes: Sequence[int], eta: float, delta:
         a, c = tprime_window(t, eta)
         searched = w.per_t.loc[(w.per_t["t"] == t) & (w.per_t["kind"] == "search"), "score"]
         for name, y in w.references.items():
-            if name.startswith("constant"):
-                continue
             depths = split_depths(w.X, y, t=t, eta=eta, batch_size=m, order=w.order)
             rows.append({"t": t, "member": name,
                          "reference": tprime_failure_normal(leaf_depth_profiles(depths, [a, c]), t=t, eta=eta, m=m),
@@ -416,10 +414,26 @@ def reference_scores(w: WorstTprime, *, sizes: Sequence[int], eta: float, delta:
     return pd.DataFrame(rows)
 
 
+#: How close (log10 of the failure probability) the searched trees must come to the constant target, which their
+#: class contains (a tree with one label everywhere): a factor 10^0.05 = 1.12. The search at this page's budget
+#: came within 0.02 at seeds 0 and 3; with its comparison flipped it stops 0.17 short at t = 64.
+CONSTANT_SLACK = 0.05
+
+
 def check_tprime_search(table: VerificationTable, w: WorstTprime, refs: pd.DataFrame) -> None:
-    """An identity per t on Theorem 5's search over labelled leaf-depth profiles: the best tree its moves reached
-    is at least as hard (log10 failure probability) as every non-constant reference member."""
+    """Identities per t on Theorem 5's search over labelled leaf-depth profiles: the best tree its moves reached is
+    at least as hard (log10 failure probability) as every non-constant reference member, and within
+    :data:`CONSTANT_SLACK` of the constant target, a member of its own class."""
     for t, grp in refs.groupby("t"):
+        constant = grp[grp["member"].str.startswith("constant")].iloc[0]
+        table.identity("Theorem 5 (worst member search)",
+                       f"shortfall of the searched trees below the constant target (in their class: one label), "
+                       f"log10 Pr[t' outside], t = {t}",
+                       max(float(constant["reference"]) - float(constant["searched"]), 0.0), CONSTANT_SLACK,
+                       box="thm-bglt-2", computed_by=(worst_tprime_member, tprime_failure_normal),
+                       worst_case=f"{w.restarts} random restarts per t + hill climbing; {w.evaluated:,} targets in all",
+                       note="tolerance: a factor 10^0.05 = 1.12 in probability")
+        grp = grp[~grp["member"].str.startswith("constant")]
         top = grp.loc[grp["reference"].idxmax()]
         table.identity("Theorem 5 (worst member search)",
                        f"shortfall of the searched trees below the hardest non-constant reference ({top['member']}), "
