@@ -139,130 +139,237 @@ def _depth1(rows, order, rank_global, y, w, k):
 
 
 @njit(cache=True)
-def _sweep(sub, lrank, nd, loc, f, y, w, k, pa, pb, direction, out_score, out_split,
-           tsum, tmax, tmin, offs, sizes):
-    """One sweep of root column ``f``: after each row enters (in f-order forwards, or backwards),
-    the best depth-<=1 score of the rows entered so far (``out_score[q]``, q the last row's
-    position in f-order going forwards, the first row's going backwards) and whether a split beats
-    the leaf there (``out_split``)."""
-    p, s = sub.shape
-    npairs = pa.size
+def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
+    """Best depth-<=1 scores of the two children of the root split "f-position <= q": one pass
+    over every column's order of the subset with running class counts on each side (the
+    specialised depth-2 step of ConTree). Returns (scoreL, splitL, scoreR, splitR); a split wins
+    only when it beats the leaf strictly."""
+    p, s = ys.shape
+    leafL = AL.max()
+    leafR = AR.max()
+    bestL = leafL
+    bestR = leafR
     for g in range(p):
-        o = offs[g]
-        z = 2 * sizes[g]
-        for c in range(npairs):
-            for j in range(z):
-                tsum[c, o + j] = 0.0
-                tmax[c, o + j] = 0.0
-                tmin[c, o + j] = 0.0
-    A = np.zeros(k)
-    for step in range(s):
-        q = step if direction > 0 else s - 1 - step
-        row = sub[f, q]
-        c0 = y[row]
-        wr = w[row]
-        A[c0] += wr
-        li = loc[row]
-        for g in range(p):
-            o = offs[g]
-            size = sizes[g]
-            pos = size + lrank[g, li]
-            for c in range(npairs):
-                if pa[c] == c0:
-                    v = wr
-                elif pb[c] == c0:
-                    v = -wr
-                else:
-                    continue
-                j = pos
-                val = tsum[c, o + j] + v
-                tsum[c, o + j] = val
-                tmax[c, o + j] = val if val > 0.0 else 0.0
-                tmin[c, o + j] = val if val < 0.0 else 0.0
-                j >>= 1
-                while j >= 1:
-                    l = o + 2 * j
-                    r = l + 1
-                    sl = tsum[c, l]
-                    tsum[c, o + j] = sl + tsum[c, r]
-                    x1 = tmax[c, l]
-                    x2 = sl + tmax[c, r]
-                    tmax[c, o + j] = x1 if x1 > x2 else x2
-                    y1 = tmin[c, l]
-                    y2 = sl + tmin[c, r]
-                    tmin[c, o + j] = y1 if y1 < y2 else y2
-                    j >>= 1
-        leaf = A.max()
-        best = leaf
-        for g in range(p):
-            o = offs[g] + 1
-            for c in range(npairs):
-                v1 = tmax[c, o] + A[pb[c]]
-                v2 = A[pa[c]] - tmin[c, o]
-                if v1 > best:
-                    best = v1
-                if v2 > best:
-                    best = v2
-        out_score[q] = best
-        out_split[q] = best > leaf
+        for c in range(k):
+            aL[c] = 0.0
+            aR[c] = 0.0
+        for t in range(s - 1):
+            if posf[locs[g, t]] <= q:
+                aL[ys[g, t]] += ws[g, t]
+            else:
+                aR[ys[g, t]] += ws[g, t]
+            if not bnd[g, t]:
+                continue
+            lm = 0.0
+            rm = 0.0
+            for c in range(k):
+                if aL[c] > lm:
+                    lm = aL[c]
+                if AL[c] - aL[c] > rm:
+                    rm = AL[c] - aL[c]
+            if lm + rm > bestL:
+                bestL = lm + rm
+            lm = 0.0
+            rm = 0.0
+            for c in range(k):
+                if aR[c] > lm:
+                    lm = aR[c]
+                if AR[c] - aR[c] > rm:
+                    rm = AR[c] - aR[c]
+            if lm + rm > bestR:
+                bestR = lm + rm
+    return bestL, bestL > leafL, bestR, bestR > leafR
 
 
 @njit(cache=True)
-def _depth2(rows, order, rank_global, y, w, k, pa, pb):
-    """Best depth-<=2 tree on ``rows``: (score, leaves, depth, column, position) with the tie rule
-    of :func:`dtcore.find.find` (score, then fewer leaves, then shallower, then the first
-    (column, position)); column -1 for a leaf."""
+def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
+    """(err, leaves, depth, column, cut rank) < the incumbent's, errors equal within ``tol``."""
+    if err < be - tol:
+        return True
+    if err > be + tol:
+        return False
+    if lv != bl:
+        return lv < bl
+    if dp != bd:
+        return dp < bd
+    if f != bfe:
+        return f < bfe
+    return r < br
+
+
+@njit(cache=True)
+def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
+    """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
+
+    Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
+    :func:`dtcore.find.find` (least error, fewer leaves, shallower, then the first (column, cut));
+    column -1 for a leaf; ``row`` the last row (in the column's order) sent left. Thresholds whose
+    bound exceeds min(incumbent, ``ub``) strictly are skipped; when no tree errs at most ``ub``
+    the result is not ``exact`` and ``lower`` is a lower bound on the optimum (> ub).
+    ``first_f``/``first_row``: a root to try first (-1: none).
+    """
     sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
     p, s = sub.shape
     A = np.zeros(k)
+    W = 0.0
     for i in range(s):
         A[y[rows[i]]] += w[rows[i]]
+        W += w[rows[i]]
     leaf = A.max()
-    if s < 2:
-        return leaf, 1, 0, -1, -1
-    offs = np.empty(p, np.int64)
-    sizes = np.empty(p, np.int64)
-    tot = 0
-    for g in range(p):
-        size = 1
-        while size < nd[g]:
-            size *= 2
-        sizes[g] = size
-        offs[g] = tot
-        tot += 2 * size
-    npairs = pa.size
-    tsum = np.empty((npairs, tot))
-    tmax = np.empty((npairs, tot))
-    tmin = np.empty((npairs, tot))
-    ls = np.empty(s)
-    lsp = np.empty(s, np.bool_)
-    rs = np.empty(s)
-    rsp = np.empty(s, np.bool_)
-    best_s = -1.0
-    best_l = 0
+    best_e = W - leaf
+    best_l = 1
     best_d = 0
     bf = -1
-    bq = -1
-    for f in range(p):
-        if nd[f] < 2:
+    brow = -1
+    if s < 2:
+        return best_e, best_l, best_d, bf, brow, True, best_e, 0
+    ys = np.empty((p, s), np.int64)
+    ws = np.empty((p, s))
+    locs = np.empty((p, s), np.int64)
+    bnd = np.zeros((p, s), np.bool_)
+    for g in range(p):
+        for t in range(s):
+            row = sub[g, t]
+            ys[g, t] = y[row]
+            ws[g, t] = w[row]
+            locs[g, t] = loc[row]
+        for t in range(s - 1):
+            bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
+    # the depth-1 optimum: bounds at the two ends of every root column
+    e1 = best_e
+    a = np.zeros(k)
+    eg = np.full(p, W)          # each column's best depth-1 error: roots are tried best first
+    for g in range(p):
+        a[:] = 0.0
+        for t in range(s - 1):
+            a[ys[g, t]] += ws[g, t]
+            if bnd[g, t]:
+                lm = 0.0
+                rm = 0.0
+                for c in range(k):
+                    if a[c] > lm:
+                        lm = a[c]
+                    if A[c] - a[c] > rm:
+                        rm = A[c] - a[c]
+                if W - lm - rm < eg[g]:
+                    eg[g] = W - lm - rm
+        if eg[g] < e1:
+            e1 = eg[g]
+    roots = np.argsort(eg, kind="mergesort")
+    tol = 1e-9 * max(W, 1.0)
+    lower = np.inf
+    posf = np.empty(s, np.int64)
+    AL = np.zeros(k)
+    AR = np.zeros(k)
+    aL = np.zeros(k)
+    aR = np.zeros(k)
+    cand = np.empty(s + 1, np.int64)
+    cw = np.empty(s + 1)
+    eL = np.empty(s + 1)
+    eR = np.empty(s + 1)
+    stack = np.empty((2 * s + 4, 2), np.int64)
+    nevals = 0
+    for ff in range(-1, p):
+        f = first_f if ff < 0 else roots[ff]
+        if f < 0 or (ff >= 0 and f == first_f) or nd[f] < 2:
             continue
-        _sweep(sub, lrank, nd, loc, f, y, w, k, pa, pb, 1, ls, lsp, tsum, tmax, tmin, offs, sizes)
-        _sweep(sub, lrank, nd, loc, f, y, w, k, pa, pb, -1, rs, rsp, tsum, tmax, tmin, offs, sizes)
-        for q in range(s - 1):
-            if lrank[f, loc[sub[f, q + 1]]] == lrank[f, loc[sub[f, q]]]:
+        for t in range(s):
+            posf[locs[f, t]] = t
+        # candidates 1..n; 0 and n + 1 are the virtual ends (nothing / everything sent left)
+        n = 0
+        run = 0.0
+        start_at = -1
+        for t in range(s - 1):
+            run += ws[f, t]
+            if bnd[f, t]:
+                n += 1
+                cand[n] = t
+                cw[n] = run
+                if ff < 0 and sub[f, t] == first_row:
+                    start_at = n
+        cw[0] = 0.0
+        eL[0] = 0.0
+        eR[0] = e1
+        cw[n + 1] = W
+        eL[n + 1] = e1
+        eR[n + 1] = 0.0
+        top = 0
+        stack[0, 0] = 0
+        stack[0, 1] = n + 1
+        top = 1
+        while top > 0:
+            top -= 1
+            lo = stack[top, 0]
+            hi = stack[top, 1]
+            bound = min(best_e, ub) + tol
+            nlive = 0
+            first_live = -1
+            last_live = -1
+            for i in range(lo + 1, hi):
+                l1 = eL[lo]
+                l2 = eL[hi] - (cw[hi] - cw[i])
+                r1 = eR[hi]
+                r2 = eR[lo] - (cw[i] - cw[lo])
+                lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
+                if lb <= bound:
+                    nlive += 1
+                    if first_live < 0:
+                        first_live = i
+                    last_live = i
+                elif lb < lower:
+                    lower = lb
+            if nlive == 0:
                 continue
-            sc = ls[q] + rs[q + 1]
-            lv = 2 + (1 if lsp[q] else 0) + (1 if rsp[q + 1] else 0)
-            dp = 2 if (lsp[q] or rsp[q + 1]) else 1
-            if sc > best_s or (sc == best_s and (lv < best_l or (lv == best_l and dp < best_d))):
-                best_s = sc
+            if start_at > 0 and lo < start_at < hi:
+                mid = start_at
+                start_at = -1
+            else:
+                # the median live candidate
+                cnt = 0
+                mid = first_live
+                for i in range(first_live, last_live + 1):
+                    l1 = eL[lo]
+                    l2 = eL[hi] - (cw[hi] - cw[i])
+                    r1 = eR[hi]
+                    r2 = eR[lo] - (cw[i] - cw[lo])
+                    lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
+                    if lb <= bound:
+                        if cnt == nlive // 2:
+                            mid = i
+                            break
+                        cnt += 1
+            q = cand[mid]
+            AL[:] = 0.0
+            for t in range(q + 1):
+                AL[ys[f, t]] += ws[f, t]
+            for c in range(k):
+                AR[c] = A[c] - AL[c]
+            sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
+            nevals += 1
+            eL[mid] = cw[mid] - sL
+            eR[mid] = (W - cw[mid]) - sR
+            err = eL[mid] + eR[mid]
+            lv = 2 + (1 if spL else 0) + (1 if spR else 0)
+            dp = 2 if (spL or spR) else 1
+            better = _lex_less(err, lv, dp, f, lrank[f, loc[sub[f, q]]], best_e, best_l, best_d, bf,
+                               lrank[bf, loc[brow]] if bf >= 0 else -1, tol)
+            if better:
+                best_e = err
                 best_l = lv
                 best_d = dp
                 bf = f
-                bq = q
-    if bf < 0 or not best_s > leaf:
-        return leaf, 1, 0, -1, -1
-    return best_s, best_l, best_d, bf, bq
+                brow = sub[f, q]
+            if mid > lo + 1:
+                stack[top, 0] = lo
+                stack[top, 1] = mid
+                top += 1
+            if hi > mid + 1:
+                stack[top, 0] = mid
+                stack[top, 1] = hi
+                top += 1
+    if best_e <= ub + tol:
+        return best_e, best_l, best_d, bf, brow, True, best_e, nevals
+    return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
 
 
 # ------------------------------------------------------------------------------ the search -------
@@ -273,12 +380,15 @@ class _Timeout(Exception):
 
 @dataclass
 class _Node:
-    """A solved subproblem: correctly classified weight, leaves, depth and its structure."""
+    """A solved subproblem: its error (a lower bound when not ``exact``), leaves, depth, and a
+    function building its structure ("leaf", class) or ("split", column, row, left, right), where
+    ``row`` is the last row sent left (the cut is halfway above its value)."""
 
-    score: float
+    error: float
     leaves: int
     depth: int
-    build: object   # () -> ("leaf", class) or ("split", column, position-row, left, right)
+    exact: bool
+    build: object
 
 
 class _Search:
@@ -293,28 +403,24 @@ class _Search:
         sx = np.take_along_axis(X, self.order.T, axis=0).T          # (p, m) sorted values
         new = np.ones((p, m), bool)
         new[:, 1:] = sx[:, 1:] != sx[:, :-1]
-        r = np.cumsum(new, axis=1) - 1
-        np.put_along_axis(rank, self.order, r, axis=1)
+        np.put_along_axis(rank, self.order, np.cumsum(new, axis=1) - 1, axis=1)
         self.rank = rank
         self.distinct = [sx[f][new[f]] for f in range(p)]
-        self.pa, self.pb = (np.array(v, dtype=np.int64) for v in np.triu_indices(k, 1))
         self.deadline = deadline
         self.solved = 0
+        self.evaluations = 0
         self.timed_out = False
+        self.incumbent = None
 
-    # -- helpers
     def clock(self):
         if self.deadline is not None and time.perf_counter() > self.deadline:
             self.timed_out = True
             raise _Timeout
 
-    def leaf(self, rows):
-        A = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
-        return int(np.argmax(A))
-
-    def f_order(self, rows, f):
-        """``rows`` sorted along column f (stable: the global order)."""
-        return rows[np.argsort(self.rank[f, rows], kind="stable")]
+    def leaf(self, rows) -> int:
+        if rows.size == 0:
+            return 0
+        return int(np.argmax(np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)))
 
     def cut(self, f, row):
         """The cut halfway between the row's value of column f and the next distinct value."""
@@ -322,107 +428,127 @@ class _Search:
         g = int(self.rank[f, row])
         return 0.5 * (vals[g] + vals[g + 1]), g
 
-    def split_node(self, rows, f, q, below):
-        srt = self.f_order(rows, f)
-        return ("split", f, int(srt[q]), below(srt[:q + 1]), below(srt[q + 1:]))
+    def halves(self, rows, f, row):
+        left = self.rank[f, rows] <= self.rank[f, row]
+        return rows[left], rows[~left]
 
-    # -- solvers
-    def depth1(self, rows) -> _Node:
+    def depth1_structure(self, rows):
         self.solved += 1
-        sc, f, q = _depth1(rows, self.order, self.rank, self.y, self.w, self.k)
+        _, f, q = _depth1(rows, self.order, self.rank, self.y, self.w, self.k)
         if f < 0:
-            return _Node(sc, 1, 0, lambda: ("leaf", self.leaf(rows)))
-        return _Node(sc, 2, 1, lambda: self.split_node(rows, f, q, lambda r: ("leaf", self.leaf(r))))
+            return ("leaf", self.leaf(rows))
+        row = int(rows[np.argsort(self.rank[f, rows], kind="stable")][q])
+        left, right = self.halves(rows, f, row)
+        return ("split", int(f), row, ("leaf", self.leaf(left)), ("leaf", self.leaf(right)))
 
-    def depth2(self, rows) -> _Node:
+    def depth2(self, rows, ub, first=(-1, -1)) -> _Node:
         self.solved += 1
-        sc, lv, dp, f, q = _depth2(rows, self.order, self.rank, self.y, self.w, self.k, self.pa, self.pb)
-        if f < 0:
-            return _Node(sc, 1, 0, lambda: ("leaf", self.leaf(rows)))
-        return _Node(sc, int(lv), int(dp),
-                     lambda: self.split_node(rows, f, q, lambda r: self.depth1(r).build()))
+        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.w, self.k,
+                                                          float(ub), int(first[0]), int(first[1]))
+        self.evaluations += evals
+        if not exact:
+            return _Node(float(lower), int(lv), int(dp), False, None)
 
-    def solve(self, rows, depth) -> _Node:
-        if rows.size == 0:
-            return _Node(0.0, 1, 0, lambda: ("leaf", 0))
-        if depth == 0 or rows.size == 1:
+        def build():
+            if f < 0:
+                return ("leaf", self.leaf(rows))
+            left, right = self.halves(rows, f, row)
+            return ("split", int(f), int(row), self.depth1_structure(left), self.depth1_structure(right))
+
+        return _Node(float(e), int(lv), int(dp), True, build)
+
+    def solve(self, rows, depth, ub=np.inf) -> _Node:
+        """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
+        bound above ``ub``, not exact)."""
+        if rows.size <= 1 or depth == 0:
             A = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
-            return _Node(float(A.max()), 1, 0, lambda: ("leaf", int(np.argmax(A))))
+            err = float(A.sum() - A.max())
+            return _Node(err, 1, 0, True, lambda: ("leaf", self.leaf(rows)))
         if depth == 1:
-            return self.depth1(rows)
+            sc, f, q = _depth1(rows, self.order, self.rank, self.y, self.w, self.k)
+            self.solved += 1
+            err = float(self.w[rows].sum() - sc)
+            return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
         if depth == 2:
-            return self.depth2(rows)
-        return self.deep(rows, depth)
+            return self.depth2(rows, ub)
+        return self.deep(rows, depth, ub)
 
-    def deep(self, rows, depth, shallow: _Node | None = None, top: bool = False) -> _Node:
+    def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
         """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
         is kept in ``self.incumbent`` for a timeout."""
         if shallow is None:
+            shallow = self.solve(rows, depth - 1, ub)
+        if not shallow.exact:   # the (depth - 1)-optimum errs more than ub: only deeper trees can do
             shallow = self.solve(rows, depth - 1)
         W = float(self.w[rows].sum())
-        # incumbent: (error, leaves, depth, column, position); the shallow optimum wins ties
-        best = [W - shallow.score, shallow.leaves, shallow.depth, -1, -1]
+        tol = 1e-9 * max(W, 1.0)
+        # incumbent: (error, leaves, depth, column, cut rank); the shallow optimum wins ties
+        best = [shallow.error, shallow.leaves, shallow.depth, -1, -1]
         built = {"node": shallow}
         if top:
             self.incumbent = built
-        p = self.X.shape[1]
-        orders = [self.f_order(rows, f) for f in range(p)]
-
-        def evaluate(f, srt, q):
-            self.clock()
-            left = self.solve(srt[:q + 1], depth - 1)
-            right = self.solve(srt[q + 1:], depth - 1)
-            wl = float(self.w[srt[:q + 1]].sum())
-            el, er = wl - left.score, (W - wl) - right.score
-            cand = [el + er, left.leaves + right.leaves, 1 + max(left.depth, right.depth), f, q]
-            if cand < best:
-                best[:] = cand
-                built["node"] = _Node(W - cand[0], cand[1], cand[2],
-                                      lambda: ("split", f, int(srt[q]), left.build(), right.build()))
-            return el, er
-
-        first = None
+        lower = np.inf
         sroot = shallow.build()
-        if sroot[0] == "split":
-            first = int(sroot[1])
-        roots = ([first] if first is not None else []) + [f for f in range(p) if f != first]
-        for f in roots:
-            srt = orders[f]
+        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)
+        p = self.X.shape[1]
+        for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
+            srt = rows[np.argsort(self.rank[f, rows], kind="stable")]
             rk = self.rank[f, srt]
-            cand = np.flatnonzero(rk[1:] != rk[:-1])          # positions q of the last left row
+            cand = np.flatnonzero(rk[1:] != rk[:-1])            # positions of the last left row
             if cand.size == 0:
                 continue
-            cw = np.cumsum(self.w[srt])[cand]                   # weight sent left at each candidate
-            eL = np.full(cand.size, np.nan)
-            eR = np.full(cand.size, np.nan)
-            if f == first:  # the depth-2 optimum's root threshold first: a strong upper bound
-                q0 = int(sroot[2])
-                i0 = int(np.flatnonzero(srt[cand] == q0)[0]) if np.any(srt[cand] == q0) else 0
-                eL[i0], eR[i0] = evaluate(f, srt, int(cand[i0]))
-            for i in (0, cand.size - 1):
-                if np.isnan(eL[i]):
-                    eL[i], eR[i] = evaluate(f, srt, int(cand[i]))
-            stack = []
-            solved = np.flatnonzero(~np.isnan(eL))
-            for a, b in zip(solved[:-1], solved[1:]):
-                if b > a + 1:
-                    stack.append((int(a), int(b)))
-            while stack:  # loop over intervals of thresholds; the body solves one threshold
-                a, b = stack.pop()
-                inner = np.arange(a + 1, b)
-                lb = (np.maximum(eL[a], eL[b] - (cw[b] - cw[inner]))
-                      + np.maximum(eR[b], eR[a] - (cw[inner] - cw[a])))
-                live = inner[lb <= best[0] + 1e-9 * max(W, 1.0)]
+            n = cand.size
+            cw = np.concatenate([[0.0], np.cumsum(self.w[srt])[cand], [W]])
+            eL = np.full(n + 2, np.nan)
+            eR = np.full(n + 2, np.nan)
+            eL[0], eR[0], eL[-1], eR[-1] = 0.0, shallow.error, shallow.error, 0.0
+            start = -1
+            if f == first[0]:
+                start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
+            stack = [(0, n + 1)]
+            while stack:  # loop over intervals of thresholds; the body solves one threshold's children
+                lo, hi = stack.pop()
+                inner = np.arange(lo + 1, hi)
+                lb = (np.maximum(eL[lo], eL[hi] - (cw[hi] - cw[inner]))
+                      + np.maximum(eR[hi], eR[lo] - (cw[inner] - cw[lo])))
+                bound = min(best[0], ub) + tol
+                live = inner[lb <= bound]
+                if lb.size > live.size:
+                    lower = min(lower, float(lb[lb > bound].min()))
                 if live.size == 0:
                     continue
-                mid = int(live[live.size // 2])
-                eL[mid], eR[mid] = evaluate(f, srt, int(cand[mid]))
-                if mid > a + 1 and live[0] < mid:
-                    stack.append((a, mid))
-                if b > mid + 1 and live[-1] > mid:
-                    stack.append((mid, b))
-        return built["node"]
+                mid = start if lo < start < hi else int(live[live.size // 2])
+                self.clock()
+                q = int(cand[mid - 1])
+                left_rows, right_rows = srt[:q + 1], srt[q + 1:]
+                # the larger child first: its error tightens the smaller child's budget, widened by
+                # the weight to the interval's ends so that the bounds still prune the neighbours
+                big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
+                nb = self.solve(big, depth - 1, bound)
+                spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+                budget = bound - nb.error + spread
+                ns = self.solve(small, depth - 1, budget) if budget >= 0 else _Node(0.0, 1, 0, False, None)
+                left, right = (nb, ns) if big is left_rows else (ns, nb)
+                eL[mid], eR[mid] = left.error, right.error
+                if left.exact and right.exact:
+                    cand_key = [left.error + right.error, left.leaves + right.leaves,
+                                1 + max(left.depth, right.depth), f, int(rk[q])]
+                    if cand_key[0] < best[0] - tol or (cand_key[0] <= best[0] + tol and cand_key[1:] < best[1:]):
+                        best[:] = cand_key
+                        built["node"] = _Node(cand_key[0], cand_key[1], cand_key[2], True,
+                                              lambda f=f, r=int(srt[q]), L=left, R=right:
+                                              ("split", f, r, L.build(), R.build()))
+                else:
+                    lower = min(lower, left.error + right.error)
+                if mid > lo + 1:
+                    stack.append((lo, mid))
+                if hi > mid + 1:
+                    stack.append((mid, hi))
+        node = built["node"]
+        if node.error <= ub + tol:
+            return node
+        return _Node(min(lower, node.error), node.leaves, node.depth, False, None)
 
 
 def _materialise(structure, X, search: _Search, n_classes: int):
@@ -526,7 +652,7 @@ def find_real(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.nda
     # iterative deepening at the root: each budget's optimum is the next one's incumbent, so a
     # timeout always has a tree, the best found
     node = search.solve(rows, min(depth, 2))
-    for d in range(3, depth + 1):
+    for d in range(3, min(depth, max(X.shape[0] - 1, 0)) + 1):
         try:
             node = search.deep(rows, d, shallow=node, top=True)
         except _Timeout:
@@ -534,7 +660,7 @@ def find_real(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.nda
             break
     structure = node.build()
     tree, columns, cuts, leaf_class = _materialise(structure, X, search, k)
-    errors = max(total - node.score, 0.0)
+    errors = max(node.error, 0.0)
     return FindRealResult(tree=tree, columns=columns, cuts=cuts, errors=errors,
                           error=errors / total if total > 0 else 0.0, leaf_class=leaf_class,
                           optimal=not search.timed_out, subproblems=search.solved)
