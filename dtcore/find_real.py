@@ -239,6 +239,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     e1 = best_e
     a = np.zeros(k)
     eg = np.full(p, W)          # each column's best depth-1 error: roots are tried best first
+    bt = np.full(p, -1)         # and where its best threshold is
     for g in range(p):
         a[:] = 0.0
         for t in range(s - 1):
@@ -253,9 +254,14 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                         rm = A[c] - a[c]
                 if W - lm - rm < eg[g]:
                     eg[g] = W - lm - rm
+                    bt[g] = t
         if eg[g] < e1:
             e1 = eg[g]
     roots = np.argsort(eg, kind="mergesort")
+    if first_f < 0 and bt[roots[0]] >= 0:
+        # no root given: the depth-1 optimum's threshold first, an upper bound from a greedy tree
+        first_f = roots[0]
+        first_row = sub[first_f, bt[first_f]]
     tol = 1e-9 * max(W, 1.0)
     lower = np.inf
     posf = np.empty(s, np.int64)
