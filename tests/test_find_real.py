@@ -130,7 +130,7 @@ def test_contree_training_error(name, depth):
 
 
 # ConTree's training errors on make_classification(10000, 20, random_state=0), measured once with
-# pycontree 1.0.8; depth 3 not recorded: neither side finished within 20 minutes on the shared machine
+# pycontree 1.0.8; depth 3 not recorded: find_real had not finished after 19 minutes on the shared machine
 _CONTREE_10K = {2: 964.0, 3: None}
 
 
