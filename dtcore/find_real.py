@@ -1,4 +1,4 @@
-"""Exact optimal depth-d trees on real-valued features: FIND over every threshold, at ConTree's speed.
+"""Exact optimal depth-d trees on real-valued features: FIND over every threshold, with ConTree's bounds.
 
 :func:`dtcore.find.find` is FIND (Blanc–Lange–Tan 2021, Fig. 2) on Boolean features. On real-valued
 features every threshold ``x_j > c`` (c halfway between consecutive distinct training values of
@@ -10,26 +10,28 @@ ConTree (Briţa, van der Linden, Demirović 2025):
 
 * **one sort per feature.** Every subproblem is a set of rows; its order along each column is
   read off the global sort by a membership mask (no sort after the first).
-* **depth 2 by a sweep.** For a root column f the rows enter the left child in f-order, one at a
-  time. For every other column g a segment tree over g's ranks holds, per pair of classes (c, c'),
-  the running sum of w (e_c - e_c') and its largest and smallest prefix sums, so after each row the
-  best depth-1 split of the left rows on g is max over (c, c') of A_c' + max_t (a_c(t) - a_c'(t)):
-  O(log m) per row and column, never one Boolean column per threshold. The right child is the same
-  sweep backwards. One D2 call is O(|S| p^2 log |S|) for k = 2 (k - 1 times that for k classes).
-* **depth >= 3 by branch and bound over the root's thresholds.** Along a root column the left
+* **depth 2: one pass per column and root threshold.** For a root threshold of column f, one pass
+  over every column g's order of the subset, with running class counts on each side of the root,
+  gives both children's best depth-<=1 trees (ConTree's specialised depth-2 step): O(|S| p k) per
+  root threshold, never one Boolean column per threshold. The root thresholds are searched by the
+  branch and bound below, starting from the depth-1 optimum's threshold (a greedy upper bound), the
+  columns in order of their depth-1 error.
+* **branch and bound over a root's thresholds (depth >= 2).** Along a root column the left
   child's optimal error errL(i) never decreases and grows by at most the weight of the rows that
   move, and the right child's errR(i) the other way round; so two solved thresholds a < b bound
   every threshold between them, errL(k) + errR(k) >= max(errL(a), errL(b) - W(a..b)) + max(...),
-  and an interval whose bound exceeds the best error found is skipped whole. The first root tried
-  is the depth-2 optimum's root, whose error (with optimal subtrees) is a greedy upper bound.
+  and an interval whose bound exceeds the best error found is skipped whole (the two ends of a column
+  are virtual: nothing or everything sent left, bounded by the (d - 1)-optimum). Depth >= 3 tries the
+  (d - 1)-optimum's root first, solves the larger child first and gives the smaller one the budget
+  left (widened by the weight to the interval's ends, so the neighbours stay bounded).
   Ties: only intervals whose bound is *strictly* above the best error are skipped, so every
   threshold that could tie is solved and the tie rule above holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
-Memory is linear in m x p (the sorts, ranks and per-column segment trees). The kernels are compiled
-with numba (a per-row, per-column loop with data-dependent prefix maxima has no vectorised NumPy
-form at this cost).
+Memory is linear in m x p (the sorts, ranks and per-subset copies of them). The kernels are
+compiled with numba (``cache=True``): the per-threshold pass is a loop over rows whose every step
+branches on the row's side and on a change of value, which has no vectorised NumPy form at this cost.
 """
 
 from __future__ import annotations
