@@ -626,8 +626,10 @@ def find_real(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.nda
     >>> import numpy as np
     >>> X = np.array([[0.1, 5.0], [0.4, 3.0], [0.7, 1.0], [0.9, 4.0]])
     >>> r = find_real(X, np.array([0, 1, 1, 0]), depth=2)
-    >>> r.errors, r.tree.depth
-    (0.0, 2)
+    >>> r.errors, r.tree.depth   # one threshold of column 1 separates the classes
+    (0.0, 1)
+    >>> r.columns.tolist(), r.cuts.tolist()
+    ([1], [3.5])
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
