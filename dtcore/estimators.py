@@ -69,15 +69,18 @@ from __future__ import annotations
 import numbers
 from typing import Any
 import textwrap
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from scipy.sparse import csr_matrix
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .find import find, find_subproblems
+from .find_real import find_real
 from .id3 import id3
 from .impurity import IMPURITIES
 from .grow import grow
@@ -579,6 +582,12 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def _grow(self, Xb: np.ndarray, y: np.ndarray, n_classes: int, weight: np.ndarray | None) -> DecisionTree:
         raise NotImplementedError
 
+    def _grow_real(self, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None,
+                   names: list[str] | None) -> tuple[ThresholdBinarizer, DecisionTree] | None:
+        """With ``n_thresholds=None``: a learner that searches every threshold of the real-valued
+        columns itself returns (binarizer of the cuts its tree tests, tree); None: binarise first."""
+        return None
+
     def _fit(self, X, y, sample_weight=None):
         self._validate_params()
         n_thresholds = _check_n_thresholds(self.n_thresholds)
@@ -597,9 +606,14 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_index = np.unique(y, return_inverse=True)
         self.n_classes_ = int(self.classes_.size)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
-        self.binarizer_ = ThresholdBinarizer(n_thresholds).fit(X, weight, names)
-        Xb = self.binarizer_.transform(X)
-        tree = self._grow(Xb, y_index.astype(np.int64), self.n_classes_, weight)
+        exact = self._grow_real(X, y_index.astype(np.int64), weight, names) if n_thresholds is None else None
+        if exact is None:
+            self.binarizer_ = ThresholdBinarizer(n_thresholds).fit(X, weight, names)
+            Xb = self.binarizer_.transform(X)
+            tree = self._grow(Xb, y_index.astype(np.int64), self.n_classes_, weight)
+        else:  # the learner searched every threshold itself: the binarizer holds the cuts the tree tests
+            self.binarizer_, tree = exact
+            Xb = self.binarizer_.transform(X)
         tree.feature_names = None  # the Boolean features' names are attached on first use of tree_
         self._tree = tree
         self.n_binary_features_ = self.binarizer_.n_features
@@ -1208,7 +1222,13 @@ class OptimalTreeClassifier(_TreeClassifier):
         The depth d (>= 0), :func:`dtcore.find.find`'s ``depth``. FIND's work grows as n^d times the
         rows (n Boolean features); a fit beyond :data:`dtcore.validate.MAX_FIND_SUBPROBLEMS` is refused.
     n_thresholds : int or None, default=8
-        At most this many quantile cut points per real-valued column; None uses every midpoint.
+        At most this many quantile cut points per real-valued column. None searches every midpoint
+        of every column exactly without binarising (:func:`dtcore.find_real.find_real`, ConTree's
+        bounds; ``binarizer_`` then holds only the cuts the tree tests); with missing values
+        present, None binarises every midpoint first.
+    time_limit : float or None, default=None
+        Seconds. When the search reaches it, the tree returned is the best found so far, not
+        proven optimal: a ``ConvergenceWarning`` says so and ``optimal_`` is False.
     class_weight : dict, "balanced" or None, default=None
         As in :class:`ID3Classifier`. FIND's optimum is over every tree of the depth, so there is no
         pruning or leaf-size limit.
@@ -1220,6 +1240,8 @@ binarizer_, n_binary_features_
         As in :class:`TopDownClassifier` (importances use the Gini impurity).
     training_error_ : float
         FIND's optimal (weighted) training error fraction on the Boolean features.
+    optimal_ : bool
+        False when ``time_limit`` stopped the search before the tree was proven optimal.
 
     Notes
     -----
@@ -1250,20 +1272,61 @@ binarizer_, n_binary_features_
       1 -> leaf: 0
     """
 
-    def __init__(self, max_depth: int = 2, n_thresholds: int | None = 8, class_weight=None) -> None:
+    def __init__(self, max_depth: int = 2, n_thresholds: int | None = 8, class_weight=None,
+                 time_limit: float | None = None) -> None:
         self.class_weight = class_weight
         self.max_depth = max_depth
         self.n_thresholds = n_thresholds
+        self.time_limit = time_limit
 
     def _validate_params(self) -> None:
         _check_int_param("max_depth", self.max_depth, 0)
         _check_class_weight(self.class_weight)
+        t = self.time_limit
+        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or not t > 0):
+            raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
+
+    def _exact(self, X, y, n_classes, weight):
+        """:func:`dtcore.find_real.find_real` on real (or 0/1) columns; sets ``training_error_`` and
+        ``optimal_`` and warns when the time limit stopped the search."""
+        result = find_real(X, y, depth=int(self.max_depth), sample_weight=weight, n_classes=max(n_classes, 2),
+                           time_limit=self.time_limit)
+        self.training_error_ = float(result.error)
+        self.optimal_ = bool(result.optimal)
+        if not result.optimal:
+            warnings.warn(f"OptimalTreeClassifier reached time_limit={self.time_limit!r} s: the tree is the best "
+                          f"found (training error {result.error:.6g}), not proven optimal (optimal_ is False)",
+                          ConvergenceWarning, stacklevel=4)
+        return result
+
+    def _grow_real(self, X, y, weight, names):
+        if np.isnan(X).any():  # missing values: their indicators are Boolean features; binarise first
+            return None
+        result = self._exact(X, y, self.n_classes_, weight)
+        binarizer = ThresholdBinarizer(None)
+        binarizer.n_input = X.shape[1]
+        binarizer._input_names = None if names is None else list(names)
+        binarizer.columns, binarizer.cuts = result.columns, result.cuts
+        if not result.columns.size:  # a single leaf: one constant-0 feature keeps the tree well defined
+            binarizer.columns, binarizer.cuts = np.zeros(1, np.int64), np.array([np.inf])
+        zero_one = np.all((X == 0.0) | (X == 1.0), axis=0)
+        binarizer.passthrough = zero_one[binarizer.columns] & np.isfinite(binarizer.cuts)
+        binarizer.missing = np.zeros(binarizer.columns.size, dtype=bool)
+        binarizer.missing_columns = np.zeros(0, dtype=np.int64)
+        return binarizer, result.tree
 
     def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
         n = Xb.shape[1]
         check_budget(f"OptimalTreeClassifier(max_depth={self.max_depth}) on {n} Boolean features (FIND's subproblems)",
                      find_subproblems(n, int(self.max_depth)), "MAX_FIND_SUBPROBLEMS",
                      "lower max_depth (a tree never needs more depth than Boolean features) or n_thresholds")
+        if self.time_limit is not None:  # the same search on the Boolean features, under the clock
+            result = self._exact(Xb.astype(np.float64), y, n_classes, weight)
+            feature = np.asarray(result.tree.feature)
+            mapped = np.where(feature >= 0, result.columns[np.maximum(feature, 0)], -1)
+            return DecisionTree.from_arrays(Xb.shape[1], mapped, result.tree.child0, result.tree.child1,
+                                            result.tree.value)
+        self.optimal_ = True
         if n_classes <= 2:  # the paper's kernel: 0/1 labels (it takes weights)
             result = find(Xb, y.astype(np.uint8), depth=int(self.max_depth), sample_weight=weight)
             self.training_error_ = float(result.error)

@@ -1,0 +1,676 @@
+"""Exact optimal depth-d trees on real-valued features: FIND over every threshold, with ConTree's bounds.
+
+:func:`dtcore.find.find` is FIND (Blanc–Lange–Tan 2021, Fig. 2) on Boolean features. On real-valued
+features every threshold ``x_j > c`` (c halfway between consecutive distinct training values of
+column j, the cut points CART considers) is a Boolean feature, so the binarised matrix has up to
+m x p columns and FIND's n^O(d) |X| bound becomes (m p)^O(d) m. :func:`find_real` returns the tree
+FIND returns on that binarised matrix -- least (weighted) training error, then fewest leaves, then
+least depth, then the smallest feature (column, then cut) -- without building it, with the ideas of
+ConTree (Briţa, van der Linden, Demirović 2025):
+
+* **one sort per feature.** Every subproblem is a set of rows; its order along each column is
+  read off the global sort by a membership mask (no sort after the first).
+* **depth 2: one pass per column and root threshold.** For a root threshold of column f, one pass
+  over every column g's order of the subset, with running class counts on each side of the root,
+  gives both children's best depth-<=1 trees (ConTree's specialised depth-2 step): O(|S| p k) per
+  root threshold, never one Boolean column per threshold. The root thresholds are searched by the
+  branch and bound below, starting from the depth-1 optimum's threshold (a greedy upper bound), the
+  columns in order of their depth-1 error.
+* **branch and bound over a root's thresholds (depth >= 2).** Along a root column the left
+  child's optimal error errL(i) never decreases and grows by at most the weight of the rows that
+  move, and the right child's errR(i) the other way round; so two solved thresholds a < b bound
+  every threshold between them, errL(k) + errR(k) >= max(errL(a), errL(b) - W(a..b)) + max(...),
+  and an interval whose bound exceeds the best error found is skipped whole (the two ends of a column
+  are virtual: nothing or everything sent left, bounded by the (d - 1)-optimum). Depth >= 3 tries the
+  (d - 1)-optimum's root first, solves the larger child first and gives the smaller one the budget
+  left (widened by the weight to the interval's ends, so the neighbours stay bounded).
+  Ties: only intervals whose bound is *strictly* above the best error are skipped, so every
+  threshold that could tie is solved and the tie rule above holds exactly.
+* **a time limit.** The search checks the clock between subproblems; when it runs out it returns
+  the best tree found so far with ``optimal=False``.
+
+Memory is linear in m x p (the sorts, ranks and per-subset copies of them). The kernels are
+compiled with numba (``cache=True``): the per-threshold pass is a loop over rows whose every step
+branches on the row's side and on a change of value, which has no vectorised NumPy form at this cost.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .tree import DecisionTree
+from .validate import check_int
+
+__all__ = ["FindRealResult", "find_real"]
+
+
+@dataclass(frozen=True)
+class FindRealResult:
+    """Output of :func:`find_real`.
+
+    ``tree`` is a :class:`~dtcore.tree.DecisionTree` on the Boolean features ``X[:, columns[k]] >
+    cuts[k]`` (k = 0, 1, ..., only those the tree tests); ``errors`` its weighted training mistakes,
+    ``error`` = errors / total weight; ``leaf_class[v]`` the class of leaf v (-1 at inner nodes);
+    ``optimal`` is False when ``time_limit`` stopped the search before it proved the tree optimal;
+    ``subproblems`` counts the depth-2 (or depth-1) subproblems solved.
+    """
+
+    tree: DecisionTree
+    columns: np.ndarray
+    cuts: np.ndarray
+    errors: float
+    error: float
+    leaf_class: np.ndarray
+    optimal: bool
+    subproblems: int
+
+
+# --------------------------------------------------------------------------------- kernels ------
+
+@njit(cache=True)
+def _subset_orders(rows, order, rank_global):
+    """For the rows of a subset: each column's order of them (row ids) and their dense ranks along
+    each column (by local position), from the global per-column order by a membership mask."""
+    p, m = order.shape
+    s = rows.size
+    inset = np.zeros(m, np.bool_)
+    loc = np.empty(m, np.int64)
+    for i in range(s):
+        inset[rows[i]] = True
+        loc[rows[i]] = i
+    sub = np.empty((p, s), np.int64)
+    lrank = np.empty((p, s), np.int64)
+    nd = np.empty(p, np.int64)
+    for f in range(p):
+        t = 0
+        last = -1
+        r = -1
+        for q in range(m):
+            row = order[f, q]
+            if inset[row]:
+                sub[f, t] = row
+                g = rank_global[f, row]
+                if g != last:
+                    r += 1
+                    last = g
+                lrank[f, loc[row]] = r
+                t += 1
+        nd[f] = r + 1
+    return sub, lrank, nd, loc
+
+
+@njit(cache=True)
+def _depth1(rows, order, rank_global, y, w, k):
+    """Best depth-<=1 tree on ``rows``: (score, column, position) where score is the correctly
+    classified weight, column -1 for a leaf, position = index in the column's subset order of the
+    last row sent left. Ties: a leaf, then the first (column, position)."""
+    sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
+    p = order.shape[0]
+    s = rows.size
+    A = np.zeros(k)
+    for i in range(s):
+        A[y[rows[i]]] += w[rows[i]]
+    leaf = A.max()
+    best = leaf
+    bf = -1
+    bq = -1
+    a = np.zeros(k)
+    for f in range(p):
+        a[:] = 0.0
+        for q in range(s - 1):
+            row = sub[f, q]
+            a[y[row]] += w[row]
+            if lrank[f, loc[sub[f, q + 1]]] == lrank[f, loc[row]]:
+                continue
+            lm = a.max()
+            rm = -1.0
+            for c in range(k):
+                v = A[c] - a[c]
+                if v > rm:
+                    rm = v
+            sc = lm + rm
+            if sc > best:
+                best = sc
+                bf = f
+                bq = q
+    return best, bf, bq
+
+
+@njit(cache=True)
+def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
+    """Best depth-<=1 scores of the two children of the root split "f-position <= q": one pass
+    over every column's order of the subset with running class counts on each side (the
+    specialised depth-2 step of ConTree). Returns (scoreL, splitL, scoreR, splitR); a split wins
+    only when it beats the leaf strictly."""
+    p, s = ys.shape
+    leafL = AL.max()
+    leafR = AR.max()
+    bestL = leafL
+    bestR = leafR
+    for g in range(p):
+        for c in range(k):
+            aL[c] = 0.0
+            aR[c] = 0.0
+        for t in range(s - 1):
+            if posf[locs[g, t]] <= q:
+                aL[ys[g, t]] += ws[g, t]
+            else:
+                aR[ys[g, t]] += ws[g, t]
+            if not bnd[g, t]:
+                continue
+            lm = 0.0
+            rm = 0.0
+            for c in range(k):
+                if aL[c] > lm:
+                    lm = aL[c]
+                if AL[c] - aL[c] > rm:
+                    rm = AL[c] - aL[c]
+            if lm + rm > bestL:
+                bestL = lm + rm
+            lm = 0.0
+            rm = 0.0
+            for c in range(k):
+                if aR[c] > lm:
+                    lm = aR[c]
+                if AR[c] - aR[c] > rm:
+                    rm = AR[c] - aR[c]
+            if lm + rm > bestR:
+                bestR = lm + rm
+    return bestL, bestL > leafL, bestR, bestR > leafR
+
+
+@njit(cache=True)
+def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
+    """(err, leaves, depth, column, cut rank) < the incumbent's, errors equal within ``tol``."""
+    if err < be - tol:
+        return True
+    if err > be + tol:
+        return False
+    if lv != bl:
+        return lv < bl
+    if dp != bd:
+        return dp < bd
+    if f != bfe:
+        return f < bfe
+    return r < br
+
+
+@njit(cache=True)
+def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
+    """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
+
+    Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
+    :func:`dtcore.find.find` (least error, fewer leaves, shallower, then the first (column, cut));
+    column -1 for a leaf; ``row`` the last row (in the column's order) sent left. Thresholds whose
+    bound exceeds min(incumbent, ``ub``) strictly are skipped; when no tree errs at most ``ub``
+    the result is not ``exact`` and ``lower`` is a lower bound on the optimum (> ub).
+    ``first_f``/``first_row``: a root to try first (-1: none).
+    """
+    sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
+    p, s = sub.shape
+    A = np.zeros(k)
+    W = 0.0
+    for i in range(s):
+        A[y[rows[i]]] += w[rows[i]]
+        W += w[rows[i]]
+    leaf = A.max()
+    best_e = W - leaf
+    best_l = 1
+    best_d = 0
+    bf = -1
+    brow = -1
+    if s < 2:
+        return best_e, best_l, best_d, bf, brow, True, best_e, 0
+    ys = np.empty((p, s), np.int64)
+    ws = np.empty((p, s))
+    locs = np.empty((p, s), np.int64)
+    bnd = np.zeros((p, s), np.bool_)
+    for g in range(p):
+        for t in range(s):
+            row = sub[g, t]
+            ys[g, t] = y[row]
+            ws[g, t] = w[row]
+            locs[g, t] = loc[row]
+        for t in range(s - 1):
+            bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
+    # the depth-1 optimum: bounds at the two ends of every root column
+    e1 = best_e
+    a = np.zeros(k)
+    eg = np.full(p, W)          # each column's best depth-1 error: roots are tried best first
+    bt = np.full(p, -1)         # and where its best threshold is
+    for g in range(p):
+        a[:] = 0.0
+        for t in range(s - 1):
+            a[ys[g, t]] += ws[g, t]
+            if bnd[g, t]:
+                lm = 0.0
+                rm = 0.0
+                for c in range(k):
+                    if a[c] > lm:
+                        lm = a[c]
+                    if A[c] - a[c] > rm:
+                        rm = A[c] - a[c]
+                if W - lm - rm < eg[g]:
+                    eg[g] = W - lm - rm
+                    bt[g] = t
+        if eg[g] < e1:
+            e1 = eg[g]
+    roots = np.argsort(eg, kind="mergesort")
+    if first_f < 0 and bt[roots[0]] >= 0:
+        # no root given: the depth-1 optimum's threshold first, an upper bound from a greedy tree
+        first_f = roots[0]
+        first_row = sub[first_f, bt[first_f]]
+    tol = 1e-9 * max(W, 1.0)
+    lower = np.inf
+    posf = np.empty(s, np.int64)
+    AL = np.zeros(k)
+    AR = np.zeros(k)
+    aL = np.zeros(k)
+    aR = np.zeros(k)
+    cand = np.empty(s + 1, np.int64)
+    cw = np.empty(s + 1)
+    eL = np.empty(s + 1)
+    eR = np.empty(s + 1)
+    stack = np.empty((2 * s + 4, 2), np.int64)
+    nevals = 0
+    for ff in range(-1, p):
+        f = first_f if ff < 0 else roots[ff]
+        if f < 0 or (ff >= 0 and f == first_f) or nd[f] < 2:
+            continue
+        for t in range(s):
+            posf[locs[f, t]] = t
+        # candidates 1..n; 0 and n + 1 are the virtual ends (nothing / everything sent left)
+        n = 0
+        run = 0.0
+        start_at = -1
+        for t in range(s - 1):
+            run += ws[f, t]
+            if bnd[f, t]:
+                n += 1
+                cand[n] = t
+                cw[n] = run
+                if ff < 0 and sub[f, t] == first_row:
+                    start_at = n
+        cw[0] = 0.0
+        eL[0] = 0.0
+        eR[0] = e1
+        cw[n + 1] = W
+        eL[n + 1] = e1
+        eR[n + 1] = 0.0
+        top = 0
+        stack[0, 0] = 0
+        stack[0, 1] = n + 1
+        top = 1
+        while top > 0:
+            top -= 1
+            lo = stack[top, 0]
+            hi = stack[top, 1]
+            bound = min(best_e, ub) + tol
+            nlive = 0
+            first_live = -1
+            last_live = -1
+            for i in range(lo + 1, hi):
+                l1 = eL[lo]
+                l2 = eL[hi] - (cw[hi] - cw[i])
+                r1 = eR[hi]
+                r2 = eR[lo] - (cw[i] - cw[lo])
+                lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
+                if lb <= bound:
+                    nlive += 1
+                    if first_live < 0:
+                        first_live = i
+                    last_live = i
+                elif lb < lower:
+                    lower = lb
+            if nlive == 0:
+                continue
+            if start_at > 0 and lo < start_at < hi:
+                mid = start_at
+                start_at = -1
+            else:
+                # the median live candidate
+                cnt = 0
+                mid = first_live
+                for i in range(first_live, last_live + 1):
+                    l1 = eL[lo]
+                    l2 = eL[hi] - (cw[hi] - cw[i])
+                    r1 = eR[hi]
+                    r2 = eR[lo] - (cw[i] - cw[lo])
+                    lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
+                    if lb <= bound:
+                        if cnt == nlive // 2:
+                            mid = i
+                            break
+                        cnt += 1
+            q = cand[mid]
+            AL[:] = 0.0
+            for t in range(q + 1):
+                AL[ys[f, t]] += ws[f, t]
+            for c in range(k):
+                AR[c] = A[c] - AL[c]
+            sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
+            nevals += 1
+            eL[mid] = cw[mid] - sL
+            eR[mid] = (W - cw[mid]) - sR
+            err = eL[mid] + eR[mid]
+            lv = 2 + (1 if spL else 0) + (1 if spR else 0)
+            dp = 2 if (spL or spR) else 1
+            better = _lex_less(err, lv, dp, f, lrank[f, loc[sub[f, q]]], best_e, best_l, best_d, bf,
+                               lrank[bf, loc[brow]] if bf >= 0 else -1, tol)
+            if better:
+                best_e = err
+                best_l = lv
+                best_d = dp
+                bf = f
+                brow = sub[f, q]
+            if mid > lo + 1:
+                stack[top, 0] = lo
+                stack[top, 1] = mid
+                top += 1
+            if hi > mid + 1:
+                stack[top, 0] = mid
+                stack[top, 1] = hi
+                top += 1
+    if best_e <= ub + tol:
+        return best_e, best_l, best_d, bf, brow, True, best_e, nevals
+    return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
+
+
+# ------------------------------------------------------------------------------ the search -------
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class _Node:
+    """A solved subproblem: its error (a lower bound when not ``exact``), leaves, depth, and a
+    function building its structure ("leaf", class) or ("split", column, row, left, right), where
+    ``row`` is the last row sent left (the cut is halfway above its value)."""
+
+    error: float
+    leaves: int
+    depth: int
+    exact: bool
+    build: object
+
+
+class _Search:
+    def __init__(self, X, y, w, k, deadline):
+        self.X = X
+        self.y = y
+        self.w = w
+        self.k = k
+        m, p = X.shape
+        self.order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+        rank = np.empty((p, m), np.int64)
+        sx = np.take_along_axis(X, self.order.T, axis=0).T          # (p, m) sorted values
+        new = np.ones((p, m), bool)
+        new[:, 1:] = sx[:, 1:] != sx[:, :-1]
+        np.put_along_axis(rank, self.order, np.cumsum(new, axis=1) - 1, axis=1)
+        self.rank = rank
+        self.distinct = [sx[f][new[f]] for f in range(p)]
+        self.deadline = deadline
+        self.solved = 0
+        self.evaluations = 0
+        self.timed_out = False
+        self.incumbent = None
+
+    def clock(self):
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            self.timed_out = True
+            raise _Timeout
+
+    def leaf(self, rows) -> int:
+        if rows.size == 0:
+            return 0
+        return int(np.argmax(np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)))
+
+    def cut(self, f, row):
+        """The cut halfway between the row's value of column f and the next distinct value."""
+        vals = self.distinct[f]
+        g = int(self.rank[f, row])
+        return 0.5 * (vals[g] + vals[g + 1]), g
+
+    def halves(self, rows, f, row):
+        left = self.rank[f, rows] <= self.rank[f, row]
+        return rows[left], rows[~left]
+
+    def depth1_structure(self, rows):
+        self.solved += 1
+        _, f, q = _depth1(rows, self.order, self.rank, self.y, self.w, self.k)
+        if f < 0:
+            return ("leaf", self.leaf(rows))
+        row = int(rows[np.argsort(self.rank[f, rows], kind="stable")][q])
+        left, right = self.halves(rows, f, row)
+        return ("split", int(f), row, ("leaf", self.leaf(left)), ("leaf", self.leaf(right)))
+
+    def depth2(self, rows, ub, first=(-1, -1)) -> _Node:
+        self.solved += 1
+        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.w, self.k,
+                                                          float(ub), int(first[0]), int(first[1]))
+        self.evaluations += evals
+        if not exact:
+            return _Node(float(lower), int(lv), int(dp), False, None)
+
+        def build():
+            if f < 0:
+                return ("leaf", self.leaf(rows))
+            left, right = self.halves(rows, f, row)
+            return ("split", int(f), int(row), self.depth1_structure(left), self.depth1_structure(right))
+
+        return _Node(float(e), int(lv), int(dp), True, build)
+
+    def solve(self, rows, depth, ub=np.inf) -> _Node:
+        """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
+        bound above ``ub``, not exact)."""
+        if rows.size <= 1 or depth == 0:
+            A = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
+            err = float(A.sum() - A.max())
+            return _Node(err, 1, 0, True, lambda: ("leaf", self.leaf(rows)))
+        if depth == 1:
+            sc, f, q = _depth1(rows, self.order, self.rank, self.y, self.w, self.k)
+            self.solved += 1
+            err = float(self.w[rows].sum() - sc)
+            return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
+        if depth == 2:
+            return self.depth2(rows, ub)
+        return self.deep(rows, depth, ub)
+
+    def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
+        """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
+        bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
+        is kept in ``self.incumbent`` for a timeout."""
+        if shallow is None:
+            shallow = self.solve(rows, depth - 1, ub)
+        if not shallow.exact:   # the (depth - 1)-optimum errs more than ub: only deeper trees can do
+            shallow = self.solve(rows, depth - 1)
+        W = float(self.w[rows].sum())
+        tol = 1e-9 * max(W, 1.0)
+        # incumbent: (error, leaves, depth, column, cut rank); the shallow optimum wins ties
+        best = [shallow.error, shallow.leaves, shallow.depth, -1, -1]
+        built = {"node": shallow}
+        if top:
+            self.incumbent = built
+        lower = np.inf
+        sroot = shallow.build()
+        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)
+        p = self.X.shape[1]
+        for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
+            srt = rows[np.argsort(self.rank[f, rows], kind="stable")]
+            rk = self.rank[f, srt]
+            cand = np.flatnonzero(rk[1:] != rk[:-1])            # positions of the last left row
+            if cand.size == 0:
+                continue
+            n = cand.size
+            cw = np.concatenate([[0.0], np.cumsum(self.w[srt])[cand], [W]])
+            eL = np.full(n + 2, np.nan)
+            eR = np.full(n + 2, np.nan)
+            eL[0], eR[0], eL[-1], eR[-1] = 0.0, shallow.error, shallow.error, 0.0
+            start = -1
+            if f == first[0]:
+                start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
+            stack = [(0, n + 1)]
+            while stack:  # loop over intervals of thresholds; the body solves one threshold's children
+                lo, hi = stack.pop()
+                inner = np.arange(lo + 1, hi)
+                lb = (np.maximum(eL[lo], eL[hi] - (cw[hi] - cw[inner]))
+                      + np.maximum(eR[hi], eR[lo] - (cw[inner] - cw[lo])))
+                bound = min(best[0], ub) + tol
+                live = inner[lb <= bound]
+                if lb.size > live.size:
+                    lower = min(lower, float(lb[lb > bound].min()))
+                if live.size == 0:
+                    continue
+                mid = start if lo < start < hi else int(live[live.size // 2])
+                self.clock()
+                q = int(cand[mid - 1])
+                left_rows, right_rows = srt[:q + 1], srt[q + 1:]
+                # the larger child first: its error tightens the smaller child's budget, widened by
+                # the weight to the interval's ends so that the bounds still prune the neighbours
+                big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
+                nb = self.solve(big, depth - 1, bound)
+                spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+                budget = bound - nb.error + spread
+                ns = self.solve(small, depth - 1, budget) if budget >= 0 else _Node(0.0, 1, 0, False, None)
+                left, right = (nb, ns) if big is left_rows else (ns, nb)
+                eL[mid], eR[mid] = left.error, right.error
+                if left.exact and right.exact:
+                    cand_key = [left.error + right.error, left.leaves + right.leaves,
+                                1 + max(left.depth, right.depth), f, int(rk[q])]
+                    if cand_key[0] < best[0] - tol or (cand_key[0] <= best[0] + tol and cand_key[1:] < best[1:]):
+                        best[:] = cand_key
+                        built["node"] = _Node(cand_key[0], cand_key[1], cand_key[2], True,
+                                              lambda f=f, r=int(srt[q]), L=left, R=right:
+                                              ("split", f, r, L.build(), R.build()))
+                else:
+                    lower = min(lower, left.error + right.error)
+                if mid > lo + 1:
+                    stack.append((lo, mid))
+                if hi > mid + 1:
+                    stack.append((mid, hi))
+        node = built["node"]
+        if node.error <= ub + tol:
+            return node
+        return _Node(min(lower, node.error), node.leaves, node.depth, False, None)
+
+
+def _materialise(structure, X, search: _Search, n_classes: int):
+    """The DecisionTree on the Boolean features the structure tests, their columns and cuts, and
+    each leaf's class. Features are numbered in the order (column, cut) so that the smallest
+    index is the smallest column, then the smallest cut, as in the binarised matrix."""
+    feats: dict[tuple[int, int], float] = {}
+    stack = [structure]
+    while stack:
+        s = stack.pop()
+        if s[0] == "split":
+            cut, g = search.cut(s[1], s[2])
+            feats[(s[1], g)] = cut
+            stack += [s[3], s[4]]
+    keys = sorted(feats)
+    index = {key: i for i, key in enumerate(keys)}
+    columns = np.array([key[0] for key in keys], dtype=np.int64)
+    cuts = np.array([feats[key] for key in keys], dtype=np.float64)
+    tree = DecisionTree(max(len(keys), 1))
+    leaf_class = [-1]
+    stack = [(0, structure)]
+    while stack:
+        node, s = stack.pop()
+        if s[0] == "leaf":
+            leaf_class[node] = int(s[1])
+            if n_classes <= 2:
+                tree.set_value(node, float(s[1]))
+        else:
+            key = (s[1], int(search.rank[s[1], s[2]]))
+            c0, c1 = tree.split(node, index[key])
+            leaf_class += [-1, -1]
+            stack += [(c0, s[3]), (c1, s[4])]
+    return tree, columns, cuts, np.asarray(leaf_class, dtype=np.int64)
+
+
+def find_real(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.ndarray | None = None,
+              n_classes: int | None = None, time_limit: float | None = None) -> FindRealResult:
+    """The least-training-error tree of depth <= ``depth`` over every threshold of every column.
+
+    FIND (Blanc–Lange–Tan 2021, Fig. 2; Lemma 3.1: optimal) run on the Boolean features
+    ``x_j > c`` for every cut c halfway between consecutive distinct values of column j, without
+    building them (see the module docstring for the algorithm). The result is the tree
+    :func:`dtcore.find.find` returns on that binarised matrix (same tie rule: fewest leaves, then
+    least depth, then the smallest column and cut), for any number of classes.
+
+    Parameters
+    ----------
+    X : array of shape (m, p)
+        Real values (finite).
+    y : array of shape (m,)
+        Class indices 0..n_classes-1.
+    depth : int
+        The depth budget d >= 0.
+    sample_weight : array of shape (m,), optional
+        Non-negative weights (default 1); equal errors are exact for integer weights.
+    n_classes : int, optional
+        k (default: max(y) + 1, at least 2).
+    time_limit : float, optional
+        Seconds; when reached, the best tree found so far is returned with ``optimal=False``.
+
+    Returns
+    -------
+    FindRealResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.1, 5.0], [0.4, 3.0], [0.7, 1.0], [0.9, 4.0]])
+    >>> r = find_real(X, np.array([0, 1, 1, 0]), depth=2)
+    >>> r.errors, r.tree.depth   # one threshold of column 1 separates the classes
+    (0.0, 1)
+    >>> r.columns.tolist(), r.cuts.tolist()
+    ([1], [3.5])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a 2-D array with at least one row and column, got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must be finite (map missing values first)")
+    m, p = X.shape
+    y = np.asarray(y)
+    if y.shape != (m,) or y.dtype.kind not in "biu" or (m and y.min() < 0):
+        raise ValueError(f"y must be {m} non-negative class indices, got shape {y.shape}, dtype {y.dtype}")
+    y = y.astype(np.int64)
+    k = max(int(y.max()) + 1, 2) if n_classes is None else check_int("n_classes", n_classes, 2)
+    if y.max() >= k:
+        raise ValueError(f"y must be class indices below n_classes={k}, got {int(y.max())}")
+    depth = check_int("depth", depth, 0)
+    if sample_weight is None:
+        w = np.ones(m)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (m,) or not np.all(np.isfinite(w)) or (w < 0).any():
+            raise ValueError(f"sample_weight must be {m} finite non-negative numbers, got shape {w.shape}")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise ValueError(f"time_limit must be None or a positive number of seconds, got {time_limit!r}")
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    keep = w > 0                       # rows of weight 0 neither count nor make cut points
+    X, y, w = np.ascontiguousarray(X[keep]), y[keep], w[keep]
+    search = _Search(X, y, w, k, deadline)
+    total = float(w.sum())
+    rows = np.arange(X.shape[0])
+    # iterative deepening at the root: each budget's optimum is the next one's incumbent, so a
+    # timeout always has a tree, the best found
+    node = search.solve(rows, min(depth, 2))
+    for d in range(3, min(depth, max(X.shape[0] - 1, 0)) + 1):
+        try:
+            node = search.deep(rows, d, shallow=node, top=True)
+        except _Timeout:
+            node = search.incumbent["node"]
+            break
+    structure = node.build()
+    tree, columns, cuts, leaf_class = _materialise(structure, X, search, k)
+    errors = max(node.error, 0.0)
+    return FindRealResult(tree=tree, columns=columns, cuts=cuts, errors=errors,
+                          error=errors / total if total > 0 else 0.0, leaf_class=leaf_class,
+                          optimal=not search.timed_out, subproblems=search.solved)
