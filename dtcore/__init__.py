@@ -75,7 +75,7 @@ _LAZY = {  # imported on first use: they need scikit-learn
 
 #: The public modules, attributes of the package (imported on first use where not yet imported).
 _SUBMODULES = ("analysis", "audit", "bounds", "buildtopdown", "cube", "estimators", "exact_size", "exhaustive",
-           "export", "find", "functions", "grow", "id3", "impurity", "learnability", "local", "multiclass",
+           "export", "find", "find_real", "functions", "grow", "id3", "impurity", "learnability", "local", "multiclass",
            "noise", "polyreg", "product", "smoothed", "stochastic", "topdown", "tree", "validate")
 
 

@@ -60,7 +60,7 @@ def test_time_limit_on_quantile_cuts_is_the_same_search():
         timed = OptimalTreeClassifier(max_depth=3, n_thresholds=6, time_limit=600).fit(X, y)
     plain = OptimalTreeClassifier(max_depth=3, n_thresholds=6).fit(X, y)
     assert timed.optimal_ and timed.training_error_ == plain.training_error_
-    assert timed.tree_.feature == plain.tree_.feature
+    assert np.array_equal(timed.tree_.feature, plain.tree_.feature)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, "1", True])

@@ -78,7 +78,7 @@ def test_multiclass_errors_as_multiclass_find(k):
         X, y = _real_data(rng, 40, 2, values=6, k=k)
         Xb = ThresholdBinarizer(None).fit(X).transform(X)
         for depth in (1, 2, 3):
-            _, errors, _ = multiclass_find(Xb, y, k, depth=depth)
+            errors = multiclass_find(Xb, y, k, depth=depth).errors
             assert find_real(X, y, depth=depth, n_classes=k).errors == errors
 
 
