@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ...estimators import OptimalTreeClassifier
-from ...validate import check_int, check_rng
+from ....estimators import OptimalTreeClassifier
+from ....validate import check_int, check_rng
 
 __all__ = ["exact_beside_cuts"]
 
