@@ -458,7 +458,7 @@ def test_theorem3_measures_name_the_worst_biting_run():
                           "error": [0.1, 0.1, 0.05]})
     m = ch01.theorem3.theorem3_measures(frame, n=6)
     assert m["size_over_bound"] == pytest.approx(2 ** -0.5)
-    assert m["size_over_bound_at"].startswith("parity, s = 4, eps = 0.3")
+    assert m["size_over_bound_at"].startswith("parity, s = 4, ε = 0.3")
 
 
 # --- every function on n <= 3 variables (the chapter runs n = 4) ---------------------------------

@@ -75,7 +75,8 @@ def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
         at = biting.loc[ratio.idxmax()]
         where = ", ".join(f"{c} = {at[c]:g}" if isinstance(at[c], (int, float, np.number)) else f"{at[c]}"
                           for c in ("family", "s", "eps") if c in at.index)
-        out["size_over_bound_at"] = f"{where} (the run with the largest size / bound among {len(biting)} random runs)"
+        out["size_over_bound_at"] = (f"{where.replace('eps', 'ε')}; the run with the largest size / bound among "
+                                     f"{len(biting)} random runs")
     return out
 
 
@@ -195,7 +196,7 @@ def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
     measured = ratio if relation == "<=" else (1.0 / ratio if ratio > 0 else math.inf)
     out = {"result": result, "quantity": f"{quantity}, n ≤ {n}", "measured": measured, "bound": 1.0,
            "relation": relation, "reach": (0.0, high(n)), "measured_by": measured_by, "bound_by": bound_by,
-           "worst_case": (f"f = {row['table']} (hex truth table, s = {int(row['s'])}), {row['note']}; exhaustive: all "
+           "worst_case": (f"f = {row['table']}, s = {int(row['s'])}; hex truth table, {str(row['note']).replace('eps', 'ε')}; exhaustive: all "
                           f"{2 ** 2 ** n:,} functions on n = {n}, ε through every breakpoint of each run "
                           f"({int(row['cases']):,} cases); verdict {row['verdict']}"),
            "tolerance": 1e-9}
@@ -266,7 +267,7 @@ def check_theorem3_phases(table: VerificationTable, phases: pd.DataFrame) -> Non
             two_or_more = float(by_key.loc[key, "sup_ratio"])
             if float(one["sup_ratio"]) > two_or_more:
                 check["measured"] = float(one["sup_ratio"])
-                check["worst_case"] = (f"f = {one['table']} (hex truth table, s = {int(one['s'])}), {one['note']}, a "
+                check["worst_case"] = (f"f = {one['table']}, s = {int(one['s'])}; hex truth table, {str(one['note']).replace('eps', 'ε')}, a "
                                        f"phase 1 of one split (⌈x⌉ = 2 for x in (1, 2]); phases of two or more "
                                        f"splits reach {two_or_more:.4f}; exhaustive: all {2 ** 2 ** int(one['n']):,} "
                                        f"functions on n = {int(one['n'])}")
