@@ -132,7 +132,7 @@ def closest_table(runs: pd.DataFrame) -> Any:
 def fig_lemmas(runs: pd.DataFrame, *, s: int, eps: float) -> Any:
     """[BLT20] Lemmas 5.2 and 5.4: one run on a random tree of size ``s`` (left), every split's ratio (right)."""
     example = runs[(runs["family"] == "random tree") & (runs["s"] == s) & (runs["rep"] == 0)]
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.2)
     ax = axes[0]
     ax.plot(example["leaves"], example["score"], "o-", ms=3, label="selected score")
     ax.plot(example["leaves"], example["lemma52_bound"], "--", label="Lemma 5.2 bound")

@@ -324,7 +324,7 @@ def fig_exponent(constant: pd.DataFrame, lower: pd.DataFrame) -> Any:
     """The exponent log(greedy) / log s against s: each family's measurements (ranges over orders) and its trend."""
     trends = exponent_trends(constant, lower).set_index("series")
     ranges = selector_ranges(constant)
-    fig, ax = figures.figure(1, height=3.8)
+    fig, ax = figures.figure(1, height=3.3)
     handles = []
     for j, (e, d) in enumerate(ranges.groupby("eps", sort=False)):
         mid = (d["exponent_min"] + d["exponent_max"]) / 2

@@ -76,7 +76,7 @@ def osss_measures(osss: pd.DataFrame) -> dict[str, float]:
 
 def fig_osss(osss: pd.DataFrame) -> Any:
     """The OSSS ratio (left, must be ≥ 1) and the [BLT20] Lemma 5.3 ratio (right, must be ≤ 1) by size."""
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.1)
     sns.boxplot(data=osss, x="s", y="osss_ratio", ax=axes[0], color="C0", fliersize=2)
     axes[0].axhline(1.0, color="k", ls="--", lw=1)
     axes[0].set(xlabel="tree size s", ylabel=r"$\max_i \mathrm{Inf}_i(f)\,/\,(\mathrm{Var}(f)/\log_2 s)$")

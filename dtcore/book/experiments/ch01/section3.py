@@ -49,7 +49,7 @@ def fig_trace_tree(tree: DecisionTree) -> Any:
 
 def fig_trace_cost(trace: pd.DataFrame, eps: float) -> Any:
     """Cost and error of the f-completion along the run: [BLT20] Lemma 5.1 in one picture."""
-    fig, ax = figures.figure(1, height=3.4)
+    fig, ax = figures.figure(1, height=2.8)
     ax.step(trace["leaves"], trace["cost"], where="post", label=r"cost$_f(T^\circ)$", lw=2)
     ax.step(trace["leaves"], trace["error"], where="post", label=r"error of the $f$-completion", lw=2)
     ax.axhline(eps, color="k", ls=":", label=f"ε = {eps}")

@@ -83,7 +83,7 @@ def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
 def fig_theorem3(thm3: pd.DataFrame, *, eps_grid: Sequence[float]) -> Any:
     """[BLT20] Theorem 3: the room under the bound in bits per family (left), median size against 1/ε (right)."""
     main = thm3[thm3["grid"] == "main"]
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.2)
     gap = main.assign(gap=main["log2_bound"] - main["log2_size"]).groupby(["family", "s"], as_index=False)["gap"].min()
     # four families: blue, orange, sky blue, purple with distinct markers (no red/green pair)
     styles = [("#0072B2", "o"), ("#E69F00", "s"), ("#56B4E9", "^"), ("#CC79A7", "D"), ("#000000", "v")]
