@@ -123,8 +123,8 @@ def closest_per_family(runs: pd.DataFrame) -> pd.DataFrame:
 def closest_table(runs: pd.DataFrame) -> Any:
     """:func:`closest_per_family` with readable headers and book numbering, styled."""
     shown = closest_per_family(runs).reset_index().rename(columns={
-        "family": "target family", "splits": "splits", "lemma52_min": "Lemma 5.2: smallest score / bound",
-        "lemma54_splits": "splits where Lemma 5.4 applies", "lemma54_min": "Lemma 5.4: smallest score / bound"})
+        "family": "target family", "splits": "splits", "lemma52_min": "[BLT20] Lemma 5.2: smallest score / bound",
+        "lemma54_splits": "splits where [BLT20] Lemma 5.4 applies", "lemma54_min": "[BLT20] Lemma 5.4: smallest score / bound"})
     return styled_table(shown, digits=2, caption="[BLT20] Lemmas 5.2 and 5.4 along the runs: smallest selected "
                         "score / bound per target family (at least 1 holds)")
 

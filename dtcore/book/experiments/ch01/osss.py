@@ -62,7 +62,7 @@ def osss_tightness_table(osss: pd.DataFrame) -> Any:
     """:func:`osss_tightness` with readable headers and book numbering, styled."""
     shown = osss_tightness(osss).reset_index().rename(columns={
         "s": "tree size s", "osss_min_ratio": "OSSS: smallest ratio", "osss_median_ratio": "OSSS: median",
-        "lemma53_max_ratio": "Lemma 5.3: largest ratio", "lemma53_median_ratio": "Lemma 5.3: median"})
+        "lemma53_max_ratio": "[BLT20] Lemma 5.3: largest ratio", "lemma53_median_ratio": "[BLT20] Lemma 5.3: median"})
     return styled_table(shown, digits=3, caption="Random trees, measured / bound by tree size ([OSSS05] Theorem 1.1 "
                         "must stay ≥ 1, [BLT20] Lemma 5.3 ≤ 1)")
 

@@ -208,12 +208,12 @@ def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
 
 #: How the page names each step of the proof (the paper's numbers).
 _STEP_TEXT = {
-    "phase 1 drop": ("phase 1: one split", "cost drop ≥ cost / (L A B)", "Lemmas 5.1(2), 5.4"),
+    "phase 1 drop": ("phase 1: one split", "cost drop ≥ cost / (L A B)", "[BLT20] Lemmas 5.1(2), 5.4"),
     "phase 1 leaves": ("phase 1: its length", "ends within ⌈(C₀/(εA))^(AB)⌉ leaves", "phase 1 iterated"),
-    "phase 2 drop": ("phase 2: one split", "cost drop ≥ ε / (L B)", "Lemmas 5.1(2), 5.2"),
+    "phase 2 drop": ("phase 2: one split", "cost drop ≥ ε / (L B)", "[BLT20] Lemmas 5.1(2), 5.2"),
     "phase 2 harmonic": ("phase 2: its length", "Σ 1/L < B (C_L1/ε − 1)", "phase 2 summed"),
     "initial cost": ("start", "C₀ = Inf(f) ≤ log₂ s", "average depth ≤ log₂ s"),
-    "error over variance": ("Lemma 5.2's step", "error(g, ±1) ≤ Var(g)", "algebra"),
+    "error over variance": ("[BLT20] Lemma 5.2's step", "error(g, ±1) ≤ Var(g)", "algebra"),
 }
 
 
