@@ -167,7 +167,7 @@ def test_small_number_text_never_uses_e_notation():
 def test_readable_tables_have_no_snake_case_headers(osss, runs):
     for styler in (ch01.osss.osss_tightness_table(osss), ch01.lemmas52_54.closest_table(runs)):
         assert not any("_" in str(c) for c in styler.data.columns)
-        assert "Lemma 5" not in styler.to_html()  # book numbering: Lemmas 1.2-1.4
+        assert "Lemma 1." not in styler.to_html()  # the paper's numbers ([BLT20] Lemmas 5.2-5.4), not the book's
 
 
 def test_osss_tightness_and_glue_known_answers():
@@ -458,7 +458,7 @@ def test_theorem3_measures_name_the_worst_biting_run():
                           "error": [0.1, 0.1, 0.05]})
     m = ch01.theorem3.theorem3_measures(frame, n=6)
     assert m["size_over_bound"] == pytest.approx(2 ** -0.5)
-    assert m["size_over_bound_at"].startswith("parity, s = 4, eps = 0.3")
+    assert m["size_over_bound_at"].startswith("parity, s = 4, ε = 0.3")
 
 
 # --- every function on n <= 3 variables (the chapter runs n = 4) ---------------------------------

@@ -87,7 +87,7 @@ def lemma51_measures(lemma51: pd.DataFrame) -> dict[str, float]:
 
 def fig_lemma51(lemma51: pd.DataFrame) -> Any:
     """[BLT20] Lemma 5.1: error/cost against cost (left), measured against predicted cost drop (right)."""
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.1)
     with_cost = lemma51[lemma51["cost"] > 0].assign(ratio=lambda d: d["error"] / d["cost"])
     sns.scatterplot(data=with_cost, x="cost", y="ratio", hue="kind", s=18, ax=axes[0])
     axes[0].axhline(1.0, color="k", ls="--", lw=1, label="the bound")

@@ -19,6 +19,7 @@ from ....audit import replay
 from ....buildtopdown import build_top_down_dt
 from ....validate import check_int, check_real
 from ... import figures
+from ...chapter import styled_table
 from ...report import VerificationTable, worst
 from ...sweep import grid, sweep
 from .common import glue_key, family_target, fits, decoy_instances
@@ -122,28 +123,27 @@ def closest_per_family(runs: pd.DataFrame) -> pd.DataFrame:
 def closest_table(runs: pd.DataFrame) -> Any:
     """:func:`closest_per_family` with readable headers and book numbering, styled."""
     shown = closest_per_family(runs).reset_index().rename(columns={
-        "family": "target family", "splits": "splits", "lemma52_min": "Lemma 1.3: smallest score / bound",
-        "lemma54_splits": "splits where Lemma 1.4 applies", "lemma54_min": "Lemma 1.4: smallest score / bound"})
-    return (shown.style.format({"Lemma 1.3: smallest score / bound": "{:.2f}", "Lemma 1.4: smallest score / bound": "{:.2f}"},
-                               na_rep="—").hide(axis="index")
-            .set_caption("Smallest selected score / bound per target family"))
+        "family": "target family", "splits": "splits", "lemma52_min": "[BLT20] Lemma 5.2: smallest score / bound",
+        "lemma54_splits": "splits where [BLT20] Lemma 5.4 applies", "lemma54_min": "[BLT20] Lemma 5.4: smallest score / bound"})
+    return styled_table(shown, digits=2, caption="[BLT20] Lemmas 5.2 and 5.4 along the runs: smallest selected "
+                        "score / bound per target family (at least 1 holds)")
 
 
 def fig_lemmas(runs: pd.DataFrame, *, s: int, eps: float) -> Any:
     """[BLT20] Lemmas 5.2 and 5.4: one run on a random tree of size ``s`` (left), every split's ratio (right)."""
     example = runs[(runs["family"] == "random tree") & (runs["s"] == s) & (runs["rep"] == 0)]
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.2)
     ax = axes[0]
     ax.plot(example["leaves"], example["score"], "o-", ms=3, label="selected score")
-    ax.plot(example["leaves"], example["lemma52_bound"], "--", label="Lemma 1.3 bound")
-    ax.plot(example["leaves"], example["lemma54_bound"], ":", lw=2.5, label="Lemma 1.4 bound")
+    ax.plot(example["leaves"], example["lemma52_bound"], "--", label="Lemma 5.2 bound")
+    ax.plot(example["leaves"], example["lemma54_bound"], ":", lw=2.5, label="Lemma 5.4 bound")
     ax.set(yscale="log", xlabel="leaves L before the split", ylabel="score",
            title=f"one run: random tree, s = {s}, ε = {eps}")
     ax.set_ylim(top=20)
     ax.legend(loc="upper right")
     long = runs.melt(id_vars=["family"], value_vars=["lemma52_ratio", "lemma54_ratio"], var_name="lemma",
                      value_name="ratio").dropna()
-    long["lemma"] = long["lemma"].map({"lemma52_ratio": "Lemma 1.3", "lemma54_ratio": "Lemma 1.4"})
+    long["lemma"] = long["lemma"].map({"lemma52_ratio": "Lemma 5.2", "lemma54_ratio": "Lemma 5.4"})
     long["family"] = long["family"].str.replace(" ", "\n")
     sns.boxplot(data=long, y="family", x="ratio", hue="lemma", ax=axes[1], fliersize=2, orient="h")
     axes[1].axvline(1.0, color="k", ls="--", lw=1)

@@ -21,6 +21,7 @@ from ....functions import (decoy_selector_parity, decoy_selector_parity_tree, ne
 from ....tree import DecisionTree
 from ....validate import check_int, check_real
 from ... import figures, seeds
+from ...chapter import styled_table
 from ...report import VerificationTable, worst
 from .common import CONSTANT_EPS, DECOY_BLOCKS, decoy_instances
 
@@ -66,8 +67,8 @@ def nested_decoy_table(lower: pd.DataFrame) -> Any:
         "greedy leaves (exact)": lower["greedy_size"], "greedy / s": lower["ratio"],
         "greedy leaves at the chapter's ε": lower["greedy_size_at_eps"],
         "top k levels only decoys": np.where(lower["t"] > 0, np.where(lower["decoys_first"], "yes", "no"), "—")})
-    return (shown.style.format({"greedy / s": "{:.1f}"}).hide(axis="index")
-            .set_caption("Nested decoy parities: BuildTopDownDT learning them exactly, and at the chapter's ε"))
+    return styled_table(shown, digits=1, caption="Nested decoy parities: BuildTopDownDT learning them exactly, "
+                        "and at the chapter's ε")
 
 
 def nested_decoy_measures(lower: pd.DataFrame) -> dict[str, float]:
@@ -255,8 +256,8 @@ def selector_size_table(constant: pd.DataFrame) -> Any:
         table[f"leaves, ε = {e}"] = [_span(a, b, "d") for a, b in zip(d["size_min"], d["size_max"])]
         table[f"greedy / s, ε = {e}"] = [_span(a, b, ".2f") for a, b in zip(d["ratio_min"], d["ratio_max"])]
     table = table.rename(columns={"explicit_size": "explicit size s", "orders": "variable orders"})
-    return (table.style.hide(axis="index")
-            .set_caption("BuildTopDownDT's tree against the explicit tree: ranges over the orders of the variables"))
+    return styled_table(table, caption="Decoy selector: BuildTopDownDT's tree against the explicit tree, ranges "
+                        "over the orders of the variables")
 
 
 def selector_measures(constant: pd.DataFrame) -> dict[str, Any]:
@@ -323,7 +324,7 @@ def fig_exponent(constant: pd.DataFrame, lower: pd.DataFrame) -> Any:
     """The exponent log(greedy) / log s against s: each family's measurements (ranges over orders) and its trend."""
     trends = exponent_trends(constant, lower).set_index("series")
     ranges = selector_ranges(constant)
-    fig, ax = figures.figure(1, height=3.8)
+    fig, ax = figures.figure(1, height=3.3)
     handles = []
     for j, (e, d) in enumerate(ranges.groupby("eps", sort=False)):
         mid = (d["exponent_min"] + d["exponent_max"]) / 2

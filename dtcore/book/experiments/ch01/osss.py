@@ -14,6 +14,7 @@ from .... import analysis, bounds
 from ....functions import random_tree
 from ....validate import check_int
 from ... import figures
+from ...chapter import styled_table
 from ...report import VerificationTable, worst
 from ...sweep import grid, sweep
 from .suprema import exhaustive_check
@@ -60,10 +61,10 @@ def osss_tightness(osss: pd.DataFrame) -> pd.DataFrame:
 def osss_tightness_table(osss: pd.DataFrame) -> Any:
     """:func:`osss_tightness` with readable headers and book numbering, styled."""
     shown = osss_tightness(osss).reset_index().rename(columns={
-        "s": "tree size s", "osss_min_ratio": "Theorem 1.1: smallest ratio", "osss_median_ratio": "Theorem 1.1: median",
-        "lemma53_max_ratio": "Lemma 1.2: largest ratio", "lemma53_median_ratio": "Lemma 1.2: median"})
-    return (shown.style.format({c: "{:.3f}" for c in shown.columns if c != "tree size s"}).hide(axis="index")
-            .set_caption("How tight: measured / bound, by tree size (Theorem 1.1 must stay ≥ 1, Lemma 1.2 ≤ 1)"))
+        "s": "tree size s", "osss_min_ratio": "OSSS: smallest ratio", "osss_median_ratio": "OSSS: median",
+        "lemma53_max_ratio": "[BLT20] Lemma 5.3: largest ratio", "lemma53_median_ratio": "[BLT20] Lemma 5.3: median"})
+    return styled_table(shown, digits=3, caption="Random trees, measured / bound by tree size ([OSSS05] Theorem 1.1 "
+                        "must stay ≥ 1, [BLT20] Lemma 5.3 ≤ 1)")
 
 
 def osss_measures(osss: pd.DataFrame) -> dict[str, float]:
@@ -75,7 +76,7 @@ def osss_measures(osss: pd.DataFrame) -> dict[str, float]:
 
 def fig_osss(osss: pd.DataFrame) -> Any:
     """The OSSS ratio (left, must be ≥ 1) and the [BLT20] Lemma 5.3 ratio (right, must be ≤ 1) by size."""
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.1)
     sns.boxplot(data=osss, x="s", y="osss_ratio", ax=axes[0], color="C0", fliersize=2)
     axes[0].axhline(1.0, color="k", ls="--", lw=1)
     axes[0].set(xlabel="tree size s", ylabel=r"$\max_i \mathrm{Inf}_i(f)\,/\,(\mathrm{Var}(f)/\log_2 s)$")

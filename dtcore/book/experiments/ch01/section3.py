@@ -17,6 +17,7 @@ from ....functions import address
 from ....grow import GrowthResult
 from ....tree import DecisionTree
 from ... import figures
+from ...chapter import styled_table
 
 
 # --- a traced run --------------------------------------------------------------------------------
@@ -35,9 +36,8 @@ def trace_table(trace: pd.DataFrame) -> Any:
     shown.loc[~split, ["score", "depth"]] = np.nan
     shown = shown.rename(columns={"leaves": "leaves before", "feature": "split on", "score": "score of the split",
                                   "depth": "depth of the split leaf"})
-    return (shown.style.format({"cost": "{:.4f}", "error": "{:.4f}", "score of the split": "{:.4f}",
-                                "depth of the split leaf": "{:.0f}"}, na_rep="—").hide(axis="index")
-            .set_caption("BuildTopDownDT on the 2-address multiplexer, step by step"))
+    return styled_table(shown, digits=4, caption="BuildTopDownDT on the 2-address multiplexer, step by step: the "
+                        "last row is the returned tree")
 
 
 def fig_trace_tree(tree: DecisionTree) -> Any:
@@ -49,7 +49,7 @@ def fig_trace_tree(tree: DecisionTree) -> Any:
 
 def fig_trace_cost(trace: pd.DataFrame, eps: float) -> Any:
     """Cost and error of the f-completion along the run: [BLT20] Lemma 5.1 in one picture."""
-    fig, ax = figures.figure(1, height=3.4)
+    fig, ax = figures.figure(1, height=2.8)
     ax.step(trace["leaves"], trace["cost"], where="post", label=r"cost$_f(T^\circ)$", lw=2)
     ax.step(trace["leaves"], trace["error"], where="post", label=r"error of the $f$-completion", lw=2)
     ax.axhline(eps, color="k", ls=":", label=f"ε = {eps}")

@@ -90,7 +90,7 @@ def exhaustive_check(suprema: pd.DataFrame, key: str) -> dict[str, Any]:
     reach = {"Lemma 5.1(1)": (0.0, 2.0 ** (n - 2)), "OSSS inequality": (0.0, float(n)),
              "Lemma 5.3": (0.0, n / 3)}.get(key, (0.0, math.inf))
     step = "" if pd.isna(row["leaves"]) else f", at the {_leaves_text(int(row['leaves']))} bare tree of BuildTopDownDT's run"
-    worst_where = (f"f = {row['table']} (hex truth table, s = {int(row['s'])}), uniform measure{step}; exhaustive: "
+    worst_where = (f"f = {row['table']}, s = {int(row['s'])}; hex truth table, uniform measure{step}; exhaustive: "
                    f"all {2 ** 2 ** n:,} functions on n = {n} ({int(row['cases']):,} cases); verdict {row['verdict']}")
     return {"result": key, "quantity": f"{quantity}, n ≤ {n}", "measured": measured, "bound": 1.0,
             "relation": relation, "reach": reach, "measured_by": measured_by, "bound_by": bound_by,

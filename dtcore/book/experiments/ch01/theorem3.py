@@ -18,6 +18,7 @@ from ....audit import worst_case
 from ....buildtopdown import build_top_down_dt
 from ....validate import check_int
 from ... import figures
+from ...chapter import styled_table
 from ...report import VerificationTable, worst
 from ...sweep import grid, sweep
 from .common import INFLUENCES, OPTIMAL, THEOREM3_FAMILIES, family_target, fits
@@ -74,26 +75,30 @@ def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
         at = biting.loc[ratio.idxmax()]
         where = ", ".join(f"{c} = {at[c]:g}" if isinstance(at[c], (int, float, np.number)) else f"{at[c]}"
                           for c in ("family", "s", "eps") if c in at.index)
-        out["size_over_bound_at"] = f"{where} (the run with the largest size / bound among {len(biting)} random runs)"
+        out["size_over_bound_at"] = (f"{where.replace('eps', 'ε')}; the run with the largest size / bound among "
+                                     f"{len(biting)} random runs")
     return out
 
 
 def fig_theorem3(thm3: pd.DataFrame, *, eps_grid: Sequence[float]) -> Any:
     """[BLT20] Theorem 3: the room under the bound in bits per family (left), median size against 1/ε (right)."""
     main = thm3[thm3["grid"] == "main"]
-    fig, axes = figures.figure(2, height=3.6)
+    fig, axes = figures.figure(2, height=3.2)
     gap = main.assign(gap=main["log2_bound"] - main["log2_size"]).groupby(["family", "s"], as_index=False)["gap"].min()
-    for fam, d in gap.groupby("family"):
-        axes[0].plot(d["s"], d["gap"], "o-", label=fam)
+    # four families: blue, orange, sky blue, purple with distinct markers (no red/green pair)
+    styles = [("#0072B2", "o"), ("#E69F00", "s"), ("#56B4E9", "^"), ("#CC79A7", "D"), ("#000000", "v")]
+    for (fam, d), (colour, marker) in zip(gap.groupby("family"), styles):
+        axes[0].plot(d["s"], d["gap"], marker=marker, ls="-", color=colour, label=fam)
     axes[0].axhline(0, color="k", ls="--", lw=1)
     axes[0].set(xscale="log", xlabel="target size s", ylabel=r"$\log_2$(bound) − $\log_2$(size)  [bits]",
-                title="room under the Theorem 1.2 bound")
+                title="room under the Theorem 3 bound")
     axes[0].set_xscale("log", base=2)
     axes[0].set_ylim(top=1.7 * max(float(gap["gap"].max()), 1.0))  # the room rises with s: the legend goes on top
     axes[0].legend(loc="upper left")
     by_eps = main[main["family"] == "random tree"].groupby(["eps", "s"], as_index=False)["size"].median()
-    for s_val, d in by_eps.groupby("s"):
-        axes[1].plot(1 / d["eps"], d["size"], "o-", label=f"s = {s_val}")
+    ramp = ["#56B4E9", "#0072B2", "#E69F00", "#CC79A7", "#000000", "#999999"]
+    for (s_val, d), colour, (_, marker) in zip(by_eps.groupby("s"), ramp, styles + styles):
+        axes[1].plot(1 / d["eps"], d["size"], marker=marker, ls="-", color=colour, label=f"$s = {s_val}$")
     axes[1].set(xscale="log", yscale="log", xlabel=r"$1/\varepsilon$", ylabel="median size (random trees)")
     axes[1].yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axes[1].yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
@@ -191,7 +196,7 @@ def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
     measured = ratio if relation == "<=" else (1.0 / ratio if ratio > 0 else math.inf)
     out = {"result": result, "quantity": f"{quantity}, n ≤ {n}", "measured": measured, "bound": 1.0,
            "relation": relation, "reach": (0.0, high(n)), "measured_by": measured_by, "bound_by": bound_by,
-           "worst_case": (f"f = {row['table']} (hex truth table, s = {int(row['s'])}), {row['note']}; exhaustive: all "
+           "worst_case": (f"f = {row['table']}, s = {int(row['s'])}; hex truth table, {str(row['note']).replace('eps', 'ε')}; exhaustive: all "
                           f"{2 ** 2 ** n:,} functions on n = {n}, ε through every breakpoint of each run "
                           f"({int(row['cases']):,} cases); verdict {row['verdict']}"),
            "tolerance": 1e-9}
@@ -201,14 +206,14 @@ def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
     return out
 
 
-#: How the page names each step (book numbering: Lemma 1.3 is paper Lemma 5.2, Lemma 1.4 paper Lemma 5.4).
+#: How the page names each step of the proof (the paper's numbers).
 _STEP_TEXT = {
-    "phase 1 drop": ("phase 1: one split", "cost drop ≥ cost / (L A B)", "Lemmas 1.1(2), 1.4"),
+    "phase 1 drop": ("phase 1: one split", "cost drop ≥ cost / (L A B)", "[BLT20] Lemmas 5.1(2), 5.4"),
     "phase 1 leaves": ("phase 1: its length", "ends within ⌈(C₀/(εA))^(AB)⌉ leaves", "phase 1 iterated"),
-    "phase 2 drop": ("phase 2: one split", "cost drop ≥ ε / (L B)", "Lemmas 1.1(2), 1.3"),
+    "phase 2 drop": ("phase 2: one split", "cost drop ≥ ε / (L B)", "[BLT20] Lemmas 5.1(2), 5.2"),
     "phase 2 harmonic": ("phase 2: its length", "Σ 1/L < B (C_L1/ε − 1)", "phase 2 summed"),
     "initial cost": ("start", "C₀ = Inf(f) ≤ log₂ s", "average depth ≤ log₂ s"),
-    "error over variance": ("Lemma 1.3's step", "error(g, ±1) ≤ Var(g)", "algebra"),
+    "error over variance": ("[BLT20] Lemma 5.2's step", "error(g, ±1) ≤ Var(g)", "algebra"),
 }
 
 
@@ -222,9 +227,8 @@ def theorem3_phase_table(phases: pd.DataFrame) -> Any:
                      "worst measured / bound": ratio,
                      "worst function (hex), s": f"{row['table']}, s = {int(row['s'])}",
                      "where": str(row["note"]).replace("eps", "ε")})
-    return (pd.DataFrame(rows).style.format({"worst measured / bound": "{:.3f}"}).hide(axis="index")
-            .set_caption("Theorem 1.2's proof at its worst over every function on n ≤ 4 and every ε "
-                         "(1 = at the bound)"))
+    return styled_table(pd.DataFrame(rows), digits=3, caption="[BLT20] Theorem 3's proof at its worst over every "
+                        "function on n ≤ 4 and every ε (1 = at the bound)")
 
 
 def theorem3_phase_glue(phases: pd.DataFrame) -> dict[str, Any]:
@@ -263,7 +267,7 @@ def check_theorem3_phases(table: VerificationTable, phases: pd.DataFrame) -> Non
             two_or_more = float(by_key.loc[key, "sup_ratio"])
             if float(one["sup_ratio"]) > two_or_more:
                 check["measured"] = float(one["sup_ratio"])
-                check["worst_case"] = (f"f = {one['table']} (hex truth table, s = {int(one['s'])}), {one['note']}, a "
+                check["worst_case"] = (f"f = {one['table']}, s = {int(one['s'])}; hex truth table, {str(one['note']).replace('eps', 'ε')}, a "
                                        f"phase 1 of one split (⌈x⌉ = 2 for x in (1, 2]); phases of two or more "
                                        f"splits reach {two_or_more:.4f}; exhaustive: all {2 ** 2 ** int(one['n']):,} "
                                        f"functions on n = {int(one['n'])}")
