@@ -332,7 +332,15 @@ def test_learner_seconds_table1_frame_style_and_glue(target, runs, setting):
     values = table_1.table1_glue(runs, seconds, setting, eta_grid=[0.0, 0.05, 0.1])
     find_at_max = runs[(runs.algorithm == "FIND") & (runs.eta == 0.1)]
     assert values["ch3_excess_F"] == pytest.approx(find_at_max["error"].max() - setting.opt)
-    assert values["ch3_strongest_adv"] in ADVERSARIES and values["ch3_etamax"] == 0.1
+    assert values["ch3_strongest_adv"] in common.ADVERSARY_LABELS.values() and values["ch3_etamax"] == 0.1
+    assert r"\(\mathrm{opt} + 2\eta + \varepsilon\)" in html and "n^O(" not in html   # typeset, not ASCII
+
+
+def test_adversaries_have_words_and_colours_without_a_red_green_pair():
+    assert set(common.ADVERSARY_LABELS) == set(ADVERSARIES)
+    assert set(common.ADVERSARY_COLOURS) == set(common.ADVERSARY_LABELS.values())
+    colours = set(common.ADVERSARY_COLOURS.values())
+    assert not {"#009E73", "#D55E00"} <= colours and common.adversary_label("point_mass") == "point mass"
 
 
 # --- the depth FIND needs ---------------------------------------------------------------------------
