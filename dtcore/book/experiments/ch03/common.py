@@ -79,6 +79,6 @@ def rows_changed(X0: np.ndarray, y0: np.ndarray, X: np.ndarray, y: np.ndarray) -
     return int(((X != X0).any(axis=1) | (y != y0)).sum())
 
 
-def styled(frame: pd.DataFrame, headers: dict[str, str], *, digits: int = 4) -> Any:
-    """``frame`` for the page (:func:`dtcore.book.chapter.styled_table`)."""
-    return styled_table(frame, headers, digits=digits)
+def styled(frame: pd.DataFrame, headers: dict[str, str], *, digits: int = 4, caption: str = "") -> Any:
+    """``frame`` for the page (:func:`dtcore.book.chapter.styled_table`), with its caption."""
+    return styled_table(frame, headers, digits=digits, caption=caption)
