@@ -99,7 +99,7 @@ def depth_sweep_figure(sweep_frame: pd.DataFrame, per_d: pd.DataFrame) -> Figure
     ax.set_ylabel("excess error over opt")
     ax.set_title("Cutting at depth d (Cor. 4.1)")
     ax.set_xticks(per_d.index)
-    ax.legend(loc="lower left")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)   # below the axes: no entry hidden under a series
     ax = axes[1]
     ax.scatter(sweep_frame["d"], sweep_frame["find_excess"], color="C1", alpha=0.5, s=20)
     ax.plot(per_d.index, per_d["find_excess"], "o-", color="C1", label="FIND (worst rep)")
@@ -109,7 +109,7 @@ def depth_sweep_figure(sweep_frame: pd.DataFrame, per_d: pd.DataFrame) -> Figure
     ax.set_title("FIND vs best depth-d (Lemma 4.2)")
     ax.set_xticks(per_d.index)
     ax.set_ylim(-0.01, 0.45)
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     return fig
 
 
