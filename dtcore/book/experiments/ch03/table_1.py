@@ -342,14 +342,19 @@ def table1_frame(runs: pd.DataFrame, seconds: dict[tuple[str, str], float], *, n
     return table1.drop(columns="key")
 
 
-#: Table 1's stated running times and guarantees, typeset (MathJax reads ``\\(...\\)`` in a table cell).
-_TYPESET = {"n^O(log(s/ε))": r"\(n^{O(\log(s/\varepsilon))}\)",
-            "O_s(1)·n^O(log s)·poly(1/ε)": r"\(O_s(1)\cdot n^{O(\log s)}\cdot \mathrm{poly}(1/\varepsilon)\)",
-            "n^O(log(s/ε)/ε²)": r"\(n^{O(\log(s/\varepsilon)/\varepsilon^2)}\)",
-            "opt + O(√η) + ε": r"\(\mathrm{opt} + O(\sqrt{\eta}) + \varepsilon\)",
-            "2·opt + 2η + ε": r"\(2\,\mathrm{opt} + 2\eta + \varepsilon\)",
-            "opt + ε (η = 0 only)": r"\(\mathrm{opt} + \varepsilon\) (\(\eta = 0\) only)",
-            "opt + 2η + ε": r"\(\mathrm{opt} + 2\eta + \varepsilon\)"}
+def _maths(tex: str) -> str:
+    """Inline maths for a table cell: Sphinx's maths span, which the book's MathJax typesets in an output."""
+    return f'<span class="math notranslate nohighlight">\\({tex}\\)</span>'
+
+
+#: Table 1's stated running times and guarantees, typeset.
+_TYPESET = {"n^O(log(s/ε))": _maths(r"n^{O(\log(s/\varepsilon))}"),
+            "O_s(1)·n^O(log s)·poly(1/ε)": _maths(r"O_s(1)\cdot n^{O(\log s)}\cdot \mathrm{poly}(1/\varepsilon)"),
+            "n^O(log(s/ε)/ε²)": _maths(r"n^{O(\log(s/\varepsilon)/\varepsilon^2)}"),
+            "opt + O(√η) + ε": _maths(r"\mathrm{opt} + O(\sqrt{\eta}) + \varepsilon"),
+            "2·opt + 2η + ε": _maths(r"2\,\mathrm{opt} + 2\eta + \varepsilon"),
+            "opt + ε (η = 0 only)": _maths(r"\mathrm{opt} + \varepsilon") + " (" + _maths(r"\eta = 0") + " only)",
+            "opt + 2η + ε": _maths(r"\mathrm{opt} + 2\eta + \varepsilon")}
 
 
 def table1_style(table1: pd.DataFrame, *, caption: str = "") -> Any:
@@ -373,8 +378,9 @@ def table1_style(table1: pd.DataFrame, *, caption: str = "") -> Any:
 
     def label(column: str) -> str:
         text = column.replace(" (as stated in the paper)", ", as stated").replace("worst error, ", "worst error ")
-        text = re.sub(r"η=([0-9.e-]+)", r"at \\(\\eta = \1\\)", text)
-        return re.sub(r"n=([0-9]+)", r"\\(n = \1\\)", text).replace("exponent in n", "exponent in \\(n\\)")
+        text = re.sub(r"η=([0-9.e-]+)", lambda m: "at " + _maths(r"\eta = " + m.group(1)), text)
+        text = re.sub(r"n=([0-9]+)", lambda m: _maths("n = " + m.group(1)), text)
+        return text.replace("exponent in n", "exponent in " + _maths("n"))
 
     shown = pd.DataFrame({short[row["algorithm"]]: {c: cell(c, row[c]) for c in table1.columns if c != "algorithm"}
                           for _, row in table1.iterrows()})
