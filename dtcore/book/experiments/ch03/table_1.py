@@ -215,7 +215,7 @@ def table1_figure(runs: pd.DataFrame, setting: NoisySetting, *, eta_grid: Sequen
     import seaborn as sns
 
     eta_axis = np.linspace(0, max(eta_grid), 100)
-    fig, axes = figures.figure(1, 3, height=7.2)
+    fig, axes = figures.figure(1, 3, height=6.6)
     reach = 1.0 - setting.opt
     for ax, name in zip(axes, LEARNERS):
         mine = runs[runs["algorithm"] == name].assign(adversary=lambda f: f["adversary"].map(adversary_label))
