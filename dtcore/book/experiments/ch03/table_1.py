@@ -232,7 +232,7 @@ def table1_figure(runs: pd.DataFrame, setting: NoisySetting, *, eta_grid: Sequen
         ax.set_title(f"{name}: {_GUARANTEE_LABEL[name]}")
         ax.set_xlabel(r"corruption rate $\eta$")
         ax.set_ylabel(r"error$_T(h)$ − opt")
-    axes[-1].legend(title="adversary", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3)
+    axes[-1].legend(title="adversary", loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=3)   # below the x label
     return fig
 
 
