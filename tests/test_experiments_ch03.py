@@ -332,7 +332,16 @@ def test_learner_seconds_table1_frame_style_and_glue(target, runs, setting):
     values = table_1.table1_glue(runs, seconds, setting, eta_grid=[0.0, 0.05, 0.1])
     find_at_max = runs[(runs.algorithm == "FIND") & (runs.eta == 0.1)]
     assert values["ch3_excess_F"] == pytest.approx(find_at_max["error"].max() - setting.opt)
-    assert values["ch3_strongest_adv"] in ADVERSARIES and values["ch3_etamax"] == 0.1
+    assert values["ch3_strongest_adv"] in common.ADVERSARY_LABELS.values() and values["ch3_etamax"] == 0.1
+    assert r'<span class="math notranslate nohighlight">\(\mathrm{opt} + 2\eta + \varepsilon\)</span>' in html
+    assert "n^O(" not in html   # typeset, not ASCII
+
+
+def test_adversaries_have_words_and_colours_without_a_red_green_pair():
+    assert set(common.ADVERSARY_LABELS) == set(ADVERSARIES)
+    assert set(common.ADVERSARY_COLOURS) == set(common.ADVERSARY_LABELS.values())
+    colours = set(common.ADVERSARY_COLOURS.values())
+    assert not {"#009E73", "#D55E00"} <= colours and common.adversary_label("point_mass") == "point mass"
 
 
 # --- the depth FIND needs ---------------------------------------------------------------------------
@@ -637,3 +646,35 @@ def test_theorem_4_row_is_an_observation_when_the_bound_is_above_one_minus_opt()
     assert len(table.failures()) == 1
     text = theorem_4.theorem_4_glue(big, l2_m_star=5, m=10, scale="full")["ch3_l2_sentence"]
     assert "[0.2000, 0.8000]" in text and "observation" in text
+
+
+# --- Lemma 3.1 as a theorem row: FIND's excess over the least errors is 0, and a suboptimal FIND fails it ----------
+
+def _cross(difference: float) -> pd.DataFrame:
+    return pd.DataFrame({"check": ["brute force"] * 2, "n": [3, 4], "m": [49, 49], "d": [1, 2],
+                         "find": [10.0, 8.0 + difference], "reference": [10, 8], "difference": [0.0, difference]})
+
+
+def test_lemma_3_1_rows_are_tight_theorem_rows_that_a_suboptimal_find_fails():
+    table = VerificationTable()
+    lemma_3_1.check_find_crosscheck(table, _cross(0.0))
+    bench = pd.DataFrame({"m": [100], "n": [8], "d": [2], "FIND errors": [40.0], "pystreed errors": [40]})
+    lemma_3_1.check_benchmark(table, bench)
+    rows = table.frame()
+    assert (rows["kind"] == "theorem").all() and rows["holds"].all() and rows["tight"].astype(bool).all()
+    assert not lint_table(table)
+    worse = VerificationTable()
+    lemma_3_1.check_find_crosscheck(worse, _cross(1.0))      # FIND one error above the optimum
+    below = VerificationTable()
+    lemma_3_1.check_find_crosscheck(below, _cross(-1.0))     # a reference that missed a tree
+    assert not worse.frame()["holds"].any() and not below.frame()["holds"].any()
+
+
+def test_every_row_of_the_page_names_a_blt21_ledger_entry():
+    from dtcore.book import ledger
+
+    results = ["Fact 1.1", "Fact 1.2", "Sec. 1.3 (mean function)", "Lemma 2.1", "Lemma 3.1", "Lemma 3.2", "Lemma 4.2",
+               "Corollary 4.1", "Theorem 1", "Theorem 3", "Theorem 4", "Definition 2 (budget)", "Sec. 1.1 (2η minimum)",
+               "Proposition 5.1", "Lemma 5.2", "Lemma 5.4", "Hoeffding (fixed q)", "Table 1"]
+    for result in results:
+        assert ledger.entry_for_row("03_stochastic_trees", result).startswith("[BLT21] ")

@@ -21,6 +21,19 @@ from ...report import Provenance, VerificationTable
 LEARNERS = ("FIND", "L2 (low-degree)", "L1 regression")
 
 
+#: How the page names each adversary of :data:`dtcore.noise.ADVERSARIES` (words, not code names).
+ADVERSARY_LABELS = {"random": "random flips", "find": "FIND's leaves", "moving": "moving rows",
+                    "point_mass": "point mass", "subcube": "subcube"}
+#: One colour per adversary from the book's Okabe–Ito palette, with no red/green pair among them.
+ADVERSARY_COLOURS = {"random flips": "#000000", "FIND's leaves": "#0072B2", "moving rows": "#E69F00",
+                     "point mass": "#CC79A7", "subcube": "#56B4E9"}
+
+
+def adversary_label(name: str) -> str:
+    """The page's name of an adversary (``"point_mass"`` -> ``"point mass"``); unknown names pass through."""
+    return ADVERSARY_LABELS.get(str(name), str(name))
+
+
 #: The label of the book's box restating each learner's theorem.
 THEOREM_BOX = {"FIND": "thm-blt21-3", "L2 (low-degree)": "thm-blt21-4", "L1 regression": "thm-blt21-4"}
 
@@ -66,6 +79,6 @@ def rows_changed(X0: np.ndarray, y0: np.ndarray, X: np.ndarray, y: np.ndarray) -
     return int(((X != X0).any(axis=1) | (y != y0)).sum())
 
 
-def styled(frame: pd.DataFrame, headers: dict[str, str], *, digits: int = 4) -> Any:
-    """``frame`` for the page (:func:`dtcore.book.chapter.styled_table`)."""
-    return styled_table(frame, headers, digits=digits)
+def styled(frame: pd.DataFrame, headers: dict[str, str], *, digits: int = 4, caption: str = "") -> Any:
+    """``frame`` for the page (:func:`dtcore.book.chapter.styled_table`), with its caption."""
+    return styled_table(frame, headers, digits=digits, caption=caption)

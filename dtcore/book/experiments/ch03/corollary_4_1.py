@@ -99,17 +99,18 @@ def depth_sweep_figure(sweep_frame: pd.DataFrame, per_d: pd.DataFrame) -> Figure
     ax.set_ylabel("excess error over opt")
     ax.set_title("Cutting at depth d (Cor. 4.1)")
     ax.set_xticks(per_d.index)
-    ax.legend(loc="lower left")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)   # below the axes: no entry hidden under a series
     ax = axes[1]
-    ax.scatter(sweep_frame["d"], sweep_frame["find_excess"], color="C1", alpha=0.5, s=20)
-    ax.plot(per_d.index, per_d["find_excess"], "o-", color="C1", label="FIND (worst rep)")
+    find_colour = figures.method_colour("FIND")
+    ax.scatter(sweep_frame["d"], sweep_frame["find_excess"], color=find_colour, alpha=0.5, s=20)
+    ax.plot(per_d.index, per_d["find_excess"], "o-", color=find_colour, label="FIND (worst rep)")
     ax.plot(per_d.index, per_d["find_bound"], "k:", marker="^", label=r"best + $2\gamma_d$")
-    ax.plot(per_d.index, per_d["best_excess"], "-", color="C0", alpha=0.6, label="best depth-d tree")
+    ax.plot(per_d.index, per_d["best_excess"], "--", color="C0", label="best depth-d tree")
     ax.set_xlabel("depth d")
     ax.set_title("FIND vs best depth-d (Lemma 4.2)")
     ax.set_xticks(per_d.index)
     ax.set_ylim(-0.01, 0.45)
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     return fig
 
 

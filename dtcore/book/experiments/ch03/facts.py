@@ -25,7 +25,7 @@ FACT_NOISE_SCALES = (0.05, 0.1, 0.2, 0.4)
 
 def target_figure(target: DecisionTree) -> Figure:
     """The chapter's random stochastic target drawn as a tree ([BLT21] Sec. 1, Figure 1)."""
-    fig, ax = figures.figure(1, height=min(12.0, 0.9 * (target.depth + 1) + 0.6))
+    fig, ax = figures.figure(1, height=min(12.0, 0.72 * (target.depth + 1) + 0.6))
     target.draw(ax=ax, fontsize=10)
     return fig
 

@@ -64,7 +64,7 @@ def lemma_2_1_figure(lemma: pd.DataFrame, summary: pd.DataFrame, *, n: int) -> F
     ax.set_xlabel("copies stacked, c")
     ax.set_ylabel(r"$\mathbb{E}_x|\mu_T - \mu_{\overline{T}}|$")
     ax.set_title("L1 distance to the target")
-    ax.legend()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)   # below the axes: never over the points or the bound
     ax = axes[1]
     ax.plot(summary.index, np.log2(summary["max_size"]), "o-", label="stack (max over draws)")
     ax.plot(summary.index, summary["log2_size_bound"], "k--", label=r"bound $s^c$")
@@ -72,7 +72,7 @@ def lemma_2_1_figure(lemma: pd.DataFrame, summary: pd.DataFrame, *, n: int) -> F
     ax.set_xlabel("copies stacked, c")
     ax.set_ylabel(r"$\log_2$ size")
     ax.set_title("Size of the stack")
-    ax.legend(loc="upper left")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     return fig
 
 

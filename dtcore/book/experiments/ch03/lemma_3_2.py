@@ -75,10 +75,10 @@ def find_timing_figure(timing: pd.DataFrame, *, benchmark_m: int) -> Figure:
 def check_find_timing(table: VerificationTable, slope_m: float, slope_n: float) -> None:
     """[BLT21] Lemma 3.2's fitted exponents (:func:`find_timing_slopes`), shown: timings fix no exponent."""
     table.observation("Lemma 3.2", "fitted exponent of FIND's time in |X| (d = 3, n = 32; the lemma's O(|X|) is 1)",
-                      slope_m, box="Lemma 3.3",
+                      slope_m, box="lem-blt21-3-1",
                       why="timings on a shared machine are noisy and the lemma's O(|X|) hides constants")
     table.observation("Lemma 3.2", "fitted exponent of FIND's time in n (d = 3; batched counting gives at most 3)",
-                      slope_n, box="Lemma 3.3", why="n^O(d) fixes no exponent; timings on a shared machine are noisy")
+                      slope_n, box="lem-blt21-3-1", why="n^O(d) fixes no exponent; timings on a shared machine are noisy")
 
 
 def find_timing_glue(slope_m: float, slope_n: float) -> dict[str, object]:

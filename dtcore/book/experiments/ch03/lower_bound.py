@@ -197,7 +197,7 @@ def lower_bound_figure(pair: pd.DataFrame, pair_tests: pd.DataFrame, *, eta_pair
     excess in units of η' (right) against η' and 2η'."""
     import seaborn as sns
 
-    fig, axes = figures.figure(2, height=4.6)
+    fig, axes = figures.figure(2, height=4.1)
     sns.stripplot(data=pair, x="algorithm", y="a_R", hue="sign", dodge=True, jitter=0.15, ax=axes[0],
                   palette={"+": "C3", "-": "C0"}, size=5, alpha=0.7)
     axes[0].set_ylabel(r"$a_R(h) = \mathbb{E}_{x\in R}\,\Pr[h(x)=1]$")

@@ -64,7 +64,7 @@ def proposition_5_1_figure(prop: pd.DataFrame, spectrum: pd.DataFrame) -> Figure
     axes[0].set_xlabel("level |S|")
     axes[0].set_ylabel(r"$\sum_{|S|=j}\hat\mu_T(S)^2$")
     axes[0].set_title(r"Spectrum of $\mu_T$")
-    axes[0].legend(title="size s")
+    axes[0].legend(title="size s", ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     ratio = prop.assign(ratio=(prop["disagree"] / prop["eps"]).clip(lower=1e-3))
     sns.stripplot(data=ratio, x="eps", y="ratio", hue="s", dodge=True, ax=axes[1], palette="crest", legend=False)
     axes[1].axhline(1.0, color="k", ls="--", label="bound")
@@ -72,7 +72,7 @@ def proposition_5_1_figure(prop: pd.DataFrame, spectrum: pd.DataFrame) -> Figure
     axes[1].set_xlabel("ε")
     axes[1].set_ylabel(r"$\Pr_x[\mu_{T'} \neq \mu_T]\,/\,\varepsilon$ (≥ 0.001)")
     axes[1].set_title(r"$T'$ cut at $\lceil\log_2(s/\varepsilon)\rceil$")
-    axes[1].legend(loc="center left")
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)   # below the axes, not over the points
     return fig
 
 

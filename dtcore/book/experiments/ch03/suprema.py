@@ -67,7 +67,7 @@ def check_exhaustive(table: VerificationTable, suprema: pd.DataFrame, result: st
     if result not in EXHAUSTIVE_FORMS:
         raise ValueError(f"result must be one of {list(EXHAUSTIVE_FORMS)}, got {result!r}")
     row = suprema.loc[result]
-    witness = f"{row['table']} ({row['note']}; {int(row['cases']):,} cases)"
+    witness = f"{row['table']}; {row['note']}; {int(row['cases']):,} cases"   # the witness, then the search
     common = dict(box=EXHAUSTIVE_BOX[result], worst_case=witness, tolerance=worst_case.TIGHT_TOLERANCE)
     if result == "Lemma 2.1":
         # E_r|Binomial(c, μ)/c − μ| ≤ 2μ(1 − μ) ≤ 1/2 (Jensen over the copies), so the ratio is at most √c

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,8 @@ from ... import figures
 from ...report import VerificationTable, worst
 from ...seeds import experiment_streams
 from ...sweep import sweep
-from .common import LEARNERS, THEOREM_BOX, positive_int, random_bits, rows_changed, time_best, theorem_or_observation
+from ...chapter import styled_table
+from .common import ADVERSARY_COLOURS, LEARNERS, THEOREM_BOX, adversary_label, positive_int, random_bits, rows_changed, time_best, theorem_or_observation
 
 
 #: What the Fact 4.3 chain compares, per learner.
@@ -213,10 +215,12 @@ def table1_figure(runs: pd.DataFrame, setting: NoisySetting, *, eta_grid: Sequen
     import seaborn as sns
 
     eta_axis = np.linspace(0, max(eta_grid), 100)
-    fig, axes = figures.figure(1, 3, height=10.5)
+    fig, axes = figures.figure(1, 3, height=6.6)
     reach = 1.0 - setting.opt
     for ax, name in zip(axes, LEARNERS):
-        sns.lineplot(data=runs[runs["algorithm"] == name], x="eta", y="excess", hue="adversary", style="adversary",
+        mine = runs[runs["algorithm"] == name].assign(adversary=lambda f: f["adversary"].map(adversary_label))
+        sns.lineplot(data=mine, x="eta", y="excess", hue="adversary", style="adversary", palette=ADVERSARY_COLOURS,
+                     hue_order=list(ADVERSARY_COLOURS), style_order=list(ADVERSARY_COLOURS),
                      markers=True, errorbar=("pi", 100), ax=ax, legend=name == LEARNERS[-1])
         curve = np.array([setting.final_bounds(e)[name] for e in eta_axis]) - setting.opt
         ax.plot(eta_axis, np.minimum(curve, reach), "k--", label="guarantee − opt")
@@ -228,7 +232,7 @@ def table1_figure(runs: pd.DataFrame, setting: NoisySetting, *, eta_grid: Sequen
         ax.set_title(f"{name}: {_GUARANTEE_LABEL[name]}")
         ax.set_xlabel(r"corruption rate $\eta$")
         ax.set_ylabel(r"error$_T(h)$ − opt")
-    axes[-1].legend(title="adversary", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3)
+    axes[-1].legend(title="adversary", loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=3)   # below the x label
     return fig
 
 
@@ -338,17 +342,33 @@ def table1_frame(runs: pd.DataFrame, seconds: dict[tuple[str, str], float], *, n
     return table1.drop(columns="key")
 
 
-def table1_style(table1: pd.DataFrame) -> Any:
+def _maths(tex: str) -> str:
+    """Inline maths for a table cell: Sphinx's maths span, which the book's MathJax typesets in an output."""
+    return f'<span class="math notranslate nohighlight">\\({tex}\\)</span>'
+
+
+#: Table 1's stated running times and guarantees, typeset.
+_TYPESET = {"n^O(log(s/ε))": _maths(r"n^{O(\log(s/\varepsilon))}"),
+            "O_s(1)·n^O(log s)·poly(1/ε)": _maths(r"O_s(1)\cdot n^{O(\log s)}\cdot \mathrm{poly}(1/\varepsilon)"),
+            "n^O(log(s/ε)/ε²)": _maths(r"n^{O(\log(s/\varepsilon)/\varepsilon^2)}"),
+            "opt + O(√η) + ε": _maths(r"\mathrm{opt} + O(\sqrt{\eta}) + \varepsilon"),
+            "2·opt + 2η + ε": _maths(r"2\,\mathrm{opt} + 2\eta + \varepsilon"),
+            "opt + ε (η = 0 only)": _maths(r"\mathrm{opt} + \varepsilon") + " (" + _maths(r"\eta = 0") + " only)",
+            "opt + 2η + ε": _maths(r"\mathrm{opt} + 2\eta + \varepsilon")}
+
+
+def table1_style(table1: pd.DataFrame, *, caption: str = "") -> Any:
     """:func:`table1_frame` for the page, transposed so that it stays narrow at any η grid: one column per
-    algorithm, one row per statement or measurement (errors to 4 places, seconds to 3, "not run" for gaps,
-    "yes"/"no" for whether the output is a tree)."""
+    algorithm, one row per statement or measurement (the stated running times and guarantees typeset, errors to
+    4 places, seconds to 3, "not run" for gaps, "yes"/"no" for whether the output is a tree), in the book's one
+    table style (:func:`dtcore.book.chapter.styled_table`)."""
     short = {"L2 regression (low-degree) [LMN93]": "L2 [LMN93]", "L1 polynomial regression [KKMS08]": "L1 [KKMS08]",
              "Learning mixtures of subcubes [CM19]": "subcubes [CM19]",
              "FIND on a stochastic-leaf approximation (this paper)": "FIND (this paper)"}
 
     def cell(column: str, value: object) -> str:
         if isinstance(value, str):
-            return value
+            return _TYPESET.get(value, value)
         if column == "returns a tree":
             return "yes" if value else "no"
         if value is None or not np.isfinite(value):
@@ -356,10 +376,16 @@ def table1_style(table1: pd.DataFrame) -> Any:
         return f"{value:.3f}" if column.startswith("seconds") else f"{value:.2f}" if column.startswith("time") \
             else f"{value:.4f}"
 
+    def label(column: str) -> str:
+        text = column.replace(" (as stated in the paper)", ", as stated").replace("worst error, ", "worst error ")
+        text = re.sub(r"η=([0-9.e-]+)", lambda m: "at " + _maths(r"\eta = " + m.group(1)), text)
+        text = re.sub(r"n=([0-9]+)", lambda m: _maths("n = " + m.group(1)), text)
+        return text.replace("exponent in n", "exponent in " + _maths("n"))
+
     shown = pd.DataFrame({short[row["algorithm"]]: {c: cell(c, row[c]) for c in table1.columns if c != "algorithm"}
                           for _, row in table1.iterrows()})
-    shown.index = [c.replace(" (as stated in the paper)", ", as stated").replace("η=", "η = ") for c in shown.index]
-    return shown.style.set_table_attributes('style="font-size: 90%"')
+    shown.insert(0, "", [label(c) for c in shown.index])
+    return styled_table(shown.reset_index(drop=True), caption=caption)
 
 
 def table1_glue(runs: pd.DataFrame, seconds: dict[tuple[str, str], float], setting: NoisySetting, *,
@@ -375,11 +401,11 @@ def table1_glue(runs: pd.DataFrame, seconds: dict[tuple[str, str], float], setti
         values[f"ch3_time_exp_{tag}"] = float(math.log(seconds[name, "n+4"] / seconds[name, "n"]) / math.log((n + 4) / n))
     at_max = runs[runs.eta == e_max]
     find_max = at_max[at_max.algorithm == "FIND"].groupby("adversary")["excess"].max()
-    values["ch3_strongest_adv"] = str(find_max.idxmax())
+    values["ch3_strongest_adv"] = adversary_label(find_max.idxmax())
     values["ch3_strongest_ratio"] = float(find_max.max() / (2 * e_max)) if e_max > 0 else 0.0
     for name, tag in zip(LEARNERS[1:], ("L2", "L1")):
-        values[f"ch3_strongest_adv_{tag}"] = str(at_max[at_max.algorithm == name].groupby("adversary")["excess"]
-                                                 .max().idxmax())
+        values[f"ch3_strongest_adv_{tag}"] = adversary_label(at_max[at_max.algorithm == name].groupby("adversary")
+                                                            ["excess"].max().idxmax())
         values[f"ch3_max_gap_{tag}"] = float(runs.loc[runs.algorithm == name, "gap_fit"].max())
     return values
 

@@ -20,7 +20,7 @@ from ....stochastic import error, mean_table, sample
 from ... import figures
 from ...report import VerificationTable
 from ...seeds import experiment_streams
-from .common import LEARNERS, positive_int
+from .common import LEARNERS, adversary_label, positive_int
 from .table_1 import NoisySetting
 
 
@@ -94,13 +94,14 @@ def exponent_figure(runs: pd.DataFrame, fits: pd.DataFrame) -> Figure:
     for i, (name, grp) in enumerate(runs.groupby("algorithm", sort=False)):
         positive = grp[grp["excess"] > 0]
         f = fits.set_index("algorithm").loc[name]
-        ax.scatter(positive["eta"], positive["excess"], color=f"C{i}", s=18, alpha=0.6)
-        label = f"{name.split()[0]} ({f['adversary']}): "
+        colour = figures.method_colour(name)
+        ax.scatter(positive["eta"], positive["excess"], color=colour, s=18, alpha=0.6)
+        label = f"{name.split()[0]} ({adversary_label(f['adversary'])}): "
         if np.isfinite(f["exponent"]):
             line = np.exp(np.polyfit(np.log(positive["eta"]), np.log(positive["excess"]), 1)[1]) * etas ** f["exponent"]
-            ax.plot(etas, line, "-", color=f"C{i}", label=label + f"{f['exponent']:.2f} [{f['low']:.2f}, {f['high']:.2f}]")
+            ax.plot(etas, line, "-", color=colour, label=label + f"{f['exponent']:.2f} [{f['low']:.2f}, {f['high']:.2f}]")
         else:
-            ax.plot([], [], "-", color=f"C{i}", label=label + "too few positive excesses")
+            ax.plot([], [], "-", color=colour, label=label + "too few positive excesses")
     ax.plot(etas, 2 * np.sqrt(2 * etas), "k--", label=r"$2\sqrt{2\eta}$")
     ax.plot(etas, 2 * etas, "k:", label=r"$2\eta$")
     ax.set_xscale("log")
@@ -124,16 +125,16 @@ def exponent_glue(fits: pd.DataFrame, *, reps: int, etas: Sequence[float]) -> di
         tag = f["algorithm"].split()[0]
         values |= {f"ch3_exp_{tag}": float(f["exponent"]), f"ch3_exp_{tag}_low": float(f["low"]),
                    f"ch3_exp_{tag}_high": float(f["high"]), f"ch3_exp_{tag}_zero": int(f["zero excess"]),
-                   f"ch3_exp_{tag}_adv": str(f["adversary"])}
+                   f"ch3_exp_{tag}_adv": adversary_label(f["adversary"])}
     parts, short = [], []
     for _, f in fits.iterrows():
         name = f["algorithm"].split()[0]
         if np.isfinite(f["exponent"]):
-            parts.append(f"{name}'s, under the '{f['adversary']}' adversary, is {f['exponent']:.2f} (95% interval "
+            parts.append(f"{name}'s, under the '{adversary_label(f['adversary'])}' adversary, is {f['exponent']:.2f} (95% interval "
                          f"{f['low']:.2f} to {f['high']:.2f}; {f['zero excess']} of {f['runs']} runs without excess)")
             short.append(f"{f['exponent']:.2f} ({name})")
         else:
-            parts.append(f"{name}'s, under the '{f['adversary']}' adversary, cannot be fitted: {f['zero excess']} of "
+            parts.append(f"{name}'s, under the '{adversary_label(f['adversary'])}' adversary, cannot be fitted: {f['zero excess']} of "
                          f"{f['runs']} runs had no excess at all")
             short.append(f"no fit ({name}: {f['zero excess']} of {f['runs']} runs without excess)")
     values["ch3_exp_sentence"] = "; ".join(parts)

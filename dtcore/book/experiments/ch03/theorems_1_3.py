@@ -20,7 +20,7 @@ from ....stochastic import deterministic_depths, error, mean_table, opt, sample,
 from ....tree import DecisionTree
 from ...report import VerificationTable
 from ...seeds import experiment_streams
-from .common import positive_int, theorem_or_observation
+from .common import adversary_label, positive_int, theorem_or_observation
 from .printed_bounds import printed_gamma
 
 
@@ -181,8 +181,8 @@ def theorem_rows(worst_members: dict[str, tuple[TheoremMember, str, float]], *, 
         where = (f"target {member.target.size} leaves, {coins_above_internal_nodes(member.target)} coin(s) inside, "
                  f"query depth {int(deterministic_depths(member.target).max())}, opt {member.opt:.3f}, "
                  f"best depth-{depth} excess {member.best_excess:.3f}"
-                 + ("" if adversary == "none" else f"; '{adversary}' adversary at η = {eta:g}")
-                 + f" ({restarts} random restarts + {steps} local steps; worst of {reps} fresh samples)")
+                 + ("" if adversary == "none" else f"; '{adversary_label(adversary)}' adversary at η = {eta:g}")
+                 + f"; {restarts} random restarts + {steps} local steps; worst of {reps} fresh samples")
         rows.append({"result": theorem, "adversary": adversary, "eta": eta, "worst_error": float(errors.max()),
                      "mean_error": float(errors.mean()), "opt": member.opt, "best_excess": member.best_excess,
                      "eps": eps, "bound": bounds.blt21_find_error_bound(member.opt, eta, eps),
