@@ -117,11 +117,14 @@ def figure2_figure(runs: pd.DataFrame, n: int) -> Figure:
 
     Balanced targets have depth 4 in (a) and 3 in (b); chains min(16, n + 1) and min(8, n + 1) leaves.
     """
-    fig, axes = figures.figure(1, 5, height=12.0, gridspec_kw={"height_ratios": [1, 1, 1, 1, 0.25]})
-    for k, (family, panel) in enumerate((f, p) for p in "ab" for f in PAPER_SHAPES):
-        _figure2_panel(axes[k], runs, panel, family, n)
-    axes[4].axis("off")  # a legend row below the panels, so each keeps the full width
-    axes[4].legend(*axes[0].get_legend_handles_labels(), loc="center", ncol=2)
+    fig, axes = figures.figure(2, 3, height=7.5, gridspec_kw={"height_ratios": [1, 1, 0.22]})
+    for row, panel in enumerate("ab"):  # rows: panel (a) against 1/eps, panel (b) against n; columns: the shapes
+        for col, family in enumerate(PAPER_SHAPES):
+            _figure2_panel(axes[row, col], runs, panel, family, n)
+    for ax in axes[2]:
+        ax.axis("off")  # a legend row below the panels
+    axes[2, 0].legend(*axes[0, 0].get_legend_handles_labels(), loc="center", ncol=3,
+                      bbox_to_anchor=(1.1, 0.5))
     return fig
 
 
