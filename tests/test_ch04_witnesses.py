@@ -28,3 +28,12 @@ def test_rerandomisation_influence_of_a_biased_dictator() -> None:
     _, _, infs = witnesses.subcube_statistics(f, p)
     assert infs[0] == 2 * Fraction(1, 10) * Fraction(9, 10) and infs[1:] == [0, 0, 0]
     assert witnesses.greedy_frontier(f, p, 2) == [((0, 0),), ((0, 1),)]
+
+
+def test_runs_for_power_matches_the_binomial_count() -> None:
+    from scipy.stats import binom
+
+    from dtcore.book.experiments.ch04 import selection
+
+    n = selection.runs_for_power(0.1, 0.05)
+    assert binom.sf(binom.ppf(0.99, n, 0.05), n, 0.1) >= 0.8 > binom.sf(binom.ppf(0.99, n - 1, 0.05), n - 1, 0.1)
