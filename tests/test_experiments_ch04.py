@@ -426,7 +426,7 @@ def test_figure2_runs(fig2):
 
 
 def test_figure2_figures(fig2):
-    assert_figure(ch04.figure2.figure2_figure(fig2, 5), 5)  # four panels and the legend row
+    assert_figure(ch04.figure2.figure2_figure(fig2, 5), 6)  # four panels (a 2 × 2 grid) and a legend row of two axes
     assert_figure(ch04.figure2.labels_figure(fig2, 5), 2)
 
 

@@ -105,3 +105,67 @@ def check_appendix_e(table: VerificationTable, paths: pd.DataFrame, e1_deviation
                    "max |ln bound(D, Δ of a built complete tree) − (log2 s)²·ln(e/ε)| over depths and biases",
                    e1_deviation, 1e-9, computed_by=((bounds.mgbh26_log_size_bound, DecisionTree.average_depth),
                                                     "(log2 s)^2 ln(e/eps) of the tree's leaf count"))
+
+
+E1_MEASURES: tuple[tuple[float, ...], ...] = ((0.5, 0.5, 0.5, 0.5), (0.1, 0.1, 0.1, 0.1), (0.1, 0.3, 0.7, 0.9),
+                                              (0.02, 0.5, 0.5, 0.98))
+"""The measures of E.1's exhaustive check: page 7's three and the measure of its E.1 witness `05bd`."""
+
+
+def appendix_e1_class(measures: Sequence[Sequence[float]] = E1_MEASURES, n: int = 4) -> pd.DataFrame:
+    """[MGBH26] App. E.1 on its class: every f on ``n`` variables whose smallest tree is complete over its relevant
+    variables (r relevant variables, smallest size s = 2^r), and every f whose smallest tree is complete (s = 2^D) but
+    reads more than log2 s variables (outside E.1's hypothesis, the class page 7 searched).
+
+    One row per (measure, class): the number of functions, the largest and smallest log2 s / Δ_opt, with Δ_opt the
+    least μ-average depth of a tree computing f, and the function (hex truth table) of the largest. E.1 says
+    Δ = D = log2 s for a complete tree of size s over log2 s variables, so on its class the ratio is 1.
+    """
+    from .... import exhaustive
+    tables = exhaustive.all_tables(n)
+    opt = exhaustive.optimal_trees(tables)
+    size = opt.root_size.astype(np.int64)
+    depth = opt.root_depth.astype(np.int64)
+    points = np.arange(2 ** n)
+    relevant = sum((tables != tables[:, points ^ (1 << i)]).any(axis=1).astype(np.int64) for i in range(n))
+    complete = (size >= 2) & (size == 2 ** depth)
+    classes = {"in E.1's hypothesis (r = log2 s)": complete & (2 ** relevant == size),
+               "outside it (r > log2 s)": complete & (2 ** relevant > size)}
+    rows = []
+    for p in measures:
+        avg = exhaustive.minimum_average_depth_by_cap(tables, ProductDistribution(np.asarray(p, dtype=float)))[-1]
+        ratio = np.log2(np.maximum(size, 1)) / np.where(avg > 0, avg, np.nan)
+        for name, mask in classes.items():
+            r = ratio[mask]
+            k = int(np.flatnonzero(mask)[np.argmax(r)])
+            rows.append({"measure": "p = 1/2" if len(set(p)) == 1 and p[0] == 0.5 else f"p = {tuple(p)}"
+                         if len(set(p)) > 1 else f"p = {p[0]:g}", "class": name, "functions": int(mask.sum()),
+                         "max": float(r.max()), "min": float(r.min()), "witness": f"{k:0{2 ** n // 4}x}",
+                         "witness_relevant": int(relevant[k]), "witness_size": int(size[k])})
+    return pd.DataFrame(rows)
+
+
+def check_appendix_e1_class(table: VerificationTable, frame: pd.DataFrame) -> None:
+    """[MGBH26] App. E.1: on its class log2 s / Δ_opt ≤ 1 (a theorem row, tight: the ratio is exactly 1); outside
+    its hypothesis the ratio can exceed 1 (an observation: a remark, not a refutation)."""
+    inside = frame[frame["class"].str.startswith("in")]
+    outside = frame[frame["class"].str.startswith("outside")]
+    measures = len(inside)
+    worst_in = inside.loc[inside["max"].idxmax()]
+    table.theorem("App. E.1", f"sup of log2 s / Δ_opt over every f on 4 variables whose smallest tree is complete over "
+                  f"its r = log2 s relevant variables ({int(inside['functions'].iloc[0]):,} functions), "
+                  f"{measures} product measures", float(inside["max"].max()), 1.0, reach=(0.0, math.inf),
+                  reach_why="log2 s over a least average depth that can be far below the depth",
+                  tolerance=1e-9, measured_by="dtcore.exhaustive.minimum_average_depth_by_cap",
+                  bound_by="dtcore.exhaustive.optimal_trees",
+                  worst_case=f"f = {worst_in['witness']}, {worst_in['measure']}; every function of the class",
+                  box="lem-mgbh-e-1",
+                  note="Δ = D = log2 s: a tree over r variables with a leaf above depth r has "
+                                           "fewer than 2^r leaves")
+    worst_out = outside.loc[outside["max"].idxmax()]
+    table.observation("App. E.1", "sup of log2 s / Δ_opt over f whose smallest tree is complete but reads more than "
+                      "log2 s variables (outside E.1's hypothesis)", float(worst_out["max"]), 1.0,
+                      why="outside E.1's hypothesis (a complete tree of size s over n = log2 s variables): a remark "
+                          "on where the equality stops, not a refutation",
+                      worst_case=f"f = {worst_out['witness']} ({int(worst_out['witness_relevant'])} variables, "
+                                 f"s = {int(worst_out['witness_size'])}), {worst_out['measure']}", box="lem-mgbh-e-1")

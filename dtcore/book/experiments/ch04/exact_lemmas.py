@@ -76,19 +76,20 @@ def exact_lemmas(*, biases: Sequence[float], n: int, n_functions: int, seed: int
 def exact_lemmas_figure(exact: pd.DataFrame) -> Figure:
     """[MGBH26] Lemma 4.1 (error against cost) and Lemma C.1 (printed against corrected) on random targets."""
     fig, axes = figures.figure(1, 2, height=10.0)
-    sns.scatterplot(data=exact, x="bare_cost", y="bare_error", hue="bias", s=14, ax=axes[0])
+    palette = dict(zip(exact["bias"].unique(), figures.OKABE_ITO))
+    sns.scatterplot(data=exact, x="bare_cost", y="bare_error", hue="bias", s=14, ax=axes[0], palette=palette)
     lim = float(exact["bare_cost"].max()) * 1.05
     axes[0].plot([0, lim], [0, lim], "k--", lw=1, label="error = cost (bound)")
     axes[0].set_xlabel(r"cost$(T^\circ)$")
     axes[0].set_ylabel(r"error$(T^\circ, f)$")
-    axes[0].set_title("Lemma 4.1")
+    axes[0].set_title("[MGBH26] Lemma 4.1")
     figures.legend(axes[0], "below", title="bias", ncol=2)
-    sns.histplot(data=exact, x="c1_paper", hue="bias", bins=40, ax=axes[1], element="step", log_scale=True,
+    sns.histplot(data=exact, x="c1_paper", hue="bias", bins=40, ax=axes[1], element="step", log_scale=True, palette=palette,
                  legend=False)
-    axes[1].axvline(1.0, color="C3", ls="--", label=r"as printed: ratio $\geq 1$")
+    axes[1].axvline(1.0, color=figures.OKABE_ITO[3], ls="--", label=r"as printed: ratio $\geq 1$")
     axes[1].axvline(0.5, color="k", ls="-", label=r"corrected: ratio $\geq 1/2$")
     axes[1].set_xlabel(r"$\max_i \mathrm{Inf}^\mu_i(f)\,/\,(\mathrm{Var}(f)/\Delta)$")
-    axes[1].set_title("Lemma 4.5 (paper's Lemma C.1)")
+    axes[1].set_title("[MGBH26] Lemma C.1")
     figures.legend(axes[1], "below")
     return fig
 
@@ -108,37 +109,37 @@ def check_exact_lemmas(table: VerificationTable, exact: pd.DataFrame) -> None:
     """[MGBH26] Lemmas 4.1, 4.2, 4.3, C.2, C.1 (corrected; printed refuted by the dictator) and OSSS."""
     l41_ratio = (exact["bare_error"] / exact["bare_cost"].where(exact["bare_cost"] > 0)).dropna()
     table.observation("Lemma 4.1", "max error(T°,f) / cost(T°) over random bare trees", worst(l41_ratio), 1.0,
-                      box="Lemma 4.1", why=RANDOM_INSTANCES)
+                      box="lem-mgbh-4-1", why=RANDOM_INSTANCES)
     table.observation("Lemma 4.2", "max Inf(f) / (D·Var(f))", worst(exact["total_inf"] / (exact["D"] * exact["var"])),
-                      1.0, box="Lemma 4.2", why=RANDOM_INSTANCES)
+                      1.0, box="lem-mgbh-4-2", why=RANDOM_INSTANCES)
     table.observation("Lemma 4.2", "max Inf(f) / Δ(T)", worst(exact["total_inf"] / exact["Delta"]), 1.0,
-                      box="Lemma 4.2", why=RANDOM_INSTANCES)
+                      box="lem-mgbh-4-2", why=RANDOM_INSTANCES)
     table.observation("Lemma 4.2 (sharper, ours)", "max Inf(f) / Δ(T), against 1/2",
-                      worst(exact["total_inf"] / exact["Delta"]), 0.5, box="Lemma 4.2", why=RANDOM_INSTANCES)
+                      worst(exact["total_inf"] / exact["Delta"]), 0.5, box="lem-mgbh-4-2", why=RANDOM_INSTANCES)
     table.observation("Lemma 4.3", "max |cost drop − score| of a split", worst((exact["drop"] - exact["score"]).abs()),
-                      1e-12, box="Lemma 4.3", why=RANDOM_INSTANCES)
+                      1e-12, box="lem-mgbh-4-3", why=RANDOM_INSTANCES)
     table.observation("Lemma C.2", "max max_i Inf_i / (2·error(f,±1))", worst(exact["max_inf"] / (2 * exact["err"])),
-                      1.0, box="Lemma 4.4", why=RANDOM_INSTANCES)
+                      1.0, box="lem-mgbh-c-2", why=RANDOM_INSTANCES)
     table.identity("Lemma C.2", "max |Var(f) − 4·err·(1 − err)|, err = error(f,±1) (so 2·err ≤ Var)",
-                   worst((exact["var"] - 4 * exact["err"] * (1 - exact["err"])).abs()), 1e-12, box="Lemma 4.4",
+                   worst((exact["var"] - 4 * exact["err"] * (1 - exact["err"])).abs()), 1e-12, box="lem-mgbh-c-2",
                    computed_by=(analysis.variance, analysis.constant_error))
     # not in the exhaustive layer: OSSS's product form stays a theorem row on random targets
     table.theorem("OSSS (product form)", "max Var(f) / Σ δ_i·2Inf_i", worst(exact["var"] / exact["osss_rhs"]), 1.0,
                   reach=UNBOUNDED, reach_why="Σ δ_i·2Inf_i can be arbitrarily small against Var(f) before OSSS is known",
                   measured_by=analysis.variance, bound_by=(analysis.influences, DecisionTree.leaf_probabilities),
                   worst_case=f"{len(exact)} random decision-tree targets (2 to 32 leaves) per bias and a mixed μ",
-                  tolerance=1e-12, box="Lemma 4.5")
+                  tolerance=1e-12, box="lem-mgbh-c-1")
     table.observation("Lemma C.1 (corrected)", "min max_i Inf_i / (Var/(2Δ))", worst(exact["c1_correct"], "min"), 1.0,
-                      relation=">=", box="Lemma 4.5", why=RANDOM_INSTANCES)
+                      relation=">=", box="lem-mgbh-c-1", why=RANDOM_INSTANCES)
     # the dictator x0 under p = 1/2 (Delta = 1): the printed C.1 fails, the corrected one is tight
     uniform = ProductDistribution.uniform(3)
     dict_inf = float(analysis.influences(dictator_table(), uniform, "rerandomised").max())
     dict_var = analysis.variance(dictator_table(), uniform)
     table.observation("Lemma C.1 (printed)", "dictator, p = 1/2: max_i Inf_i against the printed Var/Δ",
                       dict_inf, bounds.mgbh26_lemma_c1_max_influence_lower(dict_var, 1.0, paper_form=True),
-                      relation=">=", box="Lemma 4.5", worst_case="the dictator x0, found by hand",
+                      relation=">=", box="lem-mgbh-c-1", worst_case="the dictator x0, found by hand",
                       why="a second witness of the refutation the exhaustive row counts: one refuted statement, "
                           "one counterexample row")
     table.identity("Lemma C.1 (corrected)", "dictator, p = 1/2: |max_i Inf_i − Var/(2Δ)| (tight)",
-                   abs(dict_inf - bounds.mgbh26_lemma_c1_max_influence_lower(dict_var, 1.0)), 1e-12, box="Lemma 4.5",
+                   abs(dict_inf - bounds.mgbh26_lemma_c1_max_influence_lower(dict_var, 1.0)), 1e-12, box="lem-mgbh-c-1",
                    computed_by=(analysis.influences, (bounds.mgbh26_lemma_c1_max_influence_lower, analysis.variance)))

@@ -117,11 +117,14 @@ def figure2_figure(runs: pd.DataFrame, n: int) -> Figure:
 
     Balanced targets have depth 4 in (a) and 3 in (b); chains min(16, n + 1) and min(8, n + 1) leaves.
     """
-    fig, axes = figures.figure(1, 5, height=12.0, gridspec_kw={"height_ratios": [1, 1, 1, 1, 0.25]})
-    for k, (family, panel) in enumerate((f, p) for p in "ab" for f in PAPER_SHAPES):
-        _figure2_panel(axes[k], runs, panel, family, n)
-    axes[4].axis("off")  # a legend row below the panels, so each keeps the full width
-    axes[4].legend(*axes[0].get_legend_handles_labels(), loc="center", ncol=2)
+    fig, axes = figures.figure(2, 3, height=7.5, gridspec_kw={"height_ratios": [1, 1, 0.22]})
+    for row, panel in enumerate("ab"):  # rows: panel (a) against 1/eps, panel (b) against n; columns: the shapes
+        for col, family in enumerate(PAPER_SHAPES):
+            _figure2_panel(axes[row, col], runs, panel, family, n)
+    for ax in axes[2]:
+        ax.axis("off")  # a legend row below the panels
+    axes[2, 0].legend(*axes[0, 0].get_legend_handles_labels(), loc="center", ncol=3,
+                      bbox_to_anchor=(1.1, 0.5))
     return fig
 
 
@@ -195,26 +198,26 @@ def check_figure2(table: VerificationTable, runs: pd.DataFrame, delta: float) ->
     where = (f"{len(runs)} runs: balanced and path targets under each bias, panel (a) over ε and (b) over n "
              "(random draws)")
     table.theorem("Algorithm 2 (Sec. 5.3)", "fraction of runs with exact error ≤ ε", float(ok.mean()), 1 - delta,
-                  relation=">=", reach=(0.0, 1.0), box="Algorithm 4.3", measured_by=audit_practical_run,
+                  relation=">=", reach=(0.0, 1.0), box="alg-mgbh-2", measured_by=audit_practical_run,
                   bound_by="the guarantee's confidence 1 − δ", worst_case=where)
     rate = delta * math.pi ** 2 / 96
     power = count_row_power(len(runs), accept_failures_allowed(len(runs), delta), rate)
     table.observation("Lemma 5.4 (case 2)",
                       f"runs with exact error > 3ε/4 + Hoeffding slack of M_EE (= 7ε/8), of {len(runs)} "
                       "(limit: binomial 99% quantile)", float((~tight).sum()),
-                      float(accept_failures_allowed(len(runs), delta)), box="Lemma 4.12", worst_case=where,
+                      float(accept_failures_allowed(len(runs), delta)), box="lem-mgbh-5-4", worst_case=where,
                       why=f"power {power:.3f} against the rate δπ²/96 = {rate:.4f} it guards (a row needs 0.8)")
     table.observation("Lemma 5.4 (case 1)", "fraction of runs that split past a tree with error(T*) ≤ ε/2",
-                      float(overshoot.mean()) if len(multi) else 0.0, delta, box="Lemma 4.12", worst_case=where,
+                      float(overshoot.mean()) if len(multi) else 0.0, delta, box="lem-mgbh-5-4", worst_case=where,
                       why=f"{len(runs)} runs cannot tell a failure rate δ = {delta:g} from 0 at 0.8 power by a "
                           "fraction compared with δ itself")
     table.observation("Lemma 5.3", "max (error(T) − error(T*)) / sqrt(2(l ln 2 + ln(16j²/δ))/M_LL)", worst(gap53), 1.0,
-                      box="Lemma 4.11", why="at the paper's M_LL the majority labels are optimal in nearly every run; "
+                      box="lem-mgbh-5-3", why="at the paper's M_LL the majority labels are optimal in nearly every run; "
                                             "the schedule-sweep row tests the lemma where its bound bites")
     # the schedules are the algorithm's own budget: the count re-reads it (an identity guarding the code)
     table.identity("Secs. 5.2–5.3 (M_S, M_LL, M_EE)",
                    "max |z| of measured label queries against the schedules at the final step (tolerance: 5 s.d.)",
-                   worst(runs["queries_z"].abs()), 5.0, box="Algorithm 4.3", reads_rule="budget rule",
+                   worst(runs["queries_z"].abs()), 5.0, box="alg-mgbh-2", reads_rule="budget rule",
                    computed_by=("dtcore.audit.oracles.CountingOracle", schedule_use))
     table.observation("Sec. 5.5", "max label queries / the per-step sample counts of Sec. 5.5 summed over j ≤ J",
                       worst(runs["label_queries"] / runs["sec55_queries"]), 1.0,
@@ -254,7 +257,7 @@ def speed_glue(speed: pd.DataFrame) -> dict[str, object]:
 def check_speed(table: VerificationTable, speed: pd.DataFrame, eps: float = 0.10) -> None:
     """[MGBH26] Algorithm 2 (Sec. 5.3): the n = 20 run's exact error is at most eps."""
     table.theorem("Algorithm 2 (Sec. 5.3)", "n = 20, ε = 0.1 run: exact error", float(speed["error"].iloc[0]), eps,
-                  reach=(0.0, 0.5), box="Algorithm 4.3", measured_by=tree_disagreement,
+                  reach=(0.0, 0.5), box="alg-mgbh-2", measured_by=tree_disagreement,
                   bound_by="the guarantee's ε", worst_case="one balanced depth-4 target, uniform μ (random draw)")
 
 

@@ -118,20 +118,20 @@ def check_lemma44(table: VerificationTable, runs: pd.DataFrame, dictator: pd.Dat
     """[MGBH26] Lemmas 4.4 and 4.5 on random targets (D-, Δ- and printed forms) and the dictator."""
     greedy = _greedy_at(runs, eps)
     for result, quantity, column, box in (
-            ("Lemma 4.4 (D-form, provable)", "min score / (ε/(jD_opt)), random targets", "l44_Dform", "Lemma 4.6"),
-            ("Lemma 4.5 (D-form, provable)", "min score / (cost/(2jD²)), random targets", "l45_Dform", "Lemma 4.7"),
-            ("Lemma 4.4 (Δ-form)", "min score / (ε/(jΔ_opt)), random targets", "l44_corrected", "Lemma 4.6"),
-            ("Lemma 4.5 (printed)", "min score / (cost/(jDΔ)), random targets", "l45_printed", "Lemma 4.7")):
+            ("Lemma 4.4 (D-form, provable)", "min score / (ε/(jD_opt)), random targets", "l44_Dform", "lem-mgbh-4-4"),
+            ("Lemma 4.5 (D-form, provable)", "min score / (cost/(2jD²)), random targets", "l45_Dform", "lem-mgbh-4-5"),
+            ("Lemma 4.4 (Δ-form)", "min score / (ε/(jΔ_opt)), random targets", "l44_corrected", "lem-mgbh-4-4"),
+            ("Lemma 4.5 (printed)", "min score / (cost/(jDΔ)), random targets", "l45_printed", "lem-mgbh-4-5")):
         table.observation(result, quantity, worst(greedy[column], "min"), 1.0, relation=">=", box=box,
                           why=RANDOM_INSTANCES)
     table.observation("Lemma 4.4 (printed)", "dictator: max over biases of score / (2ε/(jΔ))",
-                      worst(dictator["score"] / dictator["printed_bound"]), 1.0, relation=">=", box="Lemma 4.6",
+                      worst(dictator["score"] / dictator["printed_bound"]), 1.0, relation=">=", box="lem-mgbh-4-4",
                       worst_case="the dictator x0 under each bias, found by hand",
                       why="the exhaustive row counts this refutation at the same witness (the dictator): one refuted "
                           "statement, one counterexample row")
     table.observation("Lemma 4.4 (Δ-form)", "dictator: min over biases of score / (ε/(jΔ))",
                       worst(dictator["score"] / dictator["corrected_bound"], "min"), 1.0, relation=">=",
-                      box="Lemma 4.6", why="a hand-picked function; the exhaustive supremum above is the check")
+                      box="lem-mgbh-4-4", why="a hand-picked function; the exhaustive supremum above is the check")
 
 
 def gated_majority_runs(ks: Sequence[int] = (5, 7, 9), qs: Sequence[float] = (0.02, 0.05, 0.1)) -> pd.DataFrame:
@@ -158,7 +158,7 @@ def gated_majority_figure(gated: pd.DataFrame) -> Figure:
     fig, ax = figures.figure(1, height=5.0)
     x = np.arange(len(gated))
     for offset, column in ((-0.27, "printed"), (0.0, "Delta-form"), (0.27, "D-form")):
-        ax.bar(x + offset, gated[column], 0.27, label=f"Lemma 4.6, {column}")
+        ax.bar(x + offset, gated[column], 0.27, label=f"[MGBH26] Lemma 4.4, {column}")
     ax.axhline(1, color="k", ls="--", lw=1, label="bound (ratio 1)")
     ax.set_xticks(x, [f"k={k}\nq={q:g}" for k, q in zip(gated["k"], gated["q"])])
     ax.set_ylabel("min score / bound")
@@ -177,14 +177,14 @@ def check_gated_majority(table: VerificationTable, gated: pd.DataFrame) -> None:
     """[MGBH26] Lemma 4.4's Δ-form refuted; the provable D-forms of Lemmas 4.4 and 4.5 hold."""
     settings = f"x0 ∧ Maj_k, k in {sorted(set(gated['k']))}, q in {sorted(set(gated['q']))}, ε = 0.9·error"
     table.counterexample("Lemma 4.4 (Δ-form)", "gated majority: min score / (ε/(jΔ_opt))",
-                         worst(gated["Delta-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="Lemma 4.6",
+                         worst(gated["Delta-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="lem-mgbh-4-4",
                          worst_case=settings)
     # scores replayed on the truth table; bounds from the target's own D_opt and the step's error or cost
     table.theorem("Lemma 4.4 (D-form, provable)", "gated majority: min score / (ε/(jD_opt))",
-                  worst(gated["D-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="Lemma 4.6",
+                  worst(gated["D-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="lem-mgbh-4-4",
                   measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma44_score_lower,
                   worst_case=settings)
     table.theorem("Lemma 4.5 (D-form, provable)", "gated majority: min score / (cost/(2jD²))",
-                  worst(gated["l45 D-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="Lemma 4.7",
+                  worst(gated["l45 D-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="lem-mgbh-4-5",
                   measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma45_score_lower,
                   worst_case=settings)

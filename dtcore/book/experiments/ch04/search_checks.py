@@ -67,6 +67,7 @@ def printed_bounds() -> list[tuple[str, Any, Any, list[tuple]]]:
     """Each bound a counted row uses: (name, the :mod:`dtcore.bounds` call, the printed formula afresh, arguments)."""
     e = math.e
     depths = [(d, a) for d in (1, 2, 3, 5) for a in (0.5, 1.0, 1.7, 3.0) if a <= d]
+    schedule_args = [(j, d, x, n) for j in (1, 2, 7) for d in (0.01, 0.1, 0.5) for x in (0.05, 0.2) for n in (3, 20)]
     return [
         ("MGBH26 Lemma C.1 as printed: Var/Δ", lambda v, a: bounds.mgbh26_lemma_c1_max_influence_lower(v, a, True),
          lambda v, a: v / a, [(v, a) for v in (0.1, 0.64, 1.0) for a in (0.5, 1.0, 2.5)]),
@@ -91,6 +92,20 @@ def printed_bounds() -> list[tuple[str, Any, Any, list[tuple]]]:
          lambda d, a, x: max((a / (x * d)) ** (d * a), 1.0), [(d, a, x) for d, a in depths for x in (0.05, 0.1, 0.3)]),
         ("MGBH26 Lemma 4.7: J_1 e^(ΔD)", bounds.mgbh26_lemma47_total_steps, lambda j, d, a: j * e ** (a * d),
          [(j, d, a) for j in (1, 3) for d, a in depths]),
+        # Algorithm 2's schedules (Secs. 5.2-5.3) and Lemma 5.3's gap, as printed
+        ("MGBH26 Sec. 5.2 M_S: 12(j+1)n/ε · ln(4j²(j+1)n/δ)", bounds.mgbh26_score_pairs_needed,
+         lambda j, d, x, n: 12 * (j + 1) * n / x * math.log(4 * j * j * (j + 1) * n / d), schedule_args),
+        ("MGBH26 Sec. 5.3 M_LL: 128((j+1) ln 2 + ln(16j²/δ))/ε²", lambda j, d, x, n: bounds.mgbh26_label_points_needed(j, x, d),
+         lambda j, d, x, n: 128 * ((j + 1) * math.log(2) + math.log(16 * j * j / d)) / x ** 2, schedule_args),
+        ("MGBH26 Lemma 5.4 M_EE: 32/ε² · ln(16j²/δ)", lambda j, d, x, n: bounds.mgbh26_error_points_needed(j, x, d),
+         lambda j, d, x, n: 32 / x ** 2 * math.log(16 * j * j / d), schedule_args),
+        ("MGBH26 Lemma 5.3: sqrt(2(l ln 2 + ln(16j²/δ))/m̂)", bounds.mgbh26_lemma53_label_gap,
+         lambda l, j, d, m: math.sqrt(2 * (l * math.log(2) + math.log(16 * j * j / d)) / m),
+         [(l, j, d, m) for l in (1, 2, 9) for j in (1, 4, 8) for d in (0.01, 0.1) for m in (50.0, 1e4)]),
+        # the book's one-sided Hoeffding step of Lemma 5.4: exp(-2 m t²) = δ/(16 j²) at M_EE is t = ε/8 exactly
+        ("MGBH26 Lemma 5.4 Hoeffding deviation at M_EE(j): ε/8",
+         lambda j, d, x, n: bounds.mgbh26_error_estimate_deviation(32 / x ** 2 * math.log(16 * j * j / d), j, d),
+         lambda j, d, x, n: x / 8, schedule_args),
     ]
 
 

@@ -270,3 +270,33 @@ def selection_search_glue(runs: pd.DataFrame, candidates: pd.DataFrame) -> dict[
     return {"ch4_sel_z": float(candidates["z"].min()), "ch4_sel_steps": SELECTION_STEPS,
             "ch4_sel_floor": SELECTION_EPS_FLOOR, "ch4_sweep_min_scale": f"1/{round(1 / float(runs['scale'].min()))}",
             "ch4_sweep_err_fail": int((sweep_end["error"] > sweep_end["eps"]).sum()), "ch4_sweep_runs": len(sweep_end)}
+
+
+def runs_for_power(rate: float, null_rate: float, *, power: float = 0.8, confidence: float = 0.99,
+                   max_runs: int = 100_000) -> int:
+    """The fewest runs for which a count allowed up to its ``confidence`` binomial quantile at ``null_rate`` fails
+    with probability ≥ ``power`` when runs fail independently at ``rate`` (0 when ``max_runs`` do not reach it)."""
+    if not 0 < null_rate < rate < 1:
+        raise ValueError(f"rate must lie in (null_rate, 1) with null_rate in (0, 1), got {rate!r} and {null_rate!r}")
+    runs = np.arange(10, max_runs + 1)
+    allowed = binom.ppf(confidence, runs, null_rate)
+    reached = np.flatnonzero(binom.sf(allowed, runs, rate) >= power)
+    return int(runs[reached[0]]) if len(reached) else 0
+
+
+def selection_power_glue(runs: pd.DataFrame, delta: float, candidates: pd.DataFrame) -> dict[str, object]:
+    """The audit's power in numbers: the bad-pick probability at the smallest z found (normal approximation), the
+    count row's power against δ/2 itself, the runs it would need against twice that rate, and the measured safety
+    factor of the paper's schedules (1 / the largest schedule factor at which a bad pick occurred)."""
+    from scipy.stats import norm
+
+    full = runs[(runs["scale"] == 1.0) & (runs["premise_steps"] > 0)]
+    lower = runs[runs["scale"] < 1.0].groupby("scale")["failed"].sum()
+    onset = [s for s, c in sorted(lower.items(), reverse=True) if c > 0]
+    exponent = round(float(norm.logsf(float(candidates["z"].min())) / math.log(10)))
+    superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return {"ch4_sel_badpick": f"about 10{str(exponent).translate(superscript)}",
+            "ch4_sel_power": count_row_power(len(full), _selection_allowed(len(full), delta), delta / 2),
+            "ch4_sel_runs_needed": runs_for_power(delta, delta / 2),
+            "ch4_sel_safety": f"about {round(1 / onset[0])}" if onset else
+                              f"above {round(1 / min(lower.index))}" if len(lower) else "not measured"}

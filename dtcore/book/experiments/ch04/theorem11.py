@@ -37,9 +37,13 @@ def size_figure(runs: pd.DataFrame, eps: float) -> Figure:
     axes[0].set_ylabel("tree size (mean ± sd)")
     axes[0].set_title(f"Algorithm 1, ε = {eps:g}")
     figures.legend(axes[0], "below")
-    for rule, column, name in (("greedy", "log10_thm11", "Theorem 4.1"), ("adversarial 1/4", "log10_thm51", "Theorem 4.2")):
+    for rule, column, name, style in (("greedy", "log10_thm11", "Theorem 1.1", dict(marker="o", s=22, facecolors="none",
+                                                                                 edgecolors=figures.OKABE_ITO[0])),
+                                      ("adversarial 1/4", "log10_thm51", "Theorem 5.1",
+                                       dict(marker="x", s=18, color=figures.OKABE_ITO[3]))):
         d = runs[runs["rule"] == rule]
-        axes[1].scatter(d["log10_size"], d[column] - d["log10_size"], s=14, label=f"{rule} vs {name}")
+        axes[1].scatter(d["log10_size"], d[column] - d["log10_size"], label=f"{rule} against [MGBH26] {name}",
+                        alpha=0.8, **style)
     axes[1].axhline(0, color="k", ls="--", lw=1, label="size = bound")
     axes[1].set_yscale("symlog", linthresh=1)
     axes[1].set_xlabel(r"$\log_{10}$ measured size")
@@ -88,24 +92,24 @@ def check_size(table: VerificationTable, runs: pd.DataFrame, eps: float, n: int)
     # so the row guards the code (truth table against the algorithm's bookkeeping), not Theorem 1.1
     excess = worst(runs.loc[runs["eps"] == eps, "final_error"]) - eps
     table.identity("Algorithm 1 (stop rule)", "max excess of the returned tree's exact error over ε",
-                   max(excess, 0.0), 1e-12, box="Algorithm 4.1", reads_rule="stop rule",
+                   max(excess, 0.0), 1e-12, box="alg-mgbh-1", reads_rule="stop rule",
                    computed_by=("dtcore.buildtopdown.build_top_down_dt", "dtcore.tree.DecisionTree.truth_table"),
                    note="the stop rule sums leaf errors, the truth table counts points: rounding apart")
     table.identity("Algorithm 1 (selection rule)", "max (best − chosen) exact score, greedy rule (replayed)",
-                   worst(g["max_greedy_gap"].dropna()), 1e-12, box="Algorithm 4.1", reads_rule="selection rule",
+                   worst(g["max_greedy_gap"].dropna()), 1e-12, box="alg-mgbh-1", reads_rule="selection rule",
                    computed_by=("dtcore.grow.select_best", "dtcore.audit.replay.replay"))
     # Theorem 5.1's premise is the 1/4 rule itself: replayed exact scores against the selector's choice
     share = worst(a["min_share"].dropna(), "min")
     table.identity("Theorem 5.1 (1/4 selection rule)", "max shortfall of min chosen/best exact score below 1/4, "
-                   "adversarial rule (replayed)", max(0.25 - share, 0.0), 1e-12, box="Algorithm 4.2",
+                   "adversarial rule (replayed)", max(0.25 - share, 0.0), 1e-12, box="alg-mgbh-robust",
                    reads_rule="selection rule", computed_by=(select_quarter_adversarial, "dtcore.audit.replay.replay"),
                    note=f"smallest share {share:.4f}")
     where = "balanced, path and shallow targets under each bias (random draws)"
     _bound_where_it_bites(table, "Theorem 1.1", "max size / bound, greedy", g["size"], _size_bound(g["log10_thm11"]),
-                          2.0 ** g["relevant"], "Theorem 4.1", VACUOUS, measured_by="dtcore.buildtopdown.build_top_down_dt",
+                          2.0 ** g["relevant"], "thm-mgbh-1-1", VACUOUS, measured_by="dtcore.buildtopdown.build_top_down_dt",
                           bound_by=bounds.mgbh26_log_size_bound, worst_case=where)
     _bound_where_it_bites(table, "Theorem 5.1", "max size / bound, adversarial 1/4", a["size"],
-                          _size_bound(a["log10_thm51"]), 2.0 ** a["relevant"], "Theorem 4.2", VACUOUS,
+                          _size_bound(a["log10_thm51"]), 2.0 ** a["relevant"], "thm-mgbh-5-1", VACUOUS,
                           measured_by="dtcore.buildtopdown.build_top_down_dt", bound_by=bounds.mgbh26_log_size_bound,
                           worst_case=where)
 
@@ -138,7 +142,7 @@ def phases_figure(runs: pd.DataFrame, n: int) -> Figure:
     g, _ = _by_rule(runs)
     ceiling = 2.0 ** g["relevant"] - 1
     fig, ax = figures.figure(1, height=5.0)
-    names = ("Lemma 4.8: $J_1$ / bound", "Lemma 4.9: $J_{total}$ / bound")
+    names = ("[MGBH26] Lemma 4.6: $J_1$ / bound", "[MGBH26] Lemma 4.7: $J_{total}$ / bound")
     biting = [g[bound_column] < ceiling for _, bound_column in PHASES]
     if not any(bites.any() for bites in biting):
         ax.text(0.5, 0.5, f"No greedy run ({len(g)} runs) has a phase bound below $2^r - 1$,\n"
@@ -152,8 +156,7 @@ def phases_figure(runs: pd.DataFrame, n: int) -> Figure:
         ax.scatter(g.loc[bites, bound_column], g.loc[bites, column] / g.loc[bites, bound_column], s=16, label=name)
     ax.axhline(1, color="k", ls="--", lw=1, label="ratio 1 (bound)")
     ax.set_xscale("log")
-    ax.set_yscale("symlog", linthresh=0.01)
-    ax.set_ylim(0, 2)
+    ax.set_ylim(-0.05, 1.15)  # linear: most J_1 are 0, which a logarithmic axis cannot show
     ax.set_xlabel("bound (splits)")
     ax.set_ylabel("measured splits / bound")
     ax.set_title("Phase bounds along greedy runs, bound below $2^r - 1$")
@@ -167,11 +170,11 @@ def check_phases(table: VerificationTable, runs: pd.DataFrame, n: int) -> None:
     ceiling = 2.0 ** g["relevant"] - 1  # Algorithm 1 splits only on the r relevant variables: <= 2^r - 1 splits
     where = "balanced, path and shallow targets under each bias (random draws)"
     _bound_where_it_bites(table, "Lemma 4.6", "max J_1 / max((Δ/(εD))^(DΔ), 1), greedy runs", g["phase1_splits"],
-                          g["lemma46_bound"], ceiling, "Lemma 4.8", VACUOUS_STEPS,
+                          g["lemma46_bound"], ceiling, "lem-mgbh-4-6", VACUOUS_STEPS,
                           measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma46_phase1_steps,
                           worst_case=where)
     _bound_where_it_bites(table, "Lemma 4.7", "max J_total / (J_1·e^(ΔD)), greedy runs", g["splits"],
-                          g["lemma47_bound"], ceiling, "Lemma 4.9", VACUOUS_STEPS,
+                          g["lemma47_bound"], ceiling, "lem-mgbh-4-7", VACUOUS_STEPS,
                           measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma47_total_steps,
                           worst_case=where, note="J_1 in the bound is the replayed phase-1 count: the lemma relates "
                                                  "two counts of one run")
