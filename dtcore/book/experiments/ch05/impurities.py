@@ -29,14 +29,20 @@ def impurity_table() -> Styler:
             .format(lambda v: "∞" if v == float("inf") else f"{v:.3f}", subset=numbers).hide(axis="index"))
 
 
+#: The impurities' names as a reader reads them (the keys of :data:`figures.IMPURITY_COLOURS`).
+IMPURITY_LABELS = {"gini": "Gini", "entropy": "entropy", "kearns_mansour": "Kearns–Mansour"}
+
+
 def impurity_figure() -> Figure:
     """The impurities and their slopes: only Gini's slope is bounded ([BDM20] Lemma 5 needs γ < ∞)."""
     p = np.linspace(0, 1, 801)
     fig, axes = figures.figure(2, height=3.6)
     for name in IMPURITIES:
         C = get_impurity(name)
-        axes[0].plot(p, C(p), label=name)
-        axes[1].plot(p[1:-1], np.abs(np.gradient(C(p), p))[1:-1], label=name)
+        label = IMPURITY_LABELS[name]
+        colour = figures.IMPURITY_COLOURS[label]
+        axes[0].plot(p, C(p), label=label, color=colour)
+        axes[1].plot(p[1:-1], np.abs(np.gradient(C(p), p))[1:-1], label=label, color=colour)
     axes[0].set(xlabel="$p = \\Pr[y=1]$", ylabel="$C(p)$", title="impurities ($C(1/2)=1$)")
     axes[1].axhline(lipschitz_constant("gini"), color="k", ls="--", lw=1, label="Gini's $\\gamma = 4$")
     axes[1].set(xlabel="$p$", ylabel="$|C'(p)|$", yscale="log", title="slopes: only Gini's is bounded")

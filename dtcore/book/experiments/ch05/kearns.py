@@ -104,19 +104,25 @@ def population_table(pop: pd.DataFrame) -> Styler:
     return show.style.format({col: power_of_ten for col in show.columns[1:]}).hide(axis="index")
 
 
+#: The distributions of :func:`run_kearns` as a reader reads them.
+DIST_LABELS = {"uniform": "uniform", "(alpha,c)": "$(\\alpha, c)$-distribution"}
+
+
 def kearns_figure(kearns: pd.DataFrame, *, n: int, k: int, m_grid: Sequence[int]) -> Figure:
     """Size and exact error of ID3's trees on a k-parity against m (Kearns vs [BDM20] Theorem 1)."""
     fig, axes = figures.figure(2, height=4.0)
-    sns.lineplot(data=kearns, x="m", y="size", hue="dist", marker="o", ax=axes[0])
-    axes[0].plot(m_grid, m_grid, "k:", lw=1, label="size = m")
+    kearns = kearns.assign(dist=kearns["dist"].map(DIST_LABELS))
+    palette = {label: figures.OKABE_ITO[i] for i, label in enumerate(DIST_LABELS.values())}
+    sns.lineplot(data=kearns, x="m", y="size", hue="dist", marker="o", ax=axes[0], palette=palette)
+    axes[0].plot(m_grid, m_grid, "k:", lw=1, label="size $= m$")
     axes[0].axhline(2**k, color="k", ls="--", lw=1, label=f"target size $2^{k}$")
-    axes[0].set(xscale="log", yscale="log", xlabel="sample size m", ylabel="ID3 tree size (leaves)")
-    sns.lineplot(data=kearns, x="m", y="error", hue="dist", marker="o", ax=axes[1])
+    axes[0].set(xscale="log", yscale="log", xlabel="sample size $m$", ylabel="ID3 tree size (leaves)")
+    sns.lineplot(data=kearns, x="m", y="error", hue="dist", marker="o", ax=axes[1], palette=palette)
     axes[1].axhline(0.5, color="k", ls=":", lw=1, label="coin flip")
-    axes[1].set(xscale="log", xlabel="sample size m", ylabel="exact error $L_\\mathcal{D}(T)$")
+    axes[1].set(xscale="log", xlabel="sample size $m$", ylabel="exact error $L_\\mathcal{D}(T)$")
     for ax in axes:
         figures.legend(ax, "below", ncol=2)
-    fig.suptitle(f"{k}-parity on n = {n} features")
+    fig.suptitle(f"${k}$-parity on $n = {n}$ features")
     return fig
 
 

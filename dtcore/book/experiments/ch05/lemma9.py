@@ -65,7 +65,7 @@ def check_lemma9(table: VerificationTable, lem9: pd.DataFrame, identity_dev: flo
 def lemma9_figure(lem9: pd.DataFrame, *, alpha: float) -> Figure:
     """Smallest covariance / [BDM20] Lemma 9's bound per distribution, against k, with the corner's limit."""
     fig, ax = figures.figure(1, height=3.8)
-    sns.stripplot(data=lem9, x="k", y="ratio", hue="member", dodge=True, ax=ax, alpha=0.6, palette=["C0", "C3"])
+    sns.stripplot(data=lem9, x="k", y="ratio", hue="member", dodge=True, ax=ax, alpha=0.6, palette=[figures.OKABE_ITO[0], figures.OKABE_ITO[3]])
     ax.axhline(1.0, color="k", lw=1.5, label="Lemma 5.2's bound (ratio 1)")
     ax.axhline((1 - alpha) / alpha, color="k", ls=":", lw=1, label="$(1-\\alpha)/\\alpha$: the corner's limit")
     ax.set(yscale="log", xlabel="parity size k", ylabel="min $|\\mathcal{I}(\\mathcal{D}_w,j)|$ / bound")
