@@ -76,6 +76,8 @@ PAPERS = {
                           "(FOCS 2005)"),
     "KM96": ("related", "Kearns, Mansour. On the boosting ability of top-down decision tree learning "
                         "algorithms (STOC 1996)"),
+    "K96": ("related", "Kearns. Boosting theory towards practice: recent developments in decision tree induction "
+                       "and the weak learning framework (AAAI 1996)"),
 }
 ID_PATTERN = re.compile(r"^\[(?P<paper>[A-Z]+\d\d)\] (?P<number>.+)$")
 
