@@ -8,6 +8,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from ....impurity import IMPURITIES, get_impurity, lipschitz_constant, strong_concavity
 from ... import figures
 
@@ -23,10 +25,12 @@ def impurity_constants() -> pd.DataFrame:
 
 def impurity_table() -> Styler:
     """:func:`impurity_constants` for the page: three decimals, an infinite γ as ∞."""
-    constants = impurity_constants()
-    numbers = constants.columns[1:]
-    return (constants.style.format("{:.3f}", subset=numbers, na_rep="—")
-            .format(lambda v: "∞" if v == float("inf") else f"{v:.3f}", subset=numbers).hide(axis="index"))
+    shown = impurity_constants().copy()
+    for col in shown.columns[1:]:
+        shown[col] = ["∞" if v == float("inf") else "—" if v != v else f"{v:.3f}" for v in shown[col]]
+    shown.iloc[:, 0] = [IMPURITY_LABELS.get(v, v) for v in shown.iloc[:, 0]]
+    return styled_table(shown, caption="The impurities, normalised to C(1/2) = 1: strong concavity β and Lipschitz "
+                                       "constant γ, on [0, 1] and away from its ends")
 
 
 #: The impurities' names as a reader reads them (the keys of :data:`figures.IMPURITY_COLOURS`).

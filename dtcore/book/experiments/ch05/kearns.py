@@ -12,6 +12,8 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from .... import bounds
 from ....cube import ProductDistribution
 from ....functions import junta, junta_tree, parity_table, random_junta
@@ -93,15 +95,19 @@ def kearns_table(summary: pd.DataFrame) -> Styler:
     """:func:`kearns_summary` for the page: readable headers, rounded numbers."""
     show = summary.rename(columns={"dist": "distribution", "m": "sample size m", "size": "mean tree size (leaves)",
                                    "error": "mean exact error", "root_rank": "rank of the best relevant root gain"})
-    return show.style.format({"sample size m": "{:,}", "mean tree size (leaves)": "{:.1f}", "mean exact error": "{:.3f}",
-                              "rank of the best relevant root gain": "{:.2f}"}).hide(axis="index")
+    show["distribution"] = show["distribution"].map(DIST_LABELS)
+    return styled_table(show, digits=2, caption="ID3 on a parity of the largest k: mean tree size, exact error and the "
+                                                "rank of the best relevant coordinate among the root gains")
 
 
 def population_table(pop: pd.DataFrame) -> Styler:
     """:func:`population_gains` for the page: readable headers, three significant digits."""
     show = pop.rename(columns={"max |Gain| uniform": "largest |Gain| under the uniform distribution",
                                "min Gain (alpha,c)": "smallest relevant Gain under an (α, c)-distribution"})
-    return show.style.format({col: power_of_ten for col in show.columns[1:]}).hide(axis="index")
+    for col in show.columns[1:]:
+        show[col] = show[col].map(power_of_ten)
+    return styled_table(show, caption="Population gains: exactly 0 under the uniform distribution, bounded away from 0 "
+                                      "under an (α, c)-distribution")
 
 
 #: The distributions of :func:`run_kearns` as a reader reads them.

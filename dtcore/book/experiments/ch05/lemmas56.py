@@ -13,6 +13,8 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from .... import bounds
 from ....audit import worst_case
 from ....cube import ProductDistribution
@@ -277,8 +279,8 @@ def bound_power_glue(power: pd.DataFrame) -> dict[str, object]:
 
 def bound_power_table(power: pd.DataFrame) -> Styler:
     """:func:`bound_power` for the page: factors to 7 digits, ratios to 7."""
-    return power.style.format({"bound multiplied by": "{:.7g}", "Gain / bound at the worst case": "{:.7f}"}) \
-        .hide(axis="index")
+    return styled_table(power, digits=7, caption="Entropy's proof-step row with its bound enlarged: the factor at which "
+                                                 "it starts to fail, and a factor of 2")
 
 
 def exhaustive_gains_glue(sup56: pd.DataFrame) -> dict[str, object]:
