@@ -486,7 +486,7 @@ def hardest_figure(curves1: pd.DataFrame, rate1: pd.DataFrame, curves2: pd.DataF
     per k: left Theorem 5.1's class, right Theorem 5.3's (dotted: 90%)."""
     from matplotlib.lines import Line2D
 
-    fig, axes = figures.figure(2, height=4.0, sharey=True)
+    fig, axes = figures.figure(2, height=3.5, sharey=True)
     ks = sorted(set(curves1.k) | set(curves2.k))
     colour = {k: f"C{i}" for i, k in enumerate(ks)}
     for ax, curves, rates, title in ((axes[0], curves1, rate1, "Theorem 5.1: parities, (α, c) class"),
