@@ -116,7 +116,7 @@ DIST_LABELS = {"uniform": "uniform", "(alpha,c)": "$(\\alpha, c)$-distribution"}
 
 def kearns_figure(kearns: pd.DataFrame, *, n: int, k: int, m_grid: Sequence[int]) -> Figure:
     """Size and exact error of ID3's trees on a k-parity against m (Kearns vs [BDM20] Theorem 1)."""
-    fig, axes = figures.figure(2, height=4.0)
+    fig, axes = figures.figure(2, height=3.5)
     kearns = kearns.assign(dist=kearns["dist"].map(DIST_LABELS))
     palette = {label: figures.OKABE_ITO[i] for i, label in enumerate(DIST_LABELS.values())}
     sns.lineplot(data=kearns, x="m", y="size", hue="dist", marker="o", ax=axes[0], palette=palette)

@@ -131,7 +131,7 @@ def lemma56_figure(feats: pd.DataFrame, inJ: pd.DataFrame, *, beta: float, gamma
     """Left: every traced gain against |I(S_w, i)|, between [BDM20] Lemma 6's parabola and Lemma 5's
     line; right: at nodes inside J, the gain of i* and the largest irrelevant gain against Lemma 6's
     level. At most 6000 points of the left panel, drawn with ``rng``."""
-    fig, axes = figures.figure(2, height=3.9)
+    fig, axes = figures.figure(2, height=3.5)
     f = feats[(feats.abs_I_S > 1e-12) & (feats.gain > 1e-15)]   # leave out rounding noise
     sample = f.sample(min(len(f), 6000), random_state=rng).copy()
     sample["feature kind"] = np.where(sample.relevant, "relevant (in J)", "irrelevant")
