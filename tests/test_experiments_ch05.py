@@ -97,16 +97,39 @@ def test_sampler_draws_lie_in_their_classes():
 
 
 def test_check_samplers_passes_true_draws_and_fails_margins_inside_c():
-    margins, offsets = distributions.sampler_draws(n=5, alpha=ALPHA, c=C, draws=40, rng=rng())
+    margins, offsets = distributions.sampler_draws(n=10, alpha=ALPHA, c=C, draws=200, rng=rng())
     table = VerificationTable()
-    distributions.check_samplers(table, margins, offsets, alpha=ALPHA, c=C)
-    assert kinds(table) == ["identity", "theorem", "theorem"] and all_hold(table)
+    distributions.check_samplers(table, margins, offsets, alpha=ALPHA, c=C, rng=rng(), power_trials=200)
+    assert kinds(table) == ["identity", "identity", "identity"] and all_hold(table)
+    assert "power" in table.rows[1]["note"]
     bad = {**margins, "random": margins["random"] - C / 2}  # margins pushed inside |p - 1/2| <= c
     table = VerificationTable()
-    distributions.check_samplers(table, bad, offsets, alpha=ALPHA, c=C)
+    distributions.check_samplers(table, bad, offsets, alpha=ALPHA, c=C, rng=rng(), power_trials=200)
     assert not table.rows[0]["holds"] and not table.rows[1]["holds"]
     with pytest.raises(ValueError, match="ks_level"):
-        distributions.check_samplers(table, margins, offsets, alpha=ALPHA, c=C, ks_level=0.0)
+        distributions.check_samplers(table, margins, offsets, alpha=ALPHA, c=C, rng=rng(), ks_level=0.0)
+
+
+def test_check_samplers_without_power_records_observations():
+    margins, offsets = distributions.sampler_draws(n=5, alpha=ALPHA, c=C, draws=20, rng=rng())
+    table = VerificationTable()
+    distributions.check_samplers(table, margins, offsets, alpha=ALPHA, c=C, rng=rng(), power_trials=200)
+    assert kinds(table) == ["identity", "observation", "observation"]
+    assert "power" in table.rows[1]["note"]
+
+
+def test_ks_statistics_match_scipy_and_power_grows_with_draws():
+    from scipy import stats
+    u = rng().random((3, 50))
+    ours = distributions.ks_statistics(u)
+    assert np.allclose(ours, [stats.kstest(row, "uniform").statistic for row in u], atol=1e-12)
+    small = distributions.ks_power(50, shrink=0.1, centred=False, level=1e-3, trials=300, rng=rng())
+    large = distributions.ks_power(4000, shrink=0.1, centred=False, level=1e-3, trials=300, rng=rng())
+    assert small < 0.5 < 0.8 <= large
+    null = distributions.ks_power(500, shrink=0.0, centred=True, level=0.05, trials=2000, rng=rng())
+    assert 0.03 < null < 0.07  # a correct sampler fails at about the level
+    with pytest.raises(ValueError, match="shrink"):
+        distributions.ks_power(50, shrink=1.5, centred=False, level=0.01, trials=10, rng=rng())
 
 
 # --- impurities -----------------------------------------------------------------------------------
@@ -216,11 +239,13 @@ def test_exhaustive_lemma9_finds_the_corner_and_its_check_fails_on_a_looser_boun
     assert np.allclose(sup9.covariance * sup9.sup_ratio, sup9.bound)
     table = VerificationTable()
     lemma9.check_exhaustive_lemma9(table, sup9)
-    assert kinds(table) == ["theorem", "theorem"] and all_hold(table)
-    assert "0x6996" in table.rows[0]["worst_case"] and table.rows[0]["margin"] == pytest.approx(ALPHA / (1 - ALPHA))
+    assert kinds(table) == ["identity", "observation", "observation"] and all_hold(table)
+    assert "0x6996" in table.rows[1]["worst_case"] and table.rows[1]["margin"] == pytest.approx(ALPHA / (1 - ALPHA))
+    assert np.allclose(sup9.covariance, [lemma9.lemma9_infimum(ALPHA, cc, 4) for cc in sup9.c])
+    assert table.rows[0]["measured"] < 1e-11  # at the grid's own corner the identity holds to rounding
     table = VerificationTable()
-    lemma9.check_exhaustive_lemma9(table, sup9.assign(bound=sup9.bound / ALPHA))  # alpha instead of alpha^2
-    assert not any(row["holds"] for row in table.rows)
+    lemma9.check_exhaustive_lemma9(table, sup9.assign(covariance=sup9.covariance * (1 + 1e-9)))  # the enumeration off
+    assert not table.rows[0]["holds"]
     values = lemma9.exhaustive_lemma9_glue(sup9, alpha=ALPHA, c=C)
     assert values["ch5_ex9_witness"] == "0x6996" and values["ch5_ex9_k"] == 4 and values["ch5_ex9_pairs"] == 2
 

@@ -5,11 +5,14 @@ number formats."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
+
+from ...chapter import styled_table
 
 from ....cube import ProductDistribution
 from ....functions import random_junta
@@ -61,10 +64,32 @@ def _three_digits(value: float) -> str:
     return "—" if value != value else power_of_ten(float(value))
 
 
-def style_numbers(frame: pd.DataFrame, keep: Sequence[str] = ()) -> Styler:
+#: The book's old box numbers of chapter 5 and the paper's numbers they stand for (boxes are unnumbered now).
+BOOK_TO_PAPER = {"Lemma 5.1": "Lemma 4", "Lemma 5.2": "Lemma 9", "Lemma 5.3": "Lemma 5", "Lemma 5.4": "Lemma 6",
+                 "Lemma 5.5": "Lemma 8", "Lemma 5.6": "Lemma 11", "Theorem 5.1": "Theorem 1", "Theorem 5.2": "Theorem 7",
+                 "Theorem 5.3": "Theorem 2", "Conjecture 5.1": "Conjecture 3", "Thm 5.1": "Theorem 1",
+                 "Thm 5.3": "Theorem 2"}
+
+
+def paper_names(text: str) -> str:
+    """A header or label in the paper's numbers: "Theorem 5.1 as printed (paper's Theorem 10)" reads
+    "[BDM20] Theorem 10 as printed", "Lemma 5.2's eps" reads "[BDM20] Lemma 9's eps"."""
+    text = re.sub(r"(Lemma|Theorem|Conjecture) 5\.\d+ (.*?)\s*\(paper's (Lemmas?|Theorems?|Conjecture) ([\d, ]+)\)",
+                  r"[BDM20] \3 \4 \2", str(text)).strip()
+    for book, paper in BOOK_TO_PAPER.items():
+        text = re.sub(re.escape(book) + r"(?![\d.])", "[BDM20] " + paper, text)
+    return text.replace("[BDM20] [BDM20]", "[BDM20]")
+
+
+def style_numbers(frame: pd.DataFrame, keep: Sequence[str] = (), *, caption: str = "") -> Styler:
     """``frame`` with every column but ``keep`` to three significant digits ("not reached" for an
-    infinite m90, "—" for a missing value)."""
-    return frame.style.format({col: _three_digits for col in frame.columns if col not in keep})
+    infinite m90, "—" for a missing value), in the book's one table style with the paper's numbers in
+    its headers and ``caption`` above it."""
+    shown = frame.copy()
+    for col in shown.columns:
+        if col not in keep:
+            shown[col] = [_three_digits(v) for v in shown[col]]
+    return styled_table(shown, {str(col): paper_names(str(col)) for col in shown.columns}, caption=caption)
 
 
 def draw_problem(kind: str, *, rng: np.random.Generator, n: int, k: int, alpha: float,

@@ -12,6 +12,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from .... import bounds
 from ....cube import ProductDistribution
 from ....functions import junta, junta_tree, parity_table, random_junta
@@ -21,7 +23,7 @@ from ....tree import tree_disagreement
 from ....validate import check_int, check_rng
 from ... import figures
 from ...report import VerificationTable
-from .common import ZERO_ERROR, m_at, power_of_ten
+from .common import ZERO_ERROR, m_at, power_of_ten, paper_names
 
 
 #: The two classes searched: (α, c)-distributions labelled by a parity (Theorem 1) and smoothed
@@ -415,14 +417,17 @@ def hardest_table(sizes: pd.DataFrame) -> Styler:
     """The hardest members found, per theorem and k, for the page."""
     show = pd.DataFrame({
         "theorem": sizes.theorem, "k": sizes.k, "search started at": sizes.start,
-        "relevant p (Thm 5.1) or centres p̂ (Thm 5.3)": sizes.relevant, "irrelevant": sizes.irrelevant,
+        "relevant p (Theorem 1) or centres p̂ (Theorem 2)": sizes.relevant, "irrelevant": sizes.irrelevant,
         "searched at m": sizes["m probe"].map(lambda v: f"{int(v):,}"),
         "exact runs there": sizes["rate at m probe (search)"].round(2),
         "m90, fresh runs": [power_of_ten(v) if math.isfinite(v) else f"> {int(top):,}"
                             for v, top in zip(sizes.m90, sizes["largest m run"])],
         "theorem asks (printed)": sizes["theorem asks (printed)"].map(power_of_ten),
         "its proof gives": sizes["theorem asks (proof)"].map(power_of_ten)})
-    return show.style.format({"irrelevant": "{:.3f}", "exact runs there": "{:.2f}"}).hide(axis="index")
+    show["theorem"] = show["theorem"].map(paper_names)
+    show["irrelevant"] = show["irrelevant"].map(lambda v: f"{v:.3f}")
+    return styled_table(show, digits=2, caption="The hardest members found by the search, per theorem and k: where "
+                                                "they sit, and the sample sizes ID3 needs and the theorem asks for")
 
 
 def hardest_glue(sizes: pd.DataFrame, budget: dict[str, int], *, k_max: int, alpha: float,
@@ -481,7 +486,7 @@ def hardest_figure(curves1: pd.DataFrame, rate1: pd.DataFrame, curves2: pd.DataF
     per k: left Theorem 5.1's class, right Theorem 5.3's (dotted: 90%)."""
     from matplotlib.lines import Line2D
 
-    fig, axes = figures.figure(2, height=4.0, sharey=True)
+    fig, axes = figures.figure(2, height=3.5, sharey=True)
     ks = sorted(set(curves1.k) | set(curves2.k))
     colour = {k: f"C{i}" for i, k in enumerate(ks)}
     for ax, curves, rates, title in ((axes[0], curves1, rate1, "Theorem 5.1: parities, (α, c) class"),

@@ -8,6 +8,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from ....impurity import IMPURITIES, get_impurity, lipschitz_constant, strong_concavity
 from ... import figures
 
@@ -23,10 +25,16 @@ def impurity_constants() -> pd.DataFrame:
 
 def impurity_table() -> Styler:
     """:func:`impurity_constants` for the page: three decimals, an infinite γ as ∞."""
-    constants = impurity_constants()
-    numbers = constants.columns[1:]
-    return (constants.style.format("{:.3f}", subset=numbers, na_rep="—")
-            .format(lambda v: "∞" if v == float("inf") else f"{v:.3f}", subset=numbers).hide(axis="index"))
+    shown = impurity_constants().copy()
+    for col in shown.columns[1:]:
+        shown[col] = ["∞" if v == float("inf") else "—" if v != v else f"{v:.3f}" for v in shown[col]]
+    shown.iloc[:, 0] = [IMPURITY_LABELS.get(v, v) for v in shown.iloc[:, 0]]
+    return styled_table(shown, caption="The impurities, normalised to C(1/2) = 1: strong concavity β and Lipschitz "
+                                       "constant γ, on [0, 1] and away from its ends")
+
+
+#: The impurities' names as a reader reads them (the keys of :data:`figures.IMPURITY_COLOURS`).
+IMPURITY_LABELS = {"gini": "Gini", "entropy": "entropy", "kearns_mansour": "Kearns–Mansour"}
 
 
 def impurity_figure() -> Figure:
@@ -35,8 +43,10 @@ def impurity_figure() -> Figure:
     fig, axes = figures.figure(2, height=3.6)
     for name in IMPURITIES:
         C = get_impurity(name)
-        axes[0].plot(p, C(p), label=name)
-        axes[1].plot(p[1:-1], np.abs(np.gradient(C(p), p))[1:-1], label=name)
+        label = IMPURITY_LABELS[name]
+        colour = figures.IMPURITY_COLOURS[label]
+        axes[0].plot(p, C(p), label=label, color=colour)
+        axes[1].plot(p[1:-1], np.abs(np.gradient(C(p), p))[1:-1], label=label, color=colour)
     axes[0].set(xlabel="$p = \\Pr[y=1]$", ylabel="$C(p)$", title="impurities ($C(1/2)=1$)")
     axes[1].axhline(lipschitz_constant("gini"), color="k", ls="--", lw=1, label="Gini's $\\gamma = 4$")
     axes[1].set(xlabel="$p$", ylabel="$|C'(p)|$", yscale="log", title="slopes: only Gini's is bounded")

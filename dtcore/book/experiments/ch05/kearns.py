@@ -12,6 +12,8 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from .... import bounds
 from ....cube import ProductDistribution
 from ....functions import junta, junta_tree, parity_table, random_junta
@@ -93,30 +95,40 @@ def kearns_table(summary: pd.DataFrame) -> Styler:
     """:func:`kearns_summary` for the page: readable headers, rounded numbers."""
     show = summary.rename(columns={"dist": "distribution", "m": "sample size m", "size": "mean tree size (leaves)",
                                    "error": "mean exact error", "root_rank": "rank of the best relevant root gain"})
-    return show.style.format({"sample size m": "{:,}", "mean tree size (leaves)": "{:.1f}", "mean exact error": "{:.3f}",
-                              "rank of the best relevant root gain": "{:.2f}"}).hide(axis="index")
+    show["distribution"] = show["distribution"].map(DIST_LABELS)
+    return styled_table(show, digits=2, caption="ID3 on a parity of the largest k: mean tree size, exact error and the "
+                                                "rank of the best relevant coordinate among the root gains")
 
 
 def population_table(pop: pd.DataFrame) -> Styler:
     """:func:`population_gains` for the page: readable headers, three significant digits."""
     show = pop.rename(columns={"max |Gain| uniform": "largest |Gain| under the uniform distribution",
                                "min Gain (alpha,c)": "smallest relevant Gain under an (α, c)-distribution"})
-    return show.style.format({col: power_of_ten for col in show.columns[1:]}).hide(axis="index")
+    for col in show.columns[1:]:
+        show[col] = show[col].map(power_of_ten)
+    return styled_table(show, caption="Population gains: exactly 0 under the uniform distribution, bounded away from 0 "
+                                      "under an (α, c)-distribution")
+
+
+#: The distributions of :func:`run_kearns` as a reader reads them.
+DIST_LABELS = {"uniform": "uniform", "(alpha,c)": "$(\\alpha, c)$-distribution"}
 
 
 def kearns_figure(kearns: pd.DataFrame, *, n: int, k: int, m_grid: Sequence[int]) -> Figure:
     """Size and exact error of ID3's trees on a k-parity against m (Kearns vs [BDM20] Theorem 1)."""
-    fig, axes = figures.figure(2, height=4.0)
-    sns.lineplot(data=kearns, x="m", y="size", hue="dist", marker="o", ax=axes[0])
-    axes[0].plot(m_grid, m_grid, "k:", lw=1, label="size = m")
+    fig, axes = figures.figure(2, height=3.5)
+    kearns = kearns.assign(dist=kearns["dist"].map(DIST_LABELS))
+    palette = {label: figures.OKABE_ITO[i] for i, label in enumerate(DIST_LABELS.values())}
+    sns.lineplot(data=kearns, x="m", y="size", hue="dist", marker="o", ax=axes[0], palette=palette)
+    axes[0].plot(m_grid, m_grid, "k:", lw=1, label="size $= m$")
     axes[0].axhline(2**k, color="k", ls="--", lw=1, label=f"target size $2^{k}$")
-    axes[0].set(xscale="log", yscale="log", xlabel="sample size m", ylabel="ID3 tree size (leaves)")
-    sns.lineplot(data=kearns, x="m", y="error", hue="dist", marker="o", ax=axes[1])
+    axes[0].set(xscale="log", yscale="log", xlabel="sample size $m$", ylabel="ID3 tree size (leaves)")
+    sns.lineplot(data=kearns, x="m", y="error", hue="dist", marker="o", ax=axes[1], palette=palette)
     axes[1].axhline(0.5, color="k", ls=":", lw=1, label="coin flip")
-    axes[1].set(xscale="log", xlabel="sample size m", ylabel="exact error $L_\\mathcal{D}(T)$")
+    axes[1].set(xscale="log", xlabel="sample size $m$", ylabel="exact error $L_\\mathcal{D}(T)$")
     for ax in axes:
         figures.legend(ax, "below", ncol=2)
-    fig.suptitle(f"{k}-parity on n = {n} features")
+    fig.suptitle(f"${k}$-parity on $n = {n}$ features")
     return fig
 
 

@@ -13,6 +13,8 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from pandas.io.formats.style import Styler
 
+from ...chapter import styled_table
+
 from .... import bounds
 from ....audit import worst_case
 from ....cube import ProductDistribution
@@ -129,7 +131,7 @@ def lemma56_figure(feats: pd.DataFrame, inJ: pd.DataFrame, *, beta: float, gamma
     """Left: every traced gain against |I(S_w, i)|, between [BDM20] Lemma 6's parabola and Lemma 5's
     line; right: at nodes inside J, the gain of i* and the largest irrelevant gain against Lemma 6's
     level. At most 6000 points of the left panel, drawn with ``rng``."""
-    fig, axes = figures.figure(2, height=4.4)
+    fig, axes = figures.figure(2, height=3.5)
     f = feats[(feats.abs_I_S > 1e-12) & (feats.gain > 1e-15)]   # leave out rounding noise
     sample = f.sample(min(len(f), 6000), random_state=rng).copy()
     sample["feature kind"] = np.where(sample.relevant, "relevant (in J)", "irrelevant")
@@ -277,8 +279,8 @@ def bound_power_glue(power: pd.DataFrame) -> dict[str, object]:
 
 def bound_power_table(power: pd.DataFrame) -> Styler:
     """:func:`bound_power` for the page: factors to 7 digits, ratios to 7."""
-    return power.style.format({"bound multiplied by": "{:.7g}", "Gain / bound at the worst case": "{:.7f}"}) \
-        .hide(axis="index")
+    return styled_table(power, digits=7, caption="Entropy's proof-step row with its bound enlarged: the factor at which "
+                                                 "it starts to fail, and a factor of 2")
 
 
 def exhaustive_gains_glue(sup56: pd.DataFrame) -> dict[str, object]:

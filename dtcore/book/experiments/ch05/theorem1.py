@@ -69,11 +69,12 @@ def theorem1_figure(rate1: pd.DataFrame, *, k_max: int) -> Figure:
              (pd.concat([top_k, plot1[plot1.panel == "member"]]), "member", None, f"extreme members, k = {k_max}"),
              (pd.concat([top_k, plot1[plot1.panel == "n"]]), "n", None, f"random members, varying n (k = {k_max})"),
              (plot1[plot1.panel == "c"], "c", "member", f"varying c (k = {k_max})")]
-    fig, axes = figures.figure(2, 2, height=8.0, sharey=True)
+    fig, axes = figures.figure(2, 2, height=5.0, sharey=True)
     for ax, (d, hue, style, title) in zip(axes.flat, views):
-        sns.lineplot(data=d, x="m", y="zero_loss", hue=hue, style=style, marker="o", ax=ax, palette="viridis")
+        palette = list(figures.OKABE_ITO[:d[hue].nunique()])  # the book's palette, one colour per value
+        sns.lineplot(data=d, x="m", y="zero_loss", hue=hue, style=style, marker="o", ax=ax, palette=palette)
         ax.axhline(0.9, color="k", ls=":", lw=1)
-        ax.set(xscale="log", xlabel="sample size m", ylabel="Pr[zero error]", title=title)
+        ax.set(xscale="log", xlabel="sample size $m$", ylabel="Pr[zero error]", title=title)
         figures.legend(ax, "below", ncol=3 if style is None else 2)
     return fig
 

@@ -58,7 +58,7 @@ def run_theorem2(*, ks: Sequence[int], n: int, alpha: float, c: float, cs: Seque
 
 def theorem2_figure(rate2: pd.DataFrame, *, c: float, k_max: int) -> Figure:
     """[BDM20] Theorem 2: zero-error rate (Pr[zero error]) over k × m (left) and c × m (right), centre 1/2."""
-    fig, axes = figures.figure(2, height=4.0)
+    fig, axes = figures.figure(2, height=3.5)
     for ax, panel, row in zip(axes, ["k", "c"], ["k", "cc"]):
         h = rate2[rate2.panel == panel].pivot_table(index=row, columns="m", values="zero_loss")
         # every cell is annotated with its rate, so no colour bar
