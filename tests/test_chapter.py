@@ -190,7 +190,7 @@ def test_run_summary_states_scale_seed_and_every_parameter():
 
     resolved = spec.resolve({"scale": "quick", "seed": 7}, passed=["scale", "seed"])
     text = spec.run_summary(resolved)
-    assert "**quick scale**, seed 7" in text and "make full" in text
+    assert "**quick scale**, seed 7" in text and "appendix_reproducing" in text and "make" not in text
     for name in spec.names():
         if name not in ("scale", "save_results"):
             assert f"| `{name}` |" in text

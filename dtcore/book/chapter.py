@@ -242,11 +242,9 @@ class ParameterSpec:
             value = resolved.get(name)
             shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
             rows.append(f"| `{name}` | {_cell(shown)} | {_cell(param.help)} |")
-        other = "full" if resolved.get("scale") == "quick" else "quick"
         return "\n".join([
-            f"This page was run at **{resolved.get('scale')} scale**, seed {resolved.get('seed', 0)}; "
-            f"`make full` in the project's folder re-runs every page at full scale." if other == "full" else
-            "`make book` re-runs it at quick scale.",
+            f"This page was run at **{resolved.get('scale')} scale**, seed {resolved.get('seed', 0)} "
+            "({doc}`appendix_reproducing` gives both scales and how to re-run a page).",
             "",
             ":::{dropdown} The parameters of this run",
             "| parameter | value | meaning (results by the paper's numbering) |", "|---|---|---|", *rows, ":::"])
@@ -374,8 +372,7 @@ def close_chapter(chapter: str, table: VerificationTable, results: Mapping[str, 
     glue(f"{glue_prefix}_theorem_checks", counts["theorem"], display=False)
     glue(f"{glue_prefix}_runtime", time.perf_counter() - started, display=False)
     if save:
-        out = save_results(chapter, {**results, "verification": table.frame()})
-        print(f"wrote {len(results) + 1} CSV files to {out}")
+        save_results(chapter, {**results, "verification": table.frame()})
     return summary
 
 
