@@ -13,14 +13,14 @@ module              paper result
 ``distributions``   Sec. 1.2: the (α, c)-distributions and the smoothed ones (the samplers)
 ``impurities``      Sec. 2.1: the impurities C, their strong concavity β and Lipschitz constant γ
 ``kearns``          Sec. 1: Kearns' observation (a parity's gains vanish under the uniform distribution)
-``lemma9``          Lemma 9 (book Lemma 5.2), random members and its exhaustive supremum; Sec. 2.1's I
-``theorem1``        Theorems 1 and 10 (book Theorem 5.1): the parity grid and the sample sizes
-``lemma4``          Lemma 4 (book Lemma 5.1) on the runs of Theorems 1 and 2
-``lemmas56``        Lemmas 5 and 6 (book Lemmas 5.3, 5.4): traced runs and exhaustive suprema
-``lemma8``          Lemma 8 (book Lemma 5.5): the path audit; ID3's gain rebuilt from I (Sec. 1.1)
-``lemma11``         Lemma 11 (book Lemma 5.6): covariance quantiles under smoothing
-``theorem2``        Theorems 2 and 12 (book Theorem 5.3): the smoothed-junta grid and the centres
-``conjecture3``     Conjecture 3 (book Conjecture 5.1): depth-log n trees
+``lemma9``          Lemma 9, random members and its exhaustive supremum; Sec. 2.1's I
+``theorem1``        Theorems 1 and 10: the parity grid and the sample sizes
+``lemma4``          Lemma 4 on the runs of Theorems 1 and 2
+``lemmas56``        Lemmas 5 and 6: traced runs and exhaustive suprema
+``lemma8``          Lemma 8: the path audit; ID3's gain rebuilt from I (Sec. 1.1)
+``lemma11``         Lemma 11: covariance quantiles under smoothing
+``theorem2``        Theorems 2 and 12: the smoothed-junta grid and the centres
+``conjecture3``     Conjecture 3: depth-log n trees
 ``hardest``         the hardest members of Theorems 1 and 2's classes (local searches)
 ``common``          helpers shared by several results: problem kinds, zero-error rates, number formats
 ==================  ==========================================================================================
