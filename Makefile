@@ -17,6 +17,8 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet -r requirements.txt
 	rm -f "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/dtcore-root.pth"
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	# the book's support (dtbook/) is not in the wheel: the venv finds it in this clone through a .pth
+	echo "$(CURDIR)" > "$$($(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/dtbook-checkout.pth"
 	touch $(STAMP)
 
 book: $(STAMP)

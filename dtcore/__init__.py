@@ -36,7 +36,7 @@ influences, Fourier), ``tree`` (DecisionTree), ``functions`` (target families), 
 best-first loop, its scorer protocol and leaf-selection rules), ``buildtopdown`` (BuildTopDownDT), ``topdown``, ``local``, ``find``, ``id3``, ``product``,
 ``polyreg``, ``stochastic``, ``noise``, ``smoothed``, ``impurity``, ``bounds`` (the theorems'
 bounds), ``estimators``, ``learnability``. Runs are audited from the outside in ``dtcore.audit``; the
-book's support (specs, sweeps, figures, experiments) is ``dtcore.book``. The layers and what may
+book's support (specs, sweeps, figures, experiments) is ``dtbook``. The layers and what may
 import what: ARCHITECTURE.md. See each chapter of the book for the paper behind each function.
 
 Examples
@@ -84,7 +84,7 @@ def __getattr__(name: str):
         value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
-    if name in _SUBMODULES or name == "book":
+    if name in _SUBMODULES:
         return _importlib.import_module(f".{name}", __name__)   # sets the attribute as a side effect
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -1,4 +1,4 @@
-"""Sphinx extension: the ledger's verdicts on the pages (``dtcore.book.ledger``).
+"""Sphinx extension: the ledger's verdicts on the pages (``dtbook.ledger``).
 
 Two directives:
 
@@ -13,7 +13,7 @@ Two directives:
 
 Both are filled in when every page has been read (``doctree-resolved``), from the verification rows
 that each chapter wrote as it closed (``_build/verdicts/<chapter>.json`` under the book's root, see
-``dtcore.book.chapter.close_chapter``). The build warns (and so fails under ``-W``) when an id is not
+``dtbook.chapter.close_chapter``). The build warns (and so fails under ``-W``) when an id is not
 in the ledger, when a page with verdict lines left no rows, and when the rows of an entry support a
 verdict other than the ledger's or disagree among themselves.
 """
@@ -31,8 +31,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from dtcore.book import ledger
-from dtcore.book.ledger import blueprint
+from dtbook import ledger
+from dtbook.ledger import blueprint
 
 logger = logging.getLogger(__name__)
 GLANCE_DOC = "book/glance"

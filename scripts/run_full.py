@@ -1,6 +1,6 @@
 """Run every chapter at the papers' scale and summarise the run (``make full``).
 
-Each chapter notebook of ``_toc.yml`` is executed by :func:`dtcore.book.run.run_chapter` at
+Each chapter notebook of ``_toc.yml`` is executed by :func:`dtbook.run.run_chapter` at
 ``scale="full"`` and ``save_results=True``, one after the other, from ``book/``, with a progress
 line per section of the page (its title, the time so far and the wall time of this chapter's last
 run in the output directory as the estimate; a bar on a terminal). ``results/<chapter>/`` is deleted before its chapter runs, so
@@ -24,14 +24,14 @@ be re-run after a fix without re-running the book; each row keeps its own commit
 raised, which includes the closing ``assert_all`` of a failed check) or if a verification table
 has a counted row that does not hold.
 
-Sweeps go through ``dtcore.book.sweep``, so with ``DTCORE_DASK_SCHEDULER=tcp://HOST:8786`` set the
+Sweeps go through ``dtbook.sweep``, so with ``DTCORE_DASK_SCHEDULER=tcp://HOST:8786`` set the
 chapters run on that Dask cluster; the variable reaches the kernels through the environment.
 
     .venv/bin/python scripts/run_full.py                      # every chapter, full scale
     .venv/bin/python scripts/run_full.py --scale quick --chapters 01_top_down_guarantees -p seed 7
 
 A parameter given with ``-p NAME VALUE`` or ``-y YAML`` goes to every chapter whose specification
-(``dtcore.book.specs``) has it; one that no chapter of the run has stops the script at once.
+(``dtbook.specs``) has it; one that no chapter of the run has stops the script at once.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this clone's dtcore, whatever else the environment has
 
-from dtcore.book.report import failing_rows  # noqa: E402
-from dtcore.book.run import cell_sections, run_chapter, toc_chapters  # noqa: E402
-from dtcore.book.specs import SPECS  # noqa: E402
+from dtbook.report import failing_rows  # noqa: E402
+from dtbook.run import cell_sections, run_chapter, toc_chapters  # noqa: E402
+from dtbook.specs import SPECS  # noqa: E402
 
 
 def git_commit(repo: Path = REPO) -> str:
@@ -98,7 +98,7 @@ def papermill_value(text: str) -> Any:
 
 def count_checks(table: pd.DataFrame) -> dict[str, Any]:
     """Rows of a chapter's verification table by kind, and the rows that do not pass (the one pass
-    rule, :func:`dtcore.book.report.failing_rows`)."""
+    rule, :func:`dtbook.report.failing_rows`)."""
     failing = failing_rows(table)
     return {
         "by_kind": {str(k): int(v) for k, v in table["kind"].value_counts().sort_index().items()},
@@ -130,7 +130,7 @@ class CellProgress:
     """Shows where a chapter is: a line per section (its title, the time so far and the last run's
     wall time of this chapter as the estimate); a bar on a terminal, with the section as its label.
 
-    ``sections`` are the section titles of papermill's cells (:func:`dtcore.book.run.cell_sections`,
+    ``sections`` are the section titles of papermill's cells (:func:`dtbook.run.cell_sections`,
     with the injected parameters cell counted); ``estimate`` the last run's seconds, if any.
     """
 
@@ -199,7 +199,7 @@ def last_seconds(out: Path, scale: str, chapter: str) -> float | None:
 
 
 def run_one(chapter: str, scale: str, out: Path, given: dict[str, Any], timeout: int) -> dict[str, Any]:
-    """Execute one chapter (:func:`dtcore.book.run.run_chapter`); collect its notebook, CSVs and checks.
+    """Execute one chapter (:func:`dtbook.run.run_chapter`); collect its notebook, CSVs and checks.
 
     ``results/<chapter>/`` is deleted first, so that only this run's CSVs are copied to ``out``.
     """

@@ -42,6 +42,7 @@ BOOK_SOURCES: tuple[str, ...] = (
     "_static",
     "book",
     "dtcore",
+    "dtbook",
     "scripts/offline_mathjax.py",
     "scripts/bibtex_labels.py",
     "scripts/bibtex_backlinks.py",
@@ -100,7 +101,7 @@ def stage_book(dest: Path = EXECUTED, repo: Path = REPO) -> list[Path]:
     Only the notebooks that ``_toc.yml`` lists are copied (nbmake runs every notebook it finds);
     they are returned. ``dest`` is emptied first, so no output of an earlier session survives.
     """
-    from dtcore.book.run import toc_chapters
+    from dtbook.run import toc_chapters
 
     chapters = toc_chapters(repo)
 

@@ -2,7 +2,7 @@
 
 * **rng keyword-only.** Every public function or method of the algorithm and audit layers (the
   package ``dtcore`` and its public submodules, ``dtcore.audit`` too; the book's support
-  ``dtcore.book`` is not library API) that *draws* takes its generator as the keyword-only
+  ``dtbook`` is not library API) that *draws* takes its generator as the keyword-only
   parameter ``rng`` (``random_state`` on a scikit-learn estimator's ``__init__``, scikit-learn's
   name). A callable **draws** when it has a parameter named ``rng``, ``seed``, ``random_state`` or
   ``generator``, or when its code (docstring aside) calls a ``numpy.random.Generator`` method on a
@@ -43,7 +43,7 @@ def public_modules() -> list[types.ModuleType]:
     out = [dtcore]
     for info in pkgutil.walk_packages(dtcore.__path__, prefix="dtcore."):
         parts = info.name.split(".")
-        if parts[1] == "book" or any(p.startswith("_") for p in parts):
+        if any(p.startswith("_") for p in parts):
             continue
         out.append(importlib.import_module(info.name))
     return out

@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dtcore.book import figures, seeds
-from dtcore.book.sweep import sweep, grid
+from dtbook import figures, seeds
+from dtbook.sweep import sweep, grid
 
 
 def test_experiment_streams_depend_on_seed_and_name_only():
@@ -59,6 +59,6 @@ def test_figures_keep_a_kernels_inline_backend_and_draw_off_screen_elsewhere(bac
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     if backend is not None:
         env["MPLBACKEND"] = backend
-    code = "import matplotlib; from dtcore.book import figures; print(matplotlib.get_backend())"
+    code = "import matplotlib; from dtbook import figures; print(matplotlib.get_backend())"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert expected in out.stdout.strip().lower()

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from dtcore.book.experiments.ch04 import witnesses
+from dtbook.experiments.ch04 import witnesses
 
 
 def test_the_dictator_refutes_printed_c1_with_every_hypothesis_met() -> None:
@@ -33,7 +33,7 @@ def test_rerandomisation_influence_of_a_biased_dictator() -> None:
 def test_runs_for_power_matches_the_binomial_count() -> None:
     from scipy.stats import binom
 
-    from dtcore.book.experiments.ch04 import selection
+    from dtbook.experiments.ch04 import selection
 
     n = selection.runs_for_power(0.1, 0.05)
     assert binom.sf(binom.ppf(0.99, n, 0.05), n, 0.1) >= 0.8 > binom.sf(binom.ppf(0.99, n - 1, 0.05), n - 1, 0.1)

@@ -3,8 +3,8 @@ import pathlib
 
 import pytest
 
-from dtcore.book.chapter import REPO_ROOT, Param, ParameterSpec, closest_name, injected_parameters, results_dir, save_results
-from dtcore.book.specs import APPENDIX_FAULTS, SPECS, readme_tables
+from dtbook.chapter import REPO_ROOT, Param, ParameterSpec, closest_name, injected_parameters, results_dir, save_results
+from dtbook.specs import APPENDIX_FAULTS, SPECS, readme_tables
 
 SPEC = ParameterSpec("demo", "Demo", (
     Param("n", "int", 12, 16, "dimension", low=4, high=20),
@@ -55,7 +55,7 @@ def test_results_land_in_the_clone_being_run(tmp_path, monkeypatch):
         assert results_dir("demo") == clone / "results" / "demo"
     monkeypatch.chdir(tmp_path)  # outside any clone: the one dtcore comes from
     assert results_dir("demo") == REPO_ROOT / "results" / "demo"
-    monkeypatch.setattr("dtcore.book.chapter.REPO_ROOT", tmp_path / "site-packages")  # an installed wheel
+    monkeypatch.setattr("dtbook.chapter.REPO_ROOT", tmp_path / "site-packages")  # an installed wheel
     out = save_results("demo", {"a": pd.DataFrame({"x": [1]})})
     assert out == tmp_path / "results" / "demo"
     assert (out / "a.csv").read_text().splitlines() == ["x", "1"]
@@ -72,8 +72,8 @@ def test_every_chapter_spec_resolves_at_both_scales():
 def test_readme_shows_the_generated_parameter_tables():
     readme = (pathlib.Path(REPO_ROOT) / "README.md").read_text()
     missing = [spec.chapter for spec in SPECS.values() if spec.markdown() not in readme]
-    assert not missing, ("README parameter tables differ from dtcore/book/specs.py for " + ", ".join(missing)
-                         + "; regenerate them with `.venv/bin/python -m dtcore.book.specs`")
+    assert not missing, ("README parameter tables differ from dtbook/specs.py for " + ", ".join(missing)
+                         + "; regenerate them with `.venv/bin/python -m dtbook.specs`")
     assert readme_tables() in readme
 
 
@@ -82,8 +82,8 @@ def test_close_chapter_shows_the_summary_and_glues_its_counts(monkeypatch, tmp_p
 
     import pandas as pd
 
-    from dtcore.book import chapter
-    from dtcore.book.report import VerificationTable
+    from dtbook import chapter
+    from dtbook.report import VerificationTable
 
     shown, glued = [], {}
     monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
@@ -167,9 +167,9 @@ def _uses_sweep(chapter: str) -> bool:
     cells = json.loads((REPO_ROOT / "book" / f"{chapter}.ipynb").read_text())["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     modules = set()
-    for dotted, listed in re.findall(r"dtcore\.book\.experiments(?:\.(\w+)|[ \t]+import[ \t]+\(?([\w ,]+))", code):
+    for dotted, listed in re.findall(r"dtbook\.experiments(?:\.(\w+)|[ \t]+import[ \t]+\(?([\w ,]+))", code):
         modules |= {dotted} if dotted else {m.strip().split(" as ")[0] for m in listed.split(",")}
-    root = REPO_ROOT / "dtcore" / "book" / "experiments"
+    root = REPO_ROOT / "dtbook" / "experiments"
     sources = [code] + [(root / f"{m}.py").read_text() for m in modules if (root / f"{m}.py").is_file()]
     # a chapter package (experiments/<m>/): every module of it
     sources += [path.read_text() for m in modules if (root / m).is_dir() for path in sorted((root / m).glob("*.py"))]
@@ -186,7 +186,7 @@ def test_a_page_either_sweeps_or_says_it_runs_locally(chapter):
 
 
 def test_run_summary_states_scale_seed_and_every_parameter():
-    from dtcore.book.specs import CH2_LEARNABILITY as spec
+    from dtbook.specs import CH2_LEARNABILITY as spec
 
     resolved = spec.resolve({"scale": "quick", "seed": 7}, passed=["scale", "seed"])
     text = spec.run_summary(resolved)
@@ -209,10 +209,10 @@ def _parameters_cell(chapter: str) -> str:
 
 @pytest.mark.parametrize("chapter", sorted(SPECS))
 def test_each_parameters_cell_is_the_generated_one(chapter):
-    from dtcore.book.specs import parameter_cell
+    from dtbook.specs import parameter_cell
     assert _parameters_cell(chapter) == parameter_cell(SPECS[chapter]), (
         f"book/{chapter}.ipynb: re-generate its parameters cell with "
-        "`.venv/bin/python -m dtcore.book.specs --update-notebooks`")
+        "`.venv/bin/python -m dtbook.specs --update-notebooks`")
 
 
 @pytest.mark.parametrize("chapter", sorted(SPECS))

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dtcore.book.sweep import SCHEDULER_ENV, grid, sweep
+from dtbook.sweep import SCHEDULER_ENV, grid, sweep
 from tests.test_sweep import free_port, listening_addresses
 
 REPO = Path(__file__).resolve().parents[1]

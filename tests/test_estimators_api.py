@@ -280,7 +280,7 @@ def test_every_midpoint_is_refused_beyond_the_memory_limit(monkeypatch):
 
 
 def test_comparison_with_scikit_learn_runs_and_is_close():
-    from dtcore.book.experiments.ch06.against_sklearn import compare_with_sklearn
+    from dtbook.experiments.ch06.against_sklearn import compare_with_sklearn
 
     table = compare_with_sklearn(n_samples=3000, n_test=3000, n_features=10, seed=1, leaves=(8,), depths=(3,))
     assert table["learner"].tolist() == ["TopDown_G (Gini, best-first)", "ID3 (Gini)", "FIND (optimal)"]

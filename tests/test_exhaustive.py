@@ -237,8 +237,8 @@ def test_smoothed_covariance_failure_is_exact_for_a_dictator_and_agrees_with_pla
 def test_atlas_rows_kinds_follow_the_verdicts():
     import pandas as pd
 
-    from dtcore.book.experiments.exhaustive import atlas as experiment
-    from dtcore.book.report import VerificationTable, lint_table
+    from dtbook.experiments.exhaustive import atlas as experiment
+    from dtbook.report import VerificationTable, lint_table
 
     base = dict(paper="MGBH26", statement="s", table="00ff", measure="uniform")
     frame = pd.DataFrame([

@@ -1,4 +1,4 @@
-"""Chapter 1's experiments (the package dtcore.book.experiments.ch01), at small sizes, with known answers."""
+"""Chapter 1's experiments (the package dtbook.experiments.ch01), at small sizes, with known answers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from dtcore import analysis
-from dtcore.book.experiments import ch01
-from dtcore.book.sweep import task_seeds
+from dtbook.experiments import ch01
+from dtbook.sweep import task_seeds
 from dtcore.cube import truth_table
 from dtcore.functions import address, decoy_selector_parity_size, nested_decoy_parity_size
 
@@ -480,7 +480,7 @@ def test_exhaustive_suprema_known_answers_on_three_variables(suprema):
 
 
 def test_exhaustive_check_rows_pass_the_table_and_its_lint(suprema):
-    from dtcore.book.report import VerificationTable, lint_table
+    from dtbook.report import VerificationTable, lint_table
     table = VerificationTable()
     for key in ch01.suprema.EXHAUSTIVE_RESULTS:
         check = ch01.suprema.exhaustive_check(suprema, key)
@@ -530,7 +530,7 @@ def test_theorem3_phases_hold_with_known_answers_on_three_variables(phases):
 
 
 def test_theorem3_phase_rows_pass_the_table_and_its_lint(phases):
-    from dtcore.book.report import VerificationTable, lint_table
+    from dtbook.report import VerificationTable, lint_table
     table = VerificationTable()
     for key in ch01.theorem3.THEOREM3_STEPS:
         check = ch01.theorem3.theorem3_phase_check(phases, key)
@@ -543,7 +543,7 @@ def test_theorem3_phase_rows_pass_the_table_and_its_lint(phases):
 
 def test_theorem3_phase_rows_fail_when_the_proof_claims_more(phases):
     """The rows can fail: a supremum above 1 (as a bound too small would give) fails its row."""
-    from dtcore.book.report import VerificationTable
+    from dtbook.report import VerificationTable
     broken = phases.copy()
     broken.loc[broken["key"] == "phase 1 leaves", "sup_ratio"] = 1.5
     table = VerificationTable()

@@ -1,4 +1,4 @@
-"""Chapter 2's experiments (the modules of dtcore.book.experiments.ch02) at small size: known answers and invariants."""
+"""Chapter 2's experiments (the modules of dtbook.experiments.ch02) at small size: known answers and invariants."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtcore.book import figures
-from dtcore.book.experiments.ch02 import (common, fact_b4, formulas, impurity, lemma_c1, section1, theorem1,
+from dtbook import figures
+from dtbook.experiments.ch02 import (common, fact_b4, formulas, impurity, lemma_c1, section1, theorem1,
                                           theorem1_proof, theorem2, theorem3, theorem5, theorem5_worst)
 from dtcore import bounds
-from dtcore.book.report import VerificationTable, lint_table
-from dtcore.book.sweep import grid, sweep
+from dtbook.report import VerificationTable, lint_table
+from dtbook.sweep import grid, sweep
 from dtcore.cube import ProductDistribution, all_points
 from dtcore.functions import majority, tribes
 from dtcore.impurity import IMPURITIES, holder_constants, kappa

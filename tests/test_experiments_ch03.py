@@ -1,4 +1,4 @@
-"""Chapter 3's experiments (the package dtcore.book.experiments.ch03) at small sizes: known answers and invariants."""
+"""Chapter 3's experiments (the package dtbook.experiments.ch03) at small sizes: known answers and invariants."""
 
 import math
 
@@ -9,11 +9,11 @@ import pytest
 from matplotlib.figure import Figure
 
 from dtcore import bounds
-from dtcore.book import figures, seeds
-from dtcore.book.experiments.ch03 import (common, corollary_4_1, facts, lemma_2_1, lemma_3_1, lemma_3_2, lower_bound,
+from dtbook import figures, seeds
+from dtbook.experiments.ch03 import (common, corollary_4_1, facts, lemma_2_1, lemma_3_1, lemma_3_2, lower_bound,
                                           proposition_5_1, suprema, table_1, table_1_exponents, theorem_4,
                                           theorems_1_3)
-from dtcore.book.report import VerificationTable, lint_table
+from dtbook.report import VerificationTable, lint_table
 from dtcore.noise import ADVERSARIES
 from dtcore.polyreg import n_monomials
 from dtcore.stochastic import deterministic_depths, mean_table, opt, random_stochastic_tree, sample
@@ -487,7 +487,7 @@ def test_proposition_5_1_worst_is_the_largest_share_over_eps():
 
 
 def test_check_pair_counts_the_tests_only_on_enough_covered_samples():
-    from dtcore.book.report import VerificationTable
+    from dtbook.report import VerificationTable
     from types import SimpleNamespace
     tests = pd.DataFrame({"algorithm": ["FIND"], "p-value": [0.4], "samples of T+": [3], "samples of T-": [3],
                           "mean excess of T+": [0.2], "mean excess of T-": [0.2]})
@@ -614,7 +614,7 @@ def test_reference_members_attain_the_suprema_and_a_weaker_search_fails(exhausti
 
 
 def test_printed_bounds_agree_with_dtcore_bounds():
-    from dtcore.book.experiments.ch03 import printed_bounds as pb
+    from dtbook.experiments.ch03 import printed_bounds as pb
 
     for m in (300, 3000, 1_811_217):
         assert pb.printed_lemma52_eps(m, 56, 0.05) == pytest.approx(bounds.blt21_lemma52_eps(m, 56, 0.05), rel=1e-9)
@@ -671,7 +671,7 @@ def test_lemma_3_1_rows_are_tight_theorem_rows_that_a_suboptimal_find_fails():
 
 
 def test_every_row_of_the_page_names_a_blt21_ledger_entry():
-    from dtcore.book import ledger
+    from dtbook import ledger
 
     results = ["Fact 1.1", "Fact 1.2", "Sec. 1.3 (mean function)", "Lemma 2.1", "Lemma 3.1", "Lemma 3.2", "Lemma 4.2",
                "Corollary 4.1", "Theorem 1", "Theorem 3", "Theorem 4", "Definition 2 (budget)", "Sec. 1.1 (2η minimum)",

@@ -1,4 +1,4 @@
-"""Chapter 4's experiments (the package dtcore.book.experiments.ch04) at small size: known answers and invariants."""
+"""Chapter 4's experiments (the package dtbook.experiments.ch04) at small size: known answers and invariants."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 from scipy.stats import binom
 
 from dtcore import bounds
-from dtcore.book.experiments import ch04
-from dtcore.book.report import VerificationTable, lint_table
-from dtcore.book.sweep import grid, sweep
+from dtbook.experiments import ch04
+from dtbook.report import VerificationTable, lint_table
+from dtbook.sweep import grid, sweep
 from dtcore.cube import ProductDistribution
 
 BIASES = [0.5, 0.2]

@@ -12,15 +12,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dtcore.book import figures
-from dtcore.book.experiments import ch04
-from dtcore.book.report import VerificationTable
+from dtbook import figures
+from dtbook.experiments import ch04
+from dtbook.report import VerificationTable
 
 EPS = 0.1
 
 
 def drawn(fig) -> None:
-    """Lay the figure out and render it as :func:`dtcore.book.figures.show` does (this is where log scales fail)."""
+    """Lay the figure out and render it as :func:`dtbook.figures.show` does (this is where log scales fail)."""
     figures.prepare(fig)
     fig.canvas.draw()
     plt.close(fig)

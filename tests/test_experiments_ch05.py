@@ -1,4 +1,4 @@
-"""Chapter 5's experiments (the package dtcore.book.experiments.ch05) at small size: known answers and invariants."""
+"""Chapter 5's experiments (the package dtbook.experiments.ch05) at small size: known answers and invariants."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from matplotlib.figure import Figure
 
 from dtcore import bounds
-from dtcore.book.experiments.ch05 import (common, conjecture3, distributions, hardest, impurities, kearns, lemma4,
+from dtbook.experiments.ch05 import (common, conjecture3, distributions, hardest, impurities, kearns, lemma4,
                                           lemma8, lemma9, lemma11, lemmas56, theorem1, theorem2)
-from dtcore.book.report import VerificationTable, lint_table
+from dtbook.report import VerificationTable, lint_table
 from dtcore.functions import junta_tree, parity_table
 from dtcore.cube import ProductDistribution
 from dtcore.impurity import lipschitz_constant, strong_concavity

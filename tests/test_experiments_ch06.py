@@ -1,4 +1,4 @@
-"""Chapter 6's experiments (dtcore.book.experiments.ch06) at small size, on toy tables and real data."""
+"""Chapter 6's experiments (dtbook.experiments.ch06) at small size, on toy tables and real data."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtcore.book.experiments.ch06 import bglt20_est, bglt20_topdown, blt21_lemma31, common, estimators
-from dtcore.book.report import VerificationTable, lint_table
+from dtbook.experiments.ch06 import bglt20_est, bglt20_topdown, blt21_lemma31, common, estimators
+from dtbook.report import VerificationTable, lint_table
 from dtcore.learnability import hoeffding_halfwidth
 
 
@@ -300,7 +300,7 @@ def test_est_figure_has_two_panels(est_run):
 # ------------------------------------------------------------------------------------ the seed rule
 
 def test_library_seed_is_keyed_and_fits_every_library():
-    from dtcore.book import seeds
+    from dtbook import seeds
 
     a = seeds.library_seed(0, "ch06/folds")
     assert a == seeds.library_seed(0, "ch06/folds") and 0 <= a < 2**31

@@ -1,12 +1,12 @@
-"""Chapter 6's checks of what the estimators' users rely on (dtcore.book.experiments.ch06.users)."""
+"""Chapter 6's checks of what the estimators' users rely on (dtbook.experiments.ch06.users)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dtcore.book.experiments.ch06 import users
-from dtcore.book.report import VerificationTable
+from dtbook.experiments.ch06 import users
+from dtbook.report import VerificationTable
 from dtcore.estimators import OptimalTreeClassifier, ThresholdBinarizer, TopDownClassifier
 
 

@@ -1,5 +1,5 @@
 """Page 7's second exact computation of the violations, the bounds computed twice, E.1 on its class and the
-local search's guard at n = 4 (dtcore.book.experiments.exhaustive)."""
+local search's guard at n = 4 (dtbook.experiments.exhaustive)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from dtcore import exhaustive as ex
 from dtcore.audit import worst_case as wc
-from dtcore.book.experiments.exhaustive import appendix_e, bounds_twice, exact_recheck, heuristics
-from dtcore.book.report import VerificationTable
+from dtbook.experiments.exhaustive import appendix_e, bounds_twice, exact_recheck, heuristics
+from dtbook.report import VerificationTable
 
 
 def test_fresh_ratio_by_hand() -> None:

@@ -1,4 +1,4 @@
-"""The performance appendix's benchmarks (dtcore.book.experiments.performance) at tiny sizes.
+"""The performance appendix's benchmarks (dtbook.experiments.performance) at tiny sizes.
 
 Times are never asserted: only the rows' structure and the output comparisons, which must agree.
 """
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtcore.book.experiments.performance import (buildtopdown, common, exhaustive, find, id3, local, scale_statement,
+from dtbook.experiments.performance import (buildtopdown, common, exhaustive, find, id3, local, scale_statement,
                                                  summary, topdown)
-from dtcore.book.report import VerificationTable, lint_table
+from dtbook.report import VerificationTable, lint_table
 from dtcore.functions import random_tree
 from dtcore.topdown import depth_cap, top_down
 

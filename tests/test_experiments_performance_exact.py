@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dtcore.book.experiments.performance.exact import exact_vs_contree, find_vs_dl85, find_vs_gosdt, real_data
-from dtcore.book.experiments.performance.users import ROW_COLUMNS, boolean_tree_data
-from dtcore.book.experiments.ch06.exact import exact_beside_cuts
+from dtbook.experiments.performance.exact import exact_vs_contree, find_vs_dl85, find_vs_gosdt, real_data
+from dtbook.experiments.performance.users import ROW_COLUMNS, boolean_tree_data
+from dtbook.experiments.ch06.exact import exact_beside_cuts
 
 
 def test_exact_vs_contree_row_agrees():

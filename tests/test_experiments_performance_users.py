@@ -1,4 +1,4 @@
-"""dtcore.book.experiments.performance.users at small size: row shape, agreement, floors, exponents."""
+"""dtbook.experiments.performance.users at small size: row shape, agreement, floors, exponents."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from dtcore.book.experiments.performance import users as pu
+from dtbook.experiments.performance import users as pu
 
 
 def _is_row(df: pd.DataFrame, settings: int = 1) -> bool:

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from dtcore import bounds
-from dtcore.book.experiments import ch01, ch04
-from dtcore.book.report import VerificationTable
+from dtbook.experiments import ch01, ch04
+from dtbook.report import VerificationTable
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import shutil
 
 import pytest
 
-from dtcore.book.chapter import REPO_ROOT
-from dtcore.book.faults import Fault, apply_fault, assert_all_caught, load_faults, run_faults
+from dtbook.chapter import REPO_ROOT
+from dtbook.faults import Fault, apply_fault, assert_all_caught, load_faults, run_faults
 
 MINI_CHAPTER = """\
 from dtcore.analysis import variance
-from dtcore.book.report import VerificationTable
+from dtbook.report import VerificationTable
 import numpy as np
 table = VerificationTable()
 xor = np.array([0, 1, 1, 0], dtype=np.uint8)
@@ -23,6 +23,7 @@ table.assert_all()
 def mini_repo(tmp_path: pathlib.Path) -> pathlib.Path:
     root = tmp_path / "repo"
     shutil.copytree(REPO_ROOT / "dtcore", root / "dtcore", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO_ROOT / "dtbook", root / "dtbook", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "book").mkdir()
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {"tags": ["parameters"]},
                      "outputs": [], "source": "seed = 0\n"},

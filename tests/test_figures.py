@@ -1,4 +1,4 @@
-"""The book's figure rules (dtcore.book.figures.show/prepare): each can fail on a figure that breaks it."""
+"""The book's figure rules (dtbook.figures.show/prepare): each can fail on a figure that breaks it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dtcore.book import figures
+from dtbook import figures
 
 
 def _labels(axis) -> list[str]:
@@ -114,7 +114,7 @@ def test_symlog_axis_gets_signed_plain_labels() -> None:
 def test_code_in_a_figure_is_refused_and_maths_is_not() -> None:
     import matplotlib.pyplot as plt
 
-    from dtcore.book import figures
+    from dtbook import figures
 
     fig, ax = plt.subplots()
     ax.plot([1, 2], label="point_mass")
@@ -132,7 +132,7 @@ def test_code_in_a_figure_is_refused_and_maths_is_not() -> None:
 
 
 def test_each_method_keeps_one_colour() -> None:
-    from dtcore.book import figures
+    from dtbook import figures
 
     assert figures.method_colour("ID3 (depth 3)") == figures.method_colour("ID3")
     assert figures.method_colour("FIND") != figures.method_colour("ID3")

@@ -108,7 +108,7 @@ RAW_MARKUP = re.compile(
 #: TeX that MathJax leaves alone (only \( \), \[ \] and $$ are delimiters) or that sits outside math.
 RAW_TEX = re.compile(r"\\\(|\\\[|\\begin\{|\$\$|\$(?=\S)[^$]*?(?:\\[A-Za-z]+|[_^])[^$]*?\$|\$[A-Za-z]\$")
 #: Python's and pandas' spellings of a missing or infinite number; "—" and "∞" are deliberate
-#: notation (dtcore.book.report.format_number writes them) and pass.
+#: notation (dtbook.report.format_number writes them) and pass.
 NOT_A_NUMBER = re.compile(r"^(?:[-+−]?(?:nan|inf|infinity)|<NA>|NaT|None)$", re.IGNORECASE)
 EXPLAINS_NAN = re.compile(r"\b(?:nan|inf|infinity)\b|∞", re.IGNORECASE)
 WARNING_TEXT = re.compile(r"\b\w*Warning: |Traceback \(most recent call last\)|^\s*warnings\.warn\(", re.M)
@@ -814,7 +814,7 @@ def test_a_table_with_a_paper_result_column_cites_the_paper_in_every_cell() -> N
 def test_ledger_verdicts_agree_with_the_rows_of_this_build(built_book: Path) -> None:
     """Every ledger entry on a page that ran: the verdict its rows support is the ledger's, and its
     rows raise no problem (two verdicts, a refutation counted twice, a failing counted row)."""
-    from dtcore.book import ledger
+    from dtbook import ledger
 
     findings = json.loads((built_book / "_static" / "ledger.json").read_text())
     problems = []

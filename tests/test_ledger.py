@@ -1,4 +1,4 @@
-"""The ledger (dtcore.book.ledger): one verdict per printed statement, rendered beside every box.
+"""The ledger (dtbook.ledger): one verdict per printed statement, rendered beside every box.
 
 Grouped by what each test guards: the ledger's own consistency, the verdict the rows support
 (each rule shown able to fail on synthetic rows), the pages (a verdict line directly under every box
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dtcore.book import ledger
-from dtcore.book.ledger import blueprint
+from dtbook import ledger
+from dtbook.ledger import blueprint
 
 REPO = Path(__file__).resolve().parents[1]
 BOX = re.compile(r"(?P<fence>:{3,}|`{3,})\{prf:(?P<kind>\w+)\}[^\n]*\n(?P<options>(?::[\w-]+:[^\n]*\n)*)")

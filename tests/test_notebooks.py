@@ -1,7 +1,7 @@
 """Every notebook of the book runs with non-default parameters and rejects bad ones by name.
 
 The notebooks run at their default (quick) parameters once, under nbmake (``make test``); here
-each is re-run through papermill (:func:`dtcore.book.run.run_chapter`, the runner of the fault
+each is re-run through papermill (:func:`dtbook.run.run_chapter`, the runner of the fault
 suite and of ``make full``) with small non-default values (the run must pass its own verification
 table, whose last cell asserts it), with bad values and with a misspelt name (the run must stop in
 the cell after the parameters with a ``ValueError`` naming the parameter).
@@ -12,8 +12,8 @@ import pathlib
 
 import pytest
 
-from dtcore.book.run import ChapterRun, run_chapter, toc_chapters
-from dtcore.book.specs import SPECS
+from dtbook.run import ChapterRun, run_chapter, toc_chapters
+from dtbook.specs import SPECS
 
 #: Seconds a run may take before it counts as hanging (a bad parameter stops a chapter in seconds).
 TIMEOUT = 900

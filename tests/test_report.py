@@ -6,7 +6,7 @@ import pytest
 
 import pandas as pd
 
-from dtcore.book.report import (VerificationTable, failing_rows, format_number, read_verification, table_passes,
+from dtbook.report import (VerificationTable, failing_rows, format_number, read_verification, table_passes,
                                 theorem_margin, worst)
 
 
@@ -119,7 +119,7 @@ def test_under_the_fault_suite_the_first_failing_row_stops_the_chapter(tmp_path,
 
 
 def test_one_margin_convention_and_its_formatter():
-    from dtcore.book.report import format_margin, identity_margin
+    from dtbook.report import format_margin, identity_margin
     # measured / bound for an upper bound, bound / measured for a lower one, from the reach's low end
     assert theorem_margin(0.02, 0.05, "<=") == pytest.approx(0.4)
     assert theorem_margin(4.0, 1.0, ">=") == pytest.approx(0.25)

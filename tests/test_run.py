@@ -1,4 +1,4 @@
-"""dtcore.book.run: the one runner of a chapter (fault suite, make full, notebook tests), on a mini chapter."""
+"""dtbook.run: the one runner of a chapter (fault suite, make full, notebook tests), on a mini chapter."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import pathlib
 
 import pytest
 
-from dtcore.book.run import first_error, run_chapter, toc_chapters
+from dtbook.run import first_error, run_chapter, toc_chapters
 
 MINI = """\
-from dtcore.book.report import VerificationTable
+from dtbook.report import VerificationTable
 if seed == 13:
     raise ValueError(f"seed must not be 13, got {seed}")
 if seed == 99:

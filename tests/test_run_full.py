@@ -142,7 +142,7 @@ def test_sections_follow_the_notebook_with_the_injected_cell(run_full):
 
 
 def test_a_failed_cell_is_named_with_its_section_and_code():
-    from dtcore.book.run import first_error_at
+    from dtbook.run import first_error_at
     notebook = {"cells": [
         {"cell_type": "markdown", "source": "## Figure 2: phases"},
         {"cell_type": "code", "source": "# draw it\nphases_figure(runs)\n", "outputs": [

@@ -1,4 +1,4 @@
-"""dtcore.book.sweep: deterministic per-task seeds, independent of worker count and backend."""
+"""dtbook.sweep: deterministic per-task seeds, independent of worker count and backend."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dtcore.book.sweep as sweep_module
-from dtcore.book.sweep import SCHEDULER_ENV, grid, sweep, task_seeds
+import dtbook.sweep as sweep_module
+from dtbook.sweep import SCHEDULER_ENV, grid, sweep, task_seeds
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 

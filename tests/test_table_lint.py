@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from dtcore.book.report import (LINT_PATTERNS, VerificationTable, assert_lint_clean, lint_table,
+from dtbook.report import (LINT_PATTERNS, VerificationTable, assert_lint_clean, lint_table,
                                 provenance_names, read_verification, shared_functions)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 from bs4 import BeautifulSoup
 
-from dtcore.book.report import VerificationTable
+from dtbook.report import VerificationTable
 from tests.test_html import page_problems
 
 REPO = Path(__file__).resolve().parents[1]

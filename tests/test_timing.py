@@ -1,4 +1,4 @@
-"""Tests for dtcore.book.timing: the book's one interleaved timer."""
+"""Tests for dtbook.timing: the book's one interleaved timer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_info
 
-from dtcore.book.timing import interleaved_times, ratio_table, summarise
+from dtbook.timing import interleaved_times, ratio_table, summarise
 
 
 def test_interleaves_rotates_and_returns_last_results():

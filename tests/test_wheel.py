@@ -49,7 +49,9 @@ def test_the_wheel_installs_offline_in_a_fresh_venv_and_runs_the_readme(tmp_path
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     (wheel,) = (tmp_path / "dist").glob("dtcore-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "dtcore/__init__.py" in names and "dtcore/book/run.py" in names
+    # the algorithms, the estimators and the audits; the book's support stays in the clone
+    assert "dtcore/__init__.py" in names and "dtcore/audit/replay.py" in names and "dtcore/estimators.py" in names
+    assert not any(n.startswith("dtbook/") for n in names), [n for n in names if n.startswith("dtbook/")][:3]
     assert not any(n.startswith(("tests/", "book/", "scripts/")) for n in names)
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     # plot_tree's light extra: matplotlib alone (its error message names it)
