@@ -9,7 +9,7 @@
   the exact depth-d problem; GOSDT is built for a positive sparsity penalty (regularization), which
   this workload leaves out, and it says so by warning.
 
-Each returns the tidy rows of :mod:`dtcore.book.experiments.performance_users` (``ROW_COLUMNS``):
+Each returns the tidy rows of :mod:`dtcore.book.experiments.performance.users` (``ROW_COLUMNS``):
 both sides interleaved in one process, BLAS/OpenMP pinned to ``threads``, medians of
 ``repetitions`` rounds after an untimed warm-up (which also loads numba's compiled kernels), the
 machine's load average beside them, and ``same_result`` from the training errors recomputed from
@@ -27,7 +27,7 @@ import pandas as pd
 from ...estimators import OptimalTreeClassifier
 from ...find import find, training_errors
 from ...validate import check_choice, check_int
-from .performance_users import _rows
+from .performance.users import _rows
 
 __all__ = ["REAL_DATASETS", "real_data", "exact_vs_contree", "find_vs_dl85", "find_vs_gosdt"]
 
