@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dtcore.book.experiments.performance_exact import exact_vs_contree, find_vs_dl85, find_vs_gosdt, real_data
-from dtcore.book.experiments.performance_users import ROW_COLUMNS, boolean_tree_data
+from dtcore.book.experiments.performance.users import ROW_COLUMNS, boolean_tree_data
 from dtcore.book.experiments.real_exact import exact_beside_cuts
 
 

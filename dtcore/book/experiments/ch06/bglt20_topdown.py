@@ -166,7 +166,7 @@ def frontier_figure(front: pd.DataFrame, *, folds: int) -> plt.Figure:
             dashed = dashed or learner.endswith("(size)")
             ax.plot(g["leaves"], g["accuracy"], "o--" if dashed else "o-", ms=3, lw=1.2, color=palette[learner],
                     label=learner.replace("TopDown_G", "TopDown$_G$"), mfc="none" if dashed else palette[learner],
-                    zorder=2 if dashed else 3)
+                    zorder=4 if dashed else 3)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set(title=name, xlabel="leaves (mean over folds)")

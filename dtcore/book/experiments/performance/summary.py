@@ -10,7 +10,6 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from ... import figures
 from ...report import VerificationTable
