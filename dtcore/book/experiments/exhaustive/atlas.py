@@ -171,7 +171,7 @@ OWN_ROWS: set[str] = {"Lemma E.1", "Lemma E.2", "Fact 1.1", "Fact 1.2", "Lemma 2
 
 def check_spectral(table: VerificationTable, spectral_gap: float) -> None:
     """The identity row of :func:`spectral_identity`: influences from the spectrum against subcube counts."""
-    table.identity("Influences (MGBH26 §1.1)",
+    table.identity("[MGBH26] re-randomised influences, two computations",
                    "max |Inf_i from the μ-biased spectrum − from subcube counts|, every f and μ",
                    spectral_gap, 1e-12,
                    computed_by=(ex.spectral_influences, "dtcore.exhaustive.SubcubeStatistics.influences"),
@@ -181,7 +181,8 @@ def check_spectral(table: VerificationTable, spectral_gap: float) -> None:
 def check_cost_drop(table: VerificationTable, deviations: dict[str, float]) -> None:
     """The identity rows of the atlas's deviations: the cost drops by exactly the score (Lemma 4.3, 5.1(1))."""
     for name, dev in deviations.items():
-        table.identity(name, "max |cost drop − score| over every f, subcube and free x_i", dev, 1e-12,
+        paper, rest = name.split(" ", 1)  # "BLT20 Lemma 5.1(2)" -> "[BLT20] Lemma 5.1(2)", the book's citation style
+        table.identity(f"[{paper}] {rest}", "max |cost drop − score| over every f, subcube and free x_i", dev, 1e-12,
                        computed_by=("dtcore.exhaustive.SubcubeStatistics.cost",
                                     "dtcore.exhaustive.SubcubeStatistics.by_variable"),
                        box=ATLAS_BOXES["Lemma 4.3" if "MGBH26" in name else "Lemma 5.1(1)"])
