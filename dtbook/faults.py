@@ -164,6 +164,34 @@ def _cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|").replace("`", "'")
 
 
+#: ASCII maths of the fault descriptions, in the reader's notation (the table is read, not run).
+_ASCII_MATHS = ((" <= ", " ≤ "), (" >= ", " ≥ "), (" != ", " ≠ "), ("log2", "log₂"), ("sqrt", "√"), ("beta", "β"),
+                ("alpha", "α"), ("delta", "δ"), ("gamma", "γ"), ("kappa", "κ"), ("eta", "η"), ("mu_", "μ_"))
+
+
+def reader_maths(text: str) -> str:
+    """A fault description with its ASCII maths in the reader's notation: ≤, ≥, log₂, Greek letters for
+    their names, and powers ``a^b`` / ``a^(b)`` / ``a^-b`` typeset as superscripts (``$a^{b}$``)."""
+    import re
+
+    out = str(text)
+    for ascii_text, maths in _ASCII_MATHS:
+        out = re.sub(rf"(?<![A-Za-z]){re.escape(ascii_text.strip())}(?![a-z])", maths.strip(), out) \
+            if ascii_text.strip().isalpha() or ascii_text.strip() in ("log2", "sqrt") else out.replace(ascii_text, maths)
+    out = re.sub(r"\beps\b", "ε", out)
+    group = r"\((?:[^()]|\([^()]*\))*\)"
+    power = re.compile(rf"(\w+|{group})\^({group}|-?\|[^|]+\||-?\d+(?:\.\d+)?(?![\w(])|-?\w+(?:{group})?)")
+
+    def typeset(m: re.Match) -> str:
+        exponent = m.group(2)
+        if exponent.startswith("(") and exponent.endswith(")"):
+            exponent = exponent[1:-1]
+        maths = f"{m.group(1)}^{{{exponent}}}".replace("|", r"\vert ")  # no pipe inside a table cell
+        return f"${maths}$"
+
+    return power.sub(typeset, out)
+
+
 def outcomes_markdown(outcomes: pd.DataFrame, numbers: dict[str, int] | None = None) -> str:
     """The fault table as MyST Markdown: fault, chapter (a ``{doc}`` link), file, what goes wrong,
     outcome, the failed rows or the error, and seconds rounded to at most 4 significant digits."""
@@ -178,7 +206,7 @@ def outcomes_markdown(outcomes: pd.DataFrame, numbers: dict[str, int] | None = N
         label = f"Chapter {numbers[row.chapter]}" if row.chapter in numbers else row.chapter
         lines.append(" | ".join([
             f"| {_cell(row.fault)}", f"{{doc}}`{label} <{row.chapter}>`", f"`{_cell(row.file)}`",
-            _cell(row.description), _cell(row.outcome), _cell(row.caught_by) or "—",
+            _cell(reader_maths(row.description)), _cell(row.outcome), _cell(row.caught_by) or "—",
             f"{round_seconds(row.seconds)} |"]))
     return "\n".join(lines)
 

@@ -384,3 +384,15 @@ def test_practitioner_section_multiclass_missing_values_importances_and_drawing(
     fig = estimators.tree_drawing(*common.load_dataset("breast cancer"), depth=2, n_thresholds=2)
     assert len(fig.axes) == 1
     plt.close(fig)
+
+
+def test_exact_beside_cuts_row_is_an_observation_with_a_guard() -> None:
+    """The exact optimum over every threshold never errs more than FIND on the cuts: shown (another class than
+    [BLT21] Lemma 3.1's Boolean features), and a worse exact search stops the page."""
+    from dtbook.experiments.ch06.exact import check_exact
+
+    table = VerificationTable()
+    check_exact(table, pd.DataFrame({"data set": ["a", "b"], "depth": [1, 2], "cuts_cost": [0.0, 0.01]}))
+    assert [r["kind"] for r in table.rows] == ["observation"] and table.rows[0]["measured"] == 0.0
+    with pytest.raises(ValueError, match="exact"):
+        check_exact(VerificationTable(), pd.DataFrame({"data set": ["a"], "depth": [1], "cuts_cost": [-0.01]}))

@@ -67,3 +67,13 @@ def test_the_catalogue_is_well_formed():
         assert text.count(fault.find) == 1, f"{fault.id}: its text must occur once in {fault.file}"
         assert fault.find != fault.replace and fault.description
         assert (REPO_ROOT / "book" / f"{fault.chapter}.ipynb").exists(), fault.chapter
+
+
+def test_fault_descriptions_typeset_their_maths() -> None:
+    """The fault table shows no ASCII maths: powers as superscripts, ≤ and log₂, no pipe inside maths."""
+    from dtbook.faults import _cell, reader_maths
+
+    assert reader_maths("x^0.5 and 2^n") == "$x^{0.5}$ and $2^{n}$"
+    assert reader_maths("n^O(log(s/eps))") == "$n^{O(log(s/ε))}$"
+    assert "|" not in _cell(reader_maths("the leaf weight 2^-|l|")).replace("\\|", "")
+    assert reader_maths("a <= 2 eps / (L log2 s)") == "a ≤ 2 ε / (L log₂ s)"

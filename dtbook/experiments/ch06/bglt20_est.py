@@ -119,7 +119,7 @@ def check_est(table: VerificationTable, run: EstRun, *, delta: float, batch_size
     learn = run.learn
     K = len(learn)
     radius = est_radius(n_test=run.n_test, n_heldout=run.n_heldout, delta=delta, n_sizes=K)
-    table.identity("[BGLT20] Theorem 2 / App. D",
+    table.identity("[BGLT20] Theorem 2",
                    "max over t of |Est(t) - test error of T_t grown with every label|",
                    float((learn["estimated_error"] - learn["test error of T_t"]).abs().max()), 0.0,
                    box="thm-real-est",
@@ -171,7 +171,7 @@ def choice_of_t(run: EstRun) -> pd.DataFrame:
 def check_choice(table: VerificationTable, choice: pd.DataFrame) -> None:
     """The regret of choosing t by Est (observation: [BGLT20] bounds each estimate, not the choice)."""
     held = choice["held-out error of chosen T_t"]
-    table.observation("no theorem", "held-out error of T_t: t chosen by Est minus t chosen with every label",
+    table.observation("Est's choice of t", "held-out error of T_t: t chosen by Est minus t chosen with every label",
                       float(held.iloc[0] - held.iloc[1]),
                       why="the regret of choosing t by Est; the theorem bounds each estimate, not the choice")
 
@@ -197,14 +197,17 @@ def est_figure(run: EstRun, *, delta: float) -> plt.Figure:
     everything = run.pool_size + run.n_heldout
     fig, axes = figures.figure(2, height=3.8)
     axes[0].fill_between(learn["t"], learn["ci_low"], learn["ci_high"], alpha=0.25,
-                         label=f"Est ± Hoeffding ($\\delta$={delta})")
-    axes[0].plot(learn["t"], learn["estimated_error"], "o-", label="Est(t), labels from label_fn")
-    axes[0].plot(learn["t"], learn["held-out error of T_t"], "s--", label="held-out error of $T_t$ (every label)")
-    axes[0].set(xlabel="size t", ylabel="error", title="Est against held-out error")
+                         label=f"Est ± Hoeffding ($\\delta = {delta}$)", color=figures.OKABE_ITO[0])
+    axes[0].plot(learn["t"], learn["estimated_error"], "o-", label="Est($t$), labels asked for",
+                 color=figures.OKABE_ITO[0])
+    axes[0].plot(learn["t"], learn["held-out error of T_t"], "s--", label="held-out error of $T_t$ (every label)",
+                 color=figures.OKABE_ITO[1])
+    axes[0].set(xlabel="size $t$", ylabel="error", title="Est against held-out error")
     log_x(axes[0], sizes)
-    axes[1].plot(learn["t"], learn["labels_total"] + run.n_test, "o-", label="Est: pool labels + $S_{test}$")
+    axes[1].plot(learn["t"], learn["labels_total"] + run.n_test, "o-", label="Est: pool labels + $S_{test}$",
+                 color=figures.OKABE_ITO[0])
     axes[1].axhline(everything, color="k", ls="--", label="every size trained:\npool + held-out")
-    axes[1].set(yscale="log", xlabel="size t", ylabel="labels (log scale)", title="labels needed")
+    axes[1].set(yscale="log", xlabel="size $t$", ylabel="labels (log scale)", title="labels needed")
     log_x(axes[1], sizes)
     label_ticks = [v for v in (250, 500, 1000, 2000, 5000, 10000, 20000, 50000)
                    if 0.5 * (learn["labels_total"].min() + run.n_test) <= v <= 2 * everything]
@@ -291,7 +294,7 @@ def check_budget(table: VerificationTable, baseline: pd.DataFrame, choice: pd.Da
     """Est's choice against cross-validation at Est's own label budget (observation: no paper compares them)."""
     budget = int(choice.iloc[0]["labels"])
     same = baseline[baseline["labels"] == baseline["labels"].max()]
-    table.observation("no theorem", f"held-out error: Est's choice of t minus the median cross-validated choice "
+    table.observation("Est's choice of t", f"held-out error: Est's choice of t minus the median cross-validated choice "
                       f"on {budget:,} random labels", float(choice.iloc[0]["held-out error of chosen T_t"]
                                                             - same["held-out error"].median()),
                       why="two ways to choose t at one label budget; [BGLT20] bounds each estimate, not the choice")

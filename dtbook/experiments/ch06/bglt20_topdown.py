@@ -14,7 +14,7 @@ import seaborn as sns
 from dtcore.estimators import TopDownClassifier
 from ... import figures, seeds
 from ...report import VerificationTable
-from .common import DATASETS, Data, GLUE_KEYS, cv_splits, log_x
+from .common import DATASETS, Data, GLUE_KEYS, cv_splits, learner_colour, log_x
 
 
 def topdown_bestfirst(data: Data, *, folds: int, leaf_sizes: Sequence[int], n_thresholds: int,
@@ -65,24 +65,27 @@ def size_summary(size_runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def topdown_figure(size_runs: pd.DataFrame, *, folds: int) -> plt.Figure:
-    """Left: accuracy of TopDown_G ([BGLT20] Sec. 1.1) and best-first CART against the size t. Right:
-    their difference per fold (band: range over folds)."""
+    """Top: accuracy of TopDown_G ([BGLT20] Sec. 1.1) and best-first CART against the size t, one panel
+    per learner pair on the same axes. Bottom: their difference per fold (band: range over folds)."""
     sizes = sorted(size_runs["t"].unique())
-    fig, axes = figures.figure(2, height=3.8)
+    fig, axes = figures.figure(1, 2, height=7.4)
     long = size_runs.melt(id_vars=["data set", "fold", "t"],
                           value_vars=["TopDown_G", "best-first CART, same features", "best-first CART, raw features"],
                           var_name="method", value_name="accuracy")
-    long["method"] = long["method"].replace({"best-first CART, raw features": "best-first CART (raw)",
-                                             "best-first CART, same features": "best-first CART (same)"})
-    sns.lineplot(data=long, x="t", y="accuracy", hue="data set", style="method", marker="o", errorbar=None,
-                 ax=axes[0])
-    axes[0].set(xlabel="size t (leaves)", ylabel=f"{folds}-fold CV accuracy", title="accuracy by size")
+    long["method"] = long["method"].replace({"TopDown_G": "TopDown$_G$",
+                                             "best-first CART, raw features": "best-first CART, raw features",
+                                             "best-first CART, same features": "best-first CART, same features"})
+    long = long.rename(columns={"method": "learner"})
+    sns.lineplot(data=long, x="t", y="accuracy", hue="data set", style="learner", marker="o", errorbar=None,
+                 ax=axes[0], palette=list(figures.OKABE_ITO[:long["data set"].nunique()]))
+    axes[0].set(xlabel="size $t$ (leaves)", ylabel=f"{folds}-fold CV accuracy", title="accuracy by size")
     log_x(axes[0], sizes)
-    figures.legend_below(fig, [axes[0]], ncol=2)
+    figures.legend(axes[0], "below", ncol=3)
     sns.lineplot(data=size_runs, x="t", y="difference", hue="data set", marker="o", errorbar=("pi", 100),
-                 ax=axes[1], legend=False)
+                 ax=axes[1], legend=False, palette=list(figures.OKABE_ITO[:size_runs["data set"].nunique()]))
     axes[1].axhline(0, color="k", lw=1)
-    axes[1].set(xlabel="size t (leaves)", ylabel="accuracy: TopDown_G − CART", title="difference (band: fold range)")
+    axes[1].set(xlabel="size $t$ (leaves)", ylabel="accuracy: TopDown$_G$ − CART",
+                title="difference, same features (band: range over folds)")
     log_x(axes[1], sizes)
     return fig
 
@@ -95,10 +98,10 @@ def check_topdown(table: VerificationTable, size_runs: pd.DataFrame) -> None:
     t_top = int(size_runs["t"].max())
     at_top = summary.xs(t_top, level="t")
     for name in size_runs["data set"].unique():
-        table.observation("no theorem", f"{name}: CV accuracy TopDown_G - best-first CART (raw), t = {t_top}",
+        table.observation("TopDown_G against best-first CART, held-out accuracy", f"{name}: CV accuracy TopDown_G - best-first CART (raw), t = {t_top}",
                           float(at_top.loc[name, "TopDown_G"] - at_top.loc[name, "best-first CART, raw features"]),
                           why="held-out accuracy of two heuristics; no paper bounds it")
-    table.observation("[BGLT20] Sec. 1.1", "max training disagreement TopDown_G vs best-first CART, same features",
+    table.observation("TopDown_G against best-first CART, same rule", "max training disagreement TopDown_G vs best-first CART, same features",
                       float(size_runs["training disagreement, same features"].max()),
                       why="equal only up to ties between equal gains and half-half leaves")
 
@@ -154,14 +157,16 @@ def frontier_figure(front: pd.DataFrame, *, folds: int) -> plt.Figure:
     nrows = -(-len(names) // ncols)
     fig, axes = figures.figure(ncols, nrows, height=2.6 * nrows + 0.8, squeeze=False)
     learners = list(dict.fromkeys(front["learner"]))
-    palette = dict(zip(learners, sns.color_palette("tab10", len(learners))))
+    palette = {learner: learner_colour(learner) for learner in learners}
     for ax, name in zip(axes.flat, names):
         for learner in learners:
             g = front[(front["data set"] == name) & (front["learner"] == learner)].sort_values("leaves")
             # the two optimal solvers coincide, as do CART and ID3 on the same features: dash the second
             dashed = learner.startswith(("pystreed", "ID3"))
+            dashed = dashed or learner.endswith("(size)")
             ax.plot(g["leaves"], g["accuracy"], "o--" if dashed else "o-", ms=3, lw=1.2, color=palette[learner],
-                    label=learner, mfc="none" if dashed else palette[learner])
+                    label=learner.replace("TopDown_G", "TopDown$_G$"), mfc="none" if dashed else palette[learner],
+                    zorder=4 if dashed else 3)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set(title=name, xlabel="leaves (mean over folds)")
@@ -169,6 +174,5 @@ def frontier_figure(front: pd.DataFrame, *, folds: int) -> plt.Figure:
         ax.set_ylabel(f"{folds}-fold CV accuracy")
     for ax in axes.flat[len(names):]:
         ax.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize="small")
+    figures.legend_below(fig, [axes.flat[0]], ncol=2)
     return fig

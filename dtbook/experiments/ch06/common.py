@@ -12,7 +12,7 @@ import pandas as pd
 
 from dtcore.estimators import ThresholdBinarizer
 from dtcore.validate import check_int
-from ... import seeds
+from ... import figures, seeds
 from ...chapter import styled_table
 
 
@@ -92,6 +92,15 @@ def cv_splits(X: pd.DataFrame, y: np.ndarray, *, folds: int, seed: int) -> list[
 
     folds = check_int("folds", folds, 2)
     return list(StratifiedKFold(folds, shuffle=True, random_state=seeds.library_seed(seed, "ch06/folds")).split(X, y))
+
+
+def learner_colour(learner: str) -> str:
+    """The book's colour of a learner of this chapter (:func:`figures.method_colour`); CART on the raw
+    features, a second CART, gets the palette's reddish purple, and TopDown_G the colour of TopDown."""
+    if "raw" in learner and "CART" in learner:
+        return figures.OKABE_ITO[4]
+    name = learner.removeprefix("best-first ").removeprefix("scikit-learn's ")
+    return figures.method_colour(name)
 
 
 def log_x(ax: plt.Axes, ticks: Sequence[int]) -> None:

@@ -109,18 +109,18 @@ def check_practitioner(table: VerificationTable, scores: pd.DataFrame, importanc
     """Importances as an identity (two implementations of scikit-learn's definition on one tree); the
     scores as observations (no theorem bounds held-out accuracy or ROC-AUC)."""
     if bool(importances["same tree"].iloc[0]):
-        table.identity("scikit-learn's definition", "max |importance (dtcore) − importance (scikit-learn, same "
+        table.identity("TopDown_G, importances as scikit-learn's", "max |importance (dtcore) − importance (scikit-learn, same "
                        "tree)| over the columns of breast cancer", float((importances["dtcore"]
                                                                            - importances["scikit-learn"]).abs().max()),
                        1e-9, computed_by=("dtcore.estimators.TopDownClassifier.feature_importances_",
                                           "sklearn.tree.DecisionTreeClassifier.feature_importances_"))
     else:
-        table.observation("scikit-learn's definition", "max |importance difference| over the columns",
+        table.observation("TopDown_G, importances as scikit-learn's", "max |importance difference| over the columns",
                           float((importances["dtcore"] - importances["scikit-learn"]).abs().max()),
                           why="the two trees parted at a tie between equal gains, so they are different trees")
     for row in scores[scores["learner"] != "CART (scikit-learn)"].itertuples():
         cart = scores[(scores["data set"] == row._1) & (scores["learner"] == "CART (scikit-learn)")]
-        table.observation("no theorem", f"{row._1}: ROC-AUC {row.learner} − CART at equal depth",
+        table.observation(f"{row.learner.split(' ')[0]} against CART, ROC-AUC", f"{row._1}: ROC-AUC {row.learner} − CART at equal depth",
                           float(row._5 - cart["ROC-AUC"].iloc[0]),
                           why="ranking quality of two heuristics on held-out data; no paper bounds it")
 

@@ -209,32 +209,32 @@ def check_users(table: VerificationTable, cuts: pd.DataFrame, routing: pd.DataFr
     """Four identity rows, every data set and fold: the cuts, the routing of missing values, the
     multi-class training error, and probabilities and importances where both trees agree (the folds
     where they part at a tie are counted on the page, not checked)."""
-    table.identity("dtcore.estimators (binarisation)",
+    table.identity("the estimators' cut points",
                    f"max |cut − NumPy's weighted-quantile cut| over {len(cuts)} training folds × weightings "
                    "(inf when the features differ)", float(cuts["deviation"].max()), 0.0,
                    computed_by=("dtcore.estimators.ThresholdBinarizer.fit",
                                 "numpy.quantile(method='inverted_cdf', weights)"))
-    table.identity("dtcore.estimators (missing values)",
+    table.identity("the estimators' missing values",
                    f"test rows whose leaf differs from the docstring's routing, {len(routing)} fits, "
                    f"{int(routing['rows with a new NaN'].sum())} rows with a NaN unseen in training",
                    float(routing["leaves differ"].sum()), 0.0,
                    computed_by=("dtcore.estimators.OptimalTreeClassifier.apply, TopDownClassifier.apply",
                                 "dtbook.experiments.ch06.users.reference_leaves"))
-    table.identity("[BLT21] Lemma 3.1 (k classes)",
+    table.identity("FIND with k classes (outside the lemma's two labels)",
                    f"max |training errors of OptimalTreeClassifier − pystreed's| over {len(multiclass)} "
                    "multi-class folds", float((multiclass["estimator errors"] - multiclass["pystreed errors"])
                                               .abs().max()), 0.0,
                    computed_by=("dtcore.multiclass.multiclass_find", "pystreed.STreeDClassifier"))
     same = sklearn_tree[sklearn_tree["same tree"]]
     if len(same):
-        table.identity("scikit-learn's definition",
+        table.identity("TopDown_G, probabilities and importances as scikit-learn's",
                        f"max |probability or importance (dtcore) − scikit-learn's| on the {len(same)} of "
                        f"{len(sklearn_tree)} folds where both grow the same tree",
                        float(same[["probability deviation", "importance deviation"]].to_numpy().max()), 1e-9,
                        computed_by=("dtcore.estimators.TopDownClassifier.predict_proba, feature_importances_",
                                     "sklearn.tree.DecisionTreeClassifier"))
     else:
-        table.observation("scikit-learn's definition", "folds where TopDown_G and scikit-learn grow the same tree",
+        table.observation("TopDown_G, probabilities and importances as scikit-learn's", "folds where TopDown_G and scikit-learn grow the same tree",
                           0.0, why="the two trees parted at a tie on every fold, so no fold compares one tree")
 
 

@@ -54,9 +54,10 @@ def local_figure(local_labels: pd.DataFrame) -> plt.Figure:
     """Distinct points LocalLearner ([BGLT20] Theorem 2) and the full tree label, against |S°|."""
     fig, ax = figures.figure(1, height=4.0)
     ax.loglog(local_labels["size"], local_labels["labels_training"], "k--", label="ordinary training: |S°|")
-    ax.loglog(local_labels["size"], local_labels["labels_full_tree"], "s-", label="TopDownSizeEstimate (full tree)")
-    ax.loglog(local_labels["size"], local_labels["labels_local"], "o-",
-              label=f"LocalLearner, {LOCAL['queries']} queries")
+    ax.loglog(local_labels["size"], local_labels["labels_full_tree"], "s-", ms=9, mfc="none", lw=2.5,
+              color=figures.OKABE_ITO[0], label="TopDownSizeEstimate (full tree)", zorder=2)
+    ax.loglog(local_labels["size"], local_labels["labels_local"], "o-", ms=4, color=figures.OKABE_ITO[1],
+              label=f"LocalLearner, {LOCAL['queries']} queries", zorder=3)
     ax.set(xlabel="size of the unlabelled set |S°|", ylabel="distinct points labelled",
            title="Labels queried against |S°|")
     sizes = local_labels["size"].tolist()
@@ -66,7 +67,7 @@ def local_figure(local_labels: pd.DataFrame) -> plt.Figure:
     ticks = [v * 10**k for k in range(2, 9) for v in (1, 2, 5) if counts.min() / 1.5 <= v * 10**k <= counts.max() * 1.5]
     ax.set_yticks(ticks, [f"{v:,}" for v in ticks])
     ax.yaxis.set_minor_locator(plt.NullLocator())
-    ax.legend(loc="upper left")
+    figures.legend(ax, "below", ncol=1)
     return fig
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from dtcore.validate import check_int
 from ... import figures
@@ -121,7 +120,7 @@ def scale_statement_figure(grid: pd.DataFrame, fits: pd.DataFrame) -> plt.Figure
     legend_ax = fig.add_subplot(axes[0, 0].get_gridspec()[1, :])
     legend_ax.axis("off")
     exponent = fits.set_index("label")
-    for (label, part), color in zip(grid.groupby("label", sort=False), sns.color_palette(n_colors=len(fits))):
+    for (label, part), color in zip(grid.groupby("label", sort=False), figures.OKABE_ITO):
         rows_line = part[part["n"] == part["n"].max()].sort_values("m")
         features_line = part[part["m"] == part["m"].max()].sort_values("n")
         by_rows.loglog(rows_line["m"], rows_line["seconds"], "o-", color=color,
@@ -136,7 +135,7 @@ def scale_statement_figure(grid: pd.DataFrame, fits: pd.DataFrame) -> plt.Figure
         ax.xaxis.set_minor_locator(plt.NullLocator())
         ax.yaxis.set_minor_formatter(plt.NullFormatter())
     # one legend for both panels, below them (the lines cross the panels wherever the data put them)
-    legend_ax.legend(*by_rows.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
+    legend_ax.legend(*by_rows.get_legend_handles_labels(), loc="lower center", ncol=1, frameon=False)
     return fig
 
 

@@ -10,7 +10,6 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from ... import figures
 from ...report import VerificationTable
@@ -56,19 +55,32 @@ def _seconds(value: float) -> str:
     return "—" if pd.isna(value) else (f"{value * 1e3:.3g} ms" if value < 1 else f"{value:.3g} s")
 
 
+#: Code names of the benchmarks' labels, in words.
+READER_WORDS = {"make_classification": "synthetic (scikit-learn)", "breast_cancer": "breast cancer",
+                "top_down": "TopDown", "TopDown_G": "TopDown$_G$", "build_top_down_dt": "BuildTopDownDT",
+                "local_learner": "LocalLearner", "fit_transform": "fit", "n_thresholds": "cuts"}
+
+
+def reader_text(text: str) -> str:
+    """A benchmark's label with its code names in words (:data:`READER_WORDS`)."""
+    for code, words in READER_WORDS.items():
+        text = text.replace(code, words)
+    return text
+
+
 def ratios_figure(ratios: pd.DataFrame) -> plt.Figure:
     """dtcore / peer time ratios of every benchmark with a peer, both thread settings, with the targets."""
     paired = ratios[ratios["ratio_pinned"].notna()].reset_index(drop=True)
     fig, ax = figures.figure(1, height=min(12.0, 0.55 * len(paired) + 2.4))
     ypos = np.arange(len(paired))
-    for k, (setting, color) in enumerate(zip(THREADS, sns.color_palette()[:2])):
+    for k, (setting, color) in enumerate(zip(THREADS, figures.OKABE_ITO[:2])):
         r = paired[f"ratio_{setting}"].to_numpy(float)
         err = np.vstack([r - paired[f"ratio_min_{setting}"].to_numpy(float),
                          paired[f"ratio_max_{setting}"].to_numpy(float) - r])
         ax.barh(ypos + (k - 0.5) * 0.38, r, height=0.38, xerr=err, color=color, capsize=2,
-                label=f"dtcore / peer, {setting} threads (median; bar: per-round range)")
+                label=f"ours / peer, {setting} threads (median; bar: range over rounds)")
     has_target = (paired["target"].notna() & (paired["target_of"] == "ratio")).to_numpy()
-    ax.scatter(paired.loc[has_target, "target"], ypos[has_target], marker="|", s=300, color="crimson", zorder=3,
+    ax.scatter(paired.loc[has_target, "target"], ypos[has_target], marker="|", s=300, color=figures.OKABE_ITO[3], zorder=3,
                label="target ratio (pinned, this scale)")
     ax.axvline(1.0, color="k", lw=0.8, ls="--")
     ax.set_xscale("log")
@@ -78,11 +90,10 @@ def ratios_figure(ratios: pd.DataFrame) -> plt.Figure:
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(plt.NullFormatter())   # decade labels only: no "4×10⁰" crowding
     ax.set_xlim(ticks[0], ticks[-1])
-    ax.set_yticks(ypos, [f"{b}\n{s.split(' (')[0]}" for b, s in zip(paired["benchmark"], paired["size"])], fontsize=7)
+    ax.set_yticks(ypos, [reader_text(f"{b}\n{s.split(' (')[0]}") for b, s in zip(paired["benchmark"], paired["size"])])
     ax.invert_yaxis()
-    ax.set(xlabel="time ratio dtcore / peer (log scale; below 1: dtcore is faster)")
-    # the first rows (exact BuildTopDownDT, TopDown_G, FIND) sit well below 1: their right is free
-    ax.legend(loc="upper right", fontsize=7, framealpha=0.95)
+    ax.set(xlabel="time ratio ours / peer (log scale; below 1: ours is faster)")
+    figures.legend(ax, "below", ncol=1)
     return fig
 
 

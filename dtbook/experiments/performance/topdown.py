@@ -85,12 +85,13 @@ def memory_style(memory: pd.DataFrame) -> object:
 def memory_figure(memory: pd.DataFrame, *, n: int, t: int) -> plt.Figure:
     """TopDown_G's peak memory divided by its input's size, against the input's size."""
     fig, ax = figures.figure(1, height=4.0)
-    ax.plot(memory["input_MB"], memory["peak_over_input"], "o-", label="TopDown_G peak / input (tracemalloc)")
+    ax.plot(memory["input_MB"], memory["peak_over_input"], "o-", color=figures.OKABE_ITO[0],
+            label="TopDown$_G$: peak memory / input size")
     ax.axhline(1.0, color="k", ls="--", lw=1, label="peak = input size")
     ax.set(xlabel="input size (MB)", ylabel="peak memory / input size",
            ylim=(0, max(1.2, float(memory["peak_over_input"].max()) * 1.2)),
-           title=f"Peak memory of TopDown_G, n={n}, t={t}")
-    ax.legend(loc="upper right")
+           title=f"Peak memory of TopDown$_G$, $n = {n}$, $t = {t}$")
+    figures.legend(ax, "below", ncol=2)
     return fig
 
 
