@@ -192,7 +192,7 @@ def test_peak_memory_traces_the_same_tree():
     assert [r["kind"] for r in table.rows] == ["observation"] * 3 and lint_table(table) == []
     assert table.rows[0]["result"] == "TopDown_G peak memory (m=200)"
     fig = topdown.memory_figure(memory, n=8, t=8)
-    assert "n=8" in fig.axes[0].get_title()
+    assert "$n = 8$" in fig.axes[0].get_title()
     plt.close(fig)
 
 
