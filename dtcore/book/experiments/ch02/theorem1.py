@@ -145,7 +145,7 @@ def error_vs_b_figure(thm1: pd.DataFrame, *, t: int, d: int, s_mono: int) -> plt
     """[BGLT20] Theorem 1: exact error of MiniBatchTopDown against b beside the full batch (dashed), per
     target and impurity, at size parameter ``t``."""
     show = thm1[thm1["t"] == t].assign(G=lambda df: df["impurity"].map(G_NAMES))
-    fig, axes = figures.figure(2, nrows=2, height=6.6)
+    fig, axes = figures.figure(2, nrows=2, height=5.4)
     palette = {g: figures.IMPURITY_COLOURS[g] for g in G_NAMES.values()}
     for ax, target in zip(axes.flat, TARGETS):
         sub = show[show["target"] == target]
