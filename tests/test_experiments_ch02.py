@@ -255,8 +255,8 @@ def test_proof_statistics_and_their_rows(proof):
     assert stats["splits"] == proof["true_gain"].notna().sum() and stats["b3_needed"] > 0
     table = VerificationTable()
     theorem1_proof.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
-    # Fact 2.1 identity; Fact B.4 on runs, Lemma B.5 (premise unmet), B.1/B.2/B.6/summation, B.7 on runs, B.3: shown
-    assert _kinds(table) == ["identity"] + ["observation"] * 8
+    # Fact 2.1 (an equality, tight by construction); Fact B.4 on runs, Lemma B.5 (premise unmet), B.1/B.2/B.6/summation, B.7 on runs, B.3: shown
+    assert _kinds(table) == ["theorem"] + ["observation"] * 8
     assert lint_table(table) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
     values = theorem1_proof.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64

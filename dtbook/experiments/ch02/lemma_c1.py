@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from dtcore import bounds
 from dtcore.cube import ProductDistribution, all_points
@@ -84,7 +83,7 @@ def size_estimator_figure(run: SizeEstimatorRun, *, n_draws: int) -> plt.Figure:
     """[BGLT20] Lemma C.1: the observed tail Pr[|e - s| >= Delta] (solid) against Hoeffding's (dashed)."""
     fig, ax = figures.figure(1, height=3.8)
     for k, (m, sub) in enumerate(run.tails.groupby("m", sort=False)):
-        col = sns.color_palette()[k]
+        col = figures.OKABE_ITO[k]
         ax.plot(sub["Delta"], sub["empirical"], "o-", ms=3, color=col, label=f"empirical, m = {m}")
         ax.plot(sub["Delta"], sub["hoeffding"], "--", color=col, label=f"Hoeffding, m = {m}")
     ax.set_yscale("log")

@@ -145,8 +145,8 @@ def error_vs_b_figure(thm1: pd.DataFrame, *, t: int, d: int, s_mono: int) -> plt
     """[BGLT20] Theorem 1: exact error of MiniBatchTopDown against b beside the full batch (dashed), per
     target and impurity, at size parameter ``t``."""
     show = thm1[thm1["t"] == t].assign(G=lambda df: df["impurity"].map(G_NAMES))
-    fig, axes = figures.figure(2, nrows=2, height=6.6)
-    palette = dict(zip(G_NAMES.values(), sns.color_palette(n_colors=3)))
+    fig, axes = figures.figure(2, nrows=2, height=5.4)
+    palette = {g: figures.IMPURITY_COLOURS[g] for g in G_NAMES.values()}
     for ax, target in zip(axes.flat, TARGETS):
         sub = show[show["target"] == target]
         sns.lineplot(data=sub, x="b", y="error", hue="G", marker="o", ax=ax, palette=palette, errorbar=None, legend=False)
@@ -173,7 +173,8 @@ def bstar_figure(bstar_t: pd.DataFrame, bstar_d: pd.DataFrame, *, sizes: Sequenc
     shape log^2 t, and against the dimension d beside the shape log(td/delta)."""
     fig, axes = figures.figure(2, height=4.2)
     tt = np.array(sizes, dtype=float)
-    dark = sns.color_palette("dark", 3)
+    # the targets in the book's palette, apart from the impurities' colours
+    dark = [figures.OKABE_ITO[i] for i in (3, 4, 5)]
     for k, target in enumerate(TARGETS):
         per_t = bstar_t[bstar_t["target"] == target].groupby("t")["b_star"]
         x = per_t.median().index * (1 + 0.04 * (k - 1))
