@@ -878,9 +878,12 @@ class VerificationTable:
                 body.append([_statement_link(g["statement"], g["box"]),
                              _md(verdict), _coloured(_md(margin_text), colour),
                              _md(_witness(r.get("worst_case"))) or "—"])
-            parts.append(_pipe_table(["statement", "verdict", "margin", "hardest case"], body))
-            parts.append("Margin colours: " + "; ".join(_coloured(name, colour) + f" {ROOM_KEY[name]}"
-                                                         for _, name, colour in ROOM_BANDS) + ".")
+            # each box carries its verdict line: the per-statement table folds, as the full table does
+            parts.append(f":::{{dropdown}} The {_plural(len(statements), 'statement', 'statements')} of this page: "
+                         "verdict, margin, hardest case\n\n"
+                         + _pipe_table(["statement", "verdict", "margin", "hardest case"], body) + "\n\n"
+                         + "Margin colours: " + "; ".join(_coloured(name, colour) + f" {ROOM_KEY[name]}"
+                                                          for _, name, colour in ROOM_BANDS) + ".\n:::")
         else:
             parts.append("**No theorem check** in this table.")
         others = (f"Besides these: {_plural(c['identity'], 'identity', 'identities')} (two independent "

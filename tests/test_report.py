@@ -189,14 +189,15 @@ def test_summary_links_boxes_colours_room_and_folds_the_full_table():
     md = s.markdown
     assert s.counts == {"theorem": 4, "identity": 1, "counterexample": 0, "observation": 1}
     assert s["counts"] == s.counts and s["closest"]["margin"] == pytest.approx(0.6)
-    summary_part, full = md.split(":::{dropdown}")
-    # one line per statement: its verdict, the hardest row's coloured margin and its witness; a colour key
+    _, summary_part, full = md.split(":::{dropdown}")
+    # one line per statement, folded (each box carries its verdict line): its verdict, the hardest row's
+    # coloured margin and its witness; a colour key
     assert summary_part.count("{prf:ref}`[BGLT20] Theorem 1 <thm-bglt-1>`") == 1
     assert "| holds, room ×1.67 |" in summary_part
     assert "| b = 8, t = 8 |" in summary_part and "Margin colours:" in summary_part
     assert 'color:#5E3C99;font-weight:600">0.6<' in summary_part           # 0.5 <= margin < 0.9
     assert "tight by construction" in summary_part and "#666666" in summary_part
-    assert "1 identity (two independent computations agree)" in summary_part and summary_part.count("Margin =") == 1
+    assert "1 identity (two independent computations agree)" in summary_part and md.count("Margin =") == 1
     assert "1 observation (shown, not counted)" in summary_part
     # the full table, grouped by kind, inside the collapsed dropdown; labels only as {prf:ref}
     assert full.rstrip().endswith(":::") and "Theorem checks (a printed claim" in full

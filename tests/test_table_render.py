@@ -76,8 +76,9 @@ def test_summary_renders_with_box_links_and_a_collapsed_full_table(tmp_path):
     soup = BeautifulSoup(text, "html.parser")
     links = {a.get_text(strip=True): a["href"] for a in soup.select("a.reference.internal") if "#" in a["href"]}
     assert links.get("Theorem 1") == "#thm-demo-1" and links.get("Lemma 1") == "#lem-demo-2"
-    dropdown = soup.select_one("details.sd-dropdown")
-    assert dropdown is not None and "open" not in dropdown.attrs
+    statements, dropdown = soup.select("details.sd-dropdown")
+    assert "open" not in dropdown.attrs and "open" not in statements.attrs
+    assert "verdict, margin, hardest case" in statements.get_text(" ", strip=True)
     assert "The full verification table (5 rows)" in dropdown.get_text(" ", strip=True)
     assert len(dropdown.find_all("table")) == 3   # theorem checks, identities, observations
     body = soup.get_text(" ", strip=True)
