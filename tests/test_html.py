@@ -497,6 +497,8 @@ def numbering_problems(soup: BeautifulSoup, page: str, numbers: set[tuple[str, s
     it the page's own boxes count. The paper's numbering passes when it says so ("paper Lemma 4.4").
     """
     main = _main(soup)
+    if numbers is not None and not numbers:
+        return []  # the book numbers no box (every box is unnumbered): a result number is the paper's
     numbers = book_numbers(soup) if numbers is None else numbers
     problems = []
     for where, text in _figure_texts(main):

@@ -117,7 +117,7 @@ def c1_printed_hypotheses(hex_table: str, measure: str, n: int = 4) -> pd.DataFr
         {"item": "f : {0,1}^n → {0,1} is not constant (Var(f) > 0)", "holds": var > 0, "value": str(var)},
         {"item": "a decision tree of μ-average depth Δ computes f (the least such Δ)", "holds": delta > 0,
          "value": str(delta)},
-        {"item": "claim fails: max_i Inf^μ_i(f) < Var(f)/Δ", "holds": max(infs) < var / delta,
+        {"item": "claim fails: maxᵢ Infᵢ^μ(f) < Var(f)/Δ", "holds": max(infs) < var / delta,
          "value": f"{max(infs)} < {var / delta}", "ratio": (var / delta) / max(infs)},
     ])
 

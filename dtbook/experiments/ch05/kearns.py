@@ -95,7 +95,7 @@ def kearns_table(summary: pd.DataFrame) -> Styler:
     """:func:`kearns_summary` for the page: readable headers, rounded numbers."""
     show = summary.rename(columns={"dist": "distribution", "m": "sample size m", "size": "mean tree size (leaves)",
                                    "error": "mean exact error", "root_rank": "rank of the best relevant root gain"})
-    show["distribution"] = show["distribution"].map(DIST_LABELS)
+    show["distribution"] = show["distribution"].map(DIST_TABLE_LABELS)
     return styled_table(show, digits=2, caption="ID3 on a parity of the largest k: mean tree size, exact error and the "
                                                 "rank of the best relevant coordinate among the root gains")
 
@@ -112,6 +112,8 @@ def population_table(pop: pd.DataFrame) -> Styler:
 
 #: The distributions of :func:`run_kearns` as a reader reads them.
 DIST_LABELS = {"uniform": "uniform", "(alpha,c)": "$(\\alpha, c)$-distribution"}
+#: The same names in a table cell (MathJax typesets a page's outputs only between \\( and \\)).
+DIST_TABLE_LABELS = {"uniform": "uniform", "(alpha,c)": "(α, c)-distribution"}
 
 
 def kearns_figure(kearns: pd.DataFrame, *, n: int, k: int, m_grid: Sequence[int]) -> Figure:

@@ -18,6 +18,9 @@ both sides' predictions.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -89,6 +92,22 @@ def find_vs_dl85(X: np.ndarray, y: np.ndarray, *, depth: int, workload: str, rep
                  repetitions=repetitions, thread_settings=thread_settings)
 
 
+@contextlib.contextmanager
+def _quiet_stdout():
+    """File descriptor 1 (and Python's stdout) to /dev/null for the duration."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            with contextlib.redirect_stdout(null):
+                yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def find_vs_gosdt(X: np.ndarray, y: np.ndarray, *, depth: int, workload: str, repetitions: int = 3,
                   time_limit: int = 600, thread_settings: Sequence[int | None] = (1,)) -> pd.DataFrame:
     """FIND against ``gosdt.GOSDTClassifier(regularization=0, allow_small_reg=True,
@@ -101,7 +120,9 @@ def find_vs_gosdt(X: np.ndarray, y: np.ndarray, *, depth: int, workload: str, re
     depth = check_int("depth", depth, 1)
 
     def theirs():
-        with warnings.catch_warnings():  # the warning that no sparsity penalty makes it slow
+        # GOSDT warns that no sparsity penalty makes it slow, in Python and from its C++ core on file
+        # descriptor 1 (which a notebook would show): both silenced for the fit
+        with warnings.catch_warnings(), _quiet_stdout():
             warnings.simplefilter("ignore")
             return GOSDTClassifier(regularization=0.0, allow_small_reg=True, depth_budget=depth + 1,
                                    time_limit=time_limit, verbose=False).fit(X, y)
