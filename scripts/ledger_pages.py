@@ -303,10 +303,10 @@ def _runtimes_html(app: Sphinx, docname: str) -> str:
         link = html.escape(_uri(app, docname, f"book/{page}"), quote=True)
         body.append(f'<tr><td><a href="{link}">{html.escape(page)}</a></td><td class="ledger-num">{time_text}</td>'
                     f'<td class="ledger-num">{len(rows)}</td><td class="ledger-num">{counted}</td></tr>')
-    return ('<table class="table ledger-runtimes"><caption>The run behind each page of this build: its '
+    return ('<div style="overflow-x: auto"><table class="table ledger-runtimes"><caption>The run behind each page of this build: its '
             'wall time on the machine that built the book, and its verification rows.</caption><thead><tr>'
             '<th>page</th><th>run time</th><th>rows</th><th>counted rows</th></tr></thead><tbody>'
-            + "".join(body) + "</tbody></table>")
+            + "".join(body) + "</tbody></table></div>")
 
 
 def fill(app: Sphinx, doctree: nodes.document, docname: str) -> None:
