@@ -264,7 +264,7 @@ class ParameterSpec:
         holds ``=``: papermill skips a line with two. ``python -m dtbook.specs --update-notebooks``
         writes it into every notebook; ``tests/test_chapter.py`` keeps them equal.
         """
-        lines = [f"# Parameters of {self.chapter} (papermill; dtbook.specs). None: the default of the scale."]
+        lines: list[str] = []  # one line a parameter: a cell within the 30-line rule; each None line says its defaults
         by_name = {p.name: p for p in (*self.common, *self.params)}
         for name in self.names():
             if name == "scale":
