@@ -125,7 +125,8 @@ COUNTED_KINDS = ("theorem", "identity", "counterexample")
 VERIFIED_KINDS = COUNTED_KINDS
 COLUMNS = ["kind", "result", "box", "quantity", "measured", "relation", "bound", "tolerance", "reach",
            "reach_low", "reach_high", "margin", "holds", "status", "worst_case", "measured_by", "bound_by",
-           "reads_rule", "reach_why", "tight", "legacy", "note", "ledger"]
+           "reads_rule", "reach_why", "tight", "legacy", "note", "ledger", "fails_under", "fails_under_value",
+           "fails_under_fails"]
 # The environment variables through which a runner (dtbook.run) asks for the table as JSON, and
 # (the fault-injection suite) for the chapter to stop at its first failing check.
 VERIFICATION_JSON_ENV = "DTCORE_VERIFICATION_JSON"
@@ -141,7 +142,12 @@ LINT_PATTERNS = {
     "no-provenance": "the row does not name the functions that computed its two sides",
     "no-reason": "an observation must say why it is not a check",
     "unknown-kind": "the kind is not one of " + ", ".join(KINDS),
+    "no-power": "a theorem row must name a worse output under which it fails (fails_under=(name, value)), "
+                "and that output's value must violate the bound; otherwise the row shows nothing",
 }
+#: Findings that a new row may carry while its chapter has not yet named every row's worse output;
+#: :meth:`VerificationTable.assert_all` fails on them unless ``allow_no_power=True``.
+POWER_PATTERNS = ("no-power",)
 #: Margin bands of the summary, as (upper end of the band, name, colour); "tight" has < 10% room.
 # Okabe–Ito hues, darkened for text on white (no red/green pair: the words say the band too).
 ROOM_BANDS = ((0.5, "ample", "#0072B2"), (0.9, "some", "#5E3C99"), (1.0, "tight", "#A65E00"),
@@ -413,6 +419,11 @@ def _row_findings(row: Mapping[str, object], index: int) -> list[LintFinding]:
     b = _as_float(row.get("bound"))
     if relation in ("<=", ">=") and not math.isnan(b) and _vacuous(b, relation, lo, hi):
         flag("vacuous", f"bound {format_number(b)} against reach {_reach_text(lo, hi)}")
+    if not _text(row.get("fails_under")).strip():
+        flag("no-power", "no worse output named")
+    elif not _truthy(row.get("fails_under_fails", False)):
+        flag("no-power", f"{_text(row.get('fails_under'))} gives {format_number(_as_float(row.get('fails_under_value')))}, "
+                         f"which passes the row too")
     return found
 
 
@@ -421,12 +432,13 @@ def _vacuous(bound: float, relation: str, lo: float, hi: float) -> bool:
     return (bound >= hi or bound < lo) if relation == "<=" else (bound <= lo or bound > hi)
 
 
-def lint_table(table: VerificationTable | pd.DataFrame | Iterable[Mapping[str, object]]) -> list[LintFinding]:
+def lint_table(table: VerificationTable | pd.DataFrame | Iterable[Mapping[str, object]], *,
+               power: bool = True) -> list[LintFinding]:
     """Every escape hatch in a verification table (see the module docstring for the patterns).
 
     ``table`` may be a :class:`VerificationTable`, its :meth:`~VerificationTable.frame`, or the rows
     of the CSV or JSON a chapter wrote (``pd.read_csv(...)``, :func:`read_verification_json`). An
-    empty list means the table is clean.
+    empty list means the table is clean. ``power=False`` leaves out the ``no-power`` findings.
     """
     if isinstance(table, VerificationTable):
         rows: list[Mapping[str, object]] = table.rows
@@ -437,13 +449,15 @@ def lint_table(table: VerificationTable | pd.DataFrame | Iterable[Mapping[str, o
     found: list[LintFinding] = []
     for index, row in enumerate(rows):
         found += _row_findings(row, index)
-    return found
+    return [f for f in found if power or f.pattern not in POWER_PATTERNS]
 
 
 def assert_lint_clean(table: VerificationTable | pd.DataFrame | Iterable[Mapping[str, object]], *,
-                      allow_legacy: bool = False) -> None:
-    """Raise ``AssertionError`` listing every finding of :func:`lint_table` (legacy rows aside if allowed)."""
-    found = [f for f in lint_table(table) if not (allow_legacy and f.legacy)]
+                      allow_legacy: bool = False, allow_no_power: bool = False) -> None:
+    """Raise ``AssertionError`` listing every finding of :func:`lint_table` (legacy rows and rows
+    without a named worse output aside, if allowed)."""
+    found = [f for f in lint_table(table) if not (allow_legacy and f.legacy)
+             and not (allow_no_power and f.pattern in POWER_PATTERNS)]
     if found:
         raise AssertionError("the verification table has escape hatches:\n" + "\n".join(map(str, found)))
 
@@ -592,7 +606,10 @@ class VerificationTable:
                             "tight", "ledger"):
             full[text_column] = _text(full[text_column])
         full["legacy"] = bool(full["legacy"])
-        findings = [f for f in _row_findings(full, len(self.rows)) if not f.legacy]
+        full["fails_under"] = _text(full["fails_under"])
+        full["fails_under_fails"] = bool(full["fails_under_fails"]) if full["fails_under_fails"] is not None else False
+        findings = [f for f in _row_findings(full, len(self.rows))
+                    if not f.legacy and f.pattern not in POWER_PATTERNS]
         if findings:
             raise ValueError("; ".join(str(f) for f in findings))
         self.rows.append(full)
@@ -607,7 +624,7 @@ class VerificationTable:
                 reach: tuple[float, float], measured_by: Provenance, bound_by: Provenance,
                 relation: str = "<=", box: str = "", worst_case: str = "", tolerance: float = 0.0,
                 reach_why: str = "", tight_by_construction: str = "", reads_rule: str = "",
-                note: str = "") -> bool:
+                note: str = "", fails_under: tuple[str, float] | None = None) -> bool:
         """Add a theorem check ``measured <relation> bound``; return whether it holds.
 
         ``reach`` is the quantity's real reach at these parameters; ``measured_by``/``bound_by``
@@ -616,12 +633,27 @@ class VerificationTable:
         absorbs float rounding only (absolute). ``ValueError`` if the bound is vacuous on the reach,
         if the two sides share a function, if ``reads_rule`` is given, or if the reach is infinite
         on the failing side without ``reach_why`` (see the module docstring).
+
+        ``fails_under=(name, value)`` is the row's power: the value of the same quantity for a named
+        worse output (the label-inverted hypothesis, the one-leaf tree, the worst split, the
+        algorithm with a named fault of ``faults/`` at the witness), computed by this run. The row
+        records whether that value violates the bound; :meth:`assert_all` fails on a counted theorem
+        row without a worse output that fails it (``no-power``), since such a row shows nothing.
         """
-        return self._add(self._theorem_row(result, quantity, measured, bound, reach=reach, relation=relation,
-                                           box=box, tolerance=tolerance, note=note, worst_case=worst_case,
-                                           measured_by=measured_by, bound_by=bound_by, reach_why=reach_why,
-                                           tight_by_construction=tight_by_construction, reads_rule=reads_rule,
-                                           legacy=False))
+        row = self._theorem_row(result, quantity, measured, bound, reach=reach, relation=relation,
+                                box=box, tolerance=tolerance, note=note, worst_case=worst_case,
+                                measured_by=measured_by, bound_by=bound_by, reach_why=reach_why,
+                                tight_by_construction=tight_by_construction, reads_rule=reads_rule, legacy=False)
+        if fails_under is not None:
+            if isinstance(fails_under, str) or len(fails_under) != 2 or not str(fails_under[0]).strip():
+                raise ValueError(f"fails_under must be a pair (name of a worse output, its value), got {fails_under!r}")
+            name, value = str(fails_under[0]), float(fails_under[1])
+            worse = self._theorem_row(result, quantity, value, bound, reach=reach, relation=relation, box=box,
+                                      tolerance=tolerance, note="", worst_case="", measured_by=measured_by,
+                                      bound_by=bound_by, reach_why=reach_why, tight_by_construction="",
+                                      reads_rule="", legacy=False)
+            row.update(fails_under=name, fails_under_value=value, fails_under_fails=not worse["holds"])
+        return self._add(row)
 
     def bound(self, result: str, quantity: str, measured: float, bound: float, *,
               value_range: tuple[float, float], relation: str = "<=", box: str = "",
@@ -924,8 +956,11 @@ class VerificationTable:
                 status = _md(r["status"])
                 if kind == "theorem":
                     by = " · ".join(x for x in (_md(r.get("measured_by")), _md(r.get("bound_by"))) if x) or "—"
+                    power = (f"fails under {_text(r.get('fails_under'))} "
+                             f"({format_number(_as_float(r.get('fails_under_value')))})"
+                             if _text(r.get("fails_under")) else "")
                     note = "; ".join(x for x in (_text(r.get("note")), _text(r.get("tight")),
-                                                 _text(r.get("reach_why"))) if x)
+                                                 _text(r.get("reach_why")), power) if x)
                     body.append([_md(r["result"]), box, _md(r["quantity"]), _md(measured),
                                  _relation_text(r["relation"]), _md(format_number(_as_float(r["bound"]))),
                                  _md(r["reach"]), margin, status, _md(r.get("worst_case")) or "—", by, _md(note)])
@@ -991,7 +1026,7 @@ class VerificationTable:
         display(obj)
         return obj
 
-    def assert_all(self, *, allow_legacy: bool = True) -> None:
+    def assert_all(self, *, allow_legacy: bool = True, allow_no_power: bool = True) -> None:
         """Raise ``AssertionError`` listing every counted row that fails (or if nothing is counted).
 
         Then run :func:`lint_table`: a finding fails the table too, except on ``legacy`` rows while
@@ -1011,7 +1046,7 @@ class VerificationTable:
         if len(bad):
             raise AssertionError("theorem checks failed:\n" + bad[["kind", "result", "quantity", "measured",
                                                                       "relation", "bound", "margin"]].to_string())
-        assert_lint_clean(self, allow_legacy=allow_legacy)
+        assert_lint_clean(self, allow_legacy=allow_legacy, allow_no_power=allow_no_power)
 
 
 def worst(values: np.ndarray | list[float], kind: str = "max") -> float:

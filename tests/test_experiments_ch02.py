@@ -108,7 +108,7 @@ def test_check_impurity_constants_rows_are_clean_and_a_wrong_constant_fails(impu
     impurity.check_impurity_constants(table, impurity_worst, grid_points=101)
     # per G, Definition 4 then 3: Gini's kappa is algebra (shown), entropy's C an identity (see the docstring)
     assert _kinds(table) == ["observation", "theorem", "theorem", "identity", "theorem", "theorem"] + ["observation"] * 6
-    assert _all_hold(table) and lint_table(table) == []
+    assert _all_hold(table) and lint_table(table, power=False) == []
     assert all(table.frame()["tight"].iloc[[1, 2, 4, 5]] != "")  # best constants: never the closest call
     # a kappa twice too large (the catalogue's fault), or a C too small, fails its row
     doubled = impurity_worst.assign(constant=np.where(impurity_worst["definition"] == "Definition 4",
@@ -203,7 +203,7 @@ def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     # 3 excess rows at t = 8 (shown: the premise cannot be met), the lists' size, the random lists' error (t >= 2 s;
     # an illustration), the two cap formulas, one depth row per t
     assert kinds == ["observation"] * 3 + ["identity", "observation", "identity"] + ["identity"] * len(SIZES)
-    assert lint_table(table) == []
+    assert lint_table(table, power=False) == []
     deep = VerificationTable()
     theorem1.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
     assert "Figure 1 (depth cap)" in set(deep.failures()["result"])
@@ -257,7 +257,7 @@ def test_proof_statistics_and_their_rows(proof):
     theorem1_proof.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
     # Fact 2.1 (an equality, tight by construction); Fact B.4 on runs, Lemma B.5 (premise unmet), B.1/B.2/B.6/summation, B.7 on runs, B.3: shown
     assert _kinds(table) == ["theorem"] + ["observation"] * 8
-    assert lint_table(table) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
+    assert lint_table(table, power=False) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
     values = theorem1_proof.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
     broken = VerificationTable()
@@ -283,7 +283,7 @@ def test_check_size_estimator_rows_and_glue(c1):
     table = VerificationTable()
     lemma_c1.check_size_estimator(table, c1, n_draws=400, delta=0.1)
     # the exact identity; per m: unbiasedness in s.e. units (restates it) and the tail on this random tree: shown
-    assert _kinds(table) == ["identity"] + ["observation", "observation"] * 2 and _all_hold(table) and lint_table(table) == []
+    assert _kinds(table) == ["identity"] + ["observation", "observation"] * 2 and _all_hold(table) and lint_table(table, power=False) == []
     values = lemma_c1.size_estimator_glue(c1)
     assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
     assert _is_book_figure(lemma_c1.size_estimator_figure(c1, n_draws=400), 1)
@@ -314,7 +314,7 @@ def test_local_learner_answers_like_the_global_tree_within_lemma_d1(sample):
     theorem2.check_local_learner(table, local, sizes=SIZES, b=16)
     # at t = 4, 8 (b = 16) Lemma D.1's count is above the reach: shown, not counted
     assert _kinds(table) == ["identity"] * 2 + ["observation"] * len(SIZES) and _all_hold(table)
-    assert lint_table(table) == []
+    assert lint_table(table, power=False) == []
     # with b = 1 the count b((b+1)(D+1)+1) is below the reach b 2^(D+1) from t = 4: theorem rows, which fail
     # when a query requests more than the count
     ones = local.frame.assign(bound=local.frame["t"].map(lambda t: bounds.bglt20_lemma_d1_labels(1, t, 1, 1)))
@@ -378,7 +378,7 @@ def test_check_tprime_rows_on_random_members_are_observations(tprime):
     tp, pure = tprime
     table = VerificationTable()
     theorem5.check_tprime(table, tp, pure, sizes=[8], eta=0.25, delta=0.1)
-    assert _kinds(table) == ["observation"] * 5 and lint_table(table) == []
+    assert _kinds(table) == ["observation"] * 5 and lint_table(table, power=False) == []
     bad = VerificationTable()
     theorem5.check_tprime(bad, tp.assign(ratio=2.0), pure, sizes=[8], eta=0.25, delta=0.1)
     assert len(bad.failures()) == 0 and (bad.frame()["measured"].iloc[:2] == 1.0).all()  # shown, not counted
@@ -419,7 +419,7 @@ def test_check_est_rows_glue_and_figure(t3):
     table = VerificationTable()
     theorem3.check_est(table, t3, train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
     # Theorem 6's count (2,720 at t = 8, b = 8, |S_test| = 50) is above the 504 requests an Est run can make
-    assert _kinds(table) == ["identity", "theorem", "observation", "observation", "theorem"] and lint_table(table) == []
+    assert _kinds(table) == ["identity", "theorem", "observation", "observation", "theorem"] and lint_table(table, power=False) == []
     assert (t3["requests"] <= theorem2.local_learner_request_reach(8, 8, n_queries=50)).all()
     grown = VerificationTable()
     theorem3.check_est(grown, t3.assign(labels=[10, 100]), train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
@@ -435,7 +435,7 @@ def test_shifted_noisy_est_is_the_test_error_and_checks_hold():
     assert list(res.frame().columns) == ["estimate", "exact_error", "rho", "labels", "requests"]
     table = VerificationTable()
     theorem3.check_shifted_est(table, res, n_test=300, delta=0.1)
-    assert _kinds(table) == ["identity", "theorem"] and lint_table(table) == []
+    assert _kinds(table) == ["identity", "theorem"] and lint_table(table, power=False) == []
     with pytest.raises(ValueError, match="rho"):
         theorem3.shifted_noisy_est(N, 1000, n_test=300, t=8, b=8, rho=0.5, rng=_rng(9))
 
@@ -486,7 +486,7 @@ def test_label_savings_counts_and_lemma_d1_rows(sample):
     assert (sav["query_labels"] <= sav["tree_labels"]).all() and (sav["savings"] >= 1).all()
     table = VerificationTable()
     theorem2.check_label_savings(table, sav, b=4, n_queries=2)
-    assert _all_hold(table) and lint_table(table) == [] and set(_kinds(table)) <= {"theorem"}
+    assert _all_hold(table) and lint_table(table, power=False) == [] and set(_kinds(table)) <= {"theorem"}
     over = VerificationTable()
     theorem2.check_label_savings(over, sav.assign(query_requests=sav["bound"] + 1), b=4, n_queries=2)
     assert len(over.failures()) == len(over.frame()) > 0
@@ -504,7 +504,7 @@ def test_worst_depth_profile_finds_the_two_point_tree_and_the_halved_deviation_f
     w = lemma_c1.worst_size_estimator(8, h=6, m_grid=[16], n_draws=2000, delta=0.1, restarts=16, steps=30, rng=_rng(22))
     table = VerificationTable()
     lemma_c1.check_worst_size_estimator(table, w, n_draws=2000, delta=0.1)
-    assert _kinds(table) == ["theorem"] and _all_hold(table) and lint_table(table) == []
+    assert _kinds(table) == ["theorem"] and _all_hold(table) and lint_table(table, power=False) == []
     glue = lemma_c1.bound_factor_glue(w, delta=0.1)
     assert glue["ch2_c1w_tail1"] <= 0.1 < glue["ch2_c1w_tail2"] and glue["ch2_c1w_fail_factor"] <= 2.0
     assert list(lemma_c1.bound_factor_table(w, delta=0.1)["verdict"])[-1] == "fails"
@@ -521,7 +521,7 @@ def test_worst_monotone_list_search_and_its_observation():
     assert w.evaluated == 2 * (1 + 2) and list(w.per_b["b"]) == [2, 8, 64]
     table = VerificationTable()
     theorem1.check_worst_list(table, w, s=6, t=12, n=N, eps=0.05, delta=0.1, runs=2)
-    assert _kinds(table) == ["identity", "observation"] and _all_hold(table) and lint_table(table) == []
+    assert _kinds(table) == ["identity", "observation"] and _all_hold(table) and lint_table(table, power=False) == []
     assert theorem1.worst_list_glue(w, s=6, t=12, n=N, eps=0.05, delta=0.1)["ch2_wl_search_b"] == 4
 
 
@@ -549,7 +549,7 @@ def test_fact_b4_on_every_monotone_function_of_a_small_cube():
     assert b4.loc[b4["impurity"] == "gini", "min_ratio"].iloc[0] == pytest.approx(64.0)
     table = VerificationTable()
     fact_b4.check_fact_b4_exhaustive(table, b4, n=3, max_leaves=4)
-    assert _kinds(table) == ["theorem"] * 3 and _all_hold(table) and lint_table(table) == []
+    assert _kinds(table) == ["theorem"] * 3 and _all_hold(table) and lint_table(table, power=False) == []
 
 
 # --- Theorem 5's t' at the hardest member found ---------------------------------------------------------
@@ -603,7 +603,7 @@ def test_worst_tprime_search_beats_its_starts_and_its_rows_fail_when_the_strands
     table = VerificationTable()
     theorem5_worst.check_worst_tprime(table, w, at_worst, needed=needed, eta=0.25, delta=0.1)
     assert _kinds(table) == ["theorem", "theorem", "observation", "observation"] and _all_hold(table)
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     assert list(theorem5_worst.tprime_power_table(at_worst, delta=0.1)["row"])[0] == "holds"
     bad = VerificationTable()
     theorem5_worst.check_worst_tprime(bad, w, at_worst.assign(outside=1.0), needed=needed, eta=0.25, delta=0.1)

@@ -137,7 +137,7 @@ def test_exhaustive_suprema_are_attained_and_counted(exhaustive):
     frame = table.frame()
     # Fact 1.1 holds by algebra pointwise: shown, not counted
     assert frame["kind"].tolist() == ["observation", "theorem", "theorem"] and table.failures().empty
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     assert all("μ_T" in w or "mu_T" in w for w in frame["worst_case"])
     with pytest.raises(ValueError, match="result"):
         suprema.check_exhaustive(table, exhaustive, "Fact 9")
@@ -530,7 +530,7 @@ def test_theorem_search_rows_and_glue_at_the_worst_member():
     assert r3["eps"] == pytest.approx(eps) and r3["bound"] == pytest.approx(member.opt + 0.2 + eps)
     table = VerificationTable()
     theorems_1_3.check_theorems(table, rows)
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     values = theorems_1_3.theorem_glue(rows, evals, size=8, depth=2)
     assert values["ch3_thm1_fail_factor"] == pytest.approx(1 / values["ch3_thm1_margin"])
     assert values["ch3_thm_cor_depth"] == math.ceil(math.log2(8**5 / 0.49)) and values["ch3_thm3_half"] in ("fail", "still hold")
@@ -577,7 +577,7 @@ def test_search_replay_reproduces_the_schedule_and_sees_a_weaker_search():
     assert theorems_1_3.search_replay_deviation(weaker, replay) > 1e-12
     table = VerificationTable()
     theorems_1_3.check_search(table, evals, replay, {"Theorem 1": 0.0, "Theorem 3": 0.0})
-    assert table.failures().empty and not lint_table(table)
+    assert table.failures().empty and not lint_table(table, power=False)
     theorems_1_3.check_search(table, weaker, replay, {"Theorem 1": 0.0, "Theorem 3": 10.0})
     assert len(table.failures()) == 2   # the replay and Theorem 3's reference member
 
@@ -662,7 +662,7 @@ def test_lemma_3_1_rows_are_tight_theorem_rows_that_a_suboptimal_find_fails():
     lemma_3_1.check_benchmark(table, bench)
     rows = table.frame()
     assert (rows["kind"] == "theorem").all() and rows["holds"].all() and rows["tight"].astype(bool).all()
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     worse = VerificationTable()
     lemma_3_1.check_find_crosscheck(worse, _cross(1.0))      # FIND one error above the optimum
     below = VerificationTable()

@@ -80,7 +80,7 @@ def test_check_influence_example_holds_and_can_fail():
     table = VerificationTable()
     ch04.influence.check_influence_example(table, example)
     assert [r["kind"] for r in table.rows] == ["identity", "observation"] and counted_rows_hold(table)
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     flip_as_rerandomised = example.copy()  # Inf^mu read as the flip influence: the definition disagrees
     flip_as_rerandomised.iloc[:, 3] = flip_as_rerandomised.iloc[:, 2]
     bad = VerificationTable()
@@ -144,7 +144,7 @@ def test_check_exact_lemmas_holds_and_can_fail(exact):
     table = VerificationTable()
     ch04.exact_lemmas.check_exact_lemmas(table, exact)
     kinds = [r["kind"] for r in table.rows]
-    assert len(kinds) == 11 and counted_rows_hold(table) and not lint_table(table)
+    assert len(kinds) == 11 and counted_rows_hold(table) and not lint_table(table, power=False)
     # random-instance rows of lemmas the exhaustive layer covers are illustrations now
     # the dictator's refutation of the printed C.1 is counted once, by the exhaustive row (issue 35)
     assert kinds.count("observation") == 8 and kinds.count("theorem") == 1
@@ -185,7 +185,7 @@ def test_check_exhaustive_kinds_and_can_fail(suprema):
     kinds = [r["kind"] for r in table.rows]
     # Lemma 4.4's Δ-form and Lemma 4.5's printed and Δ-forms are shown, not counted (issue 35)
     assert kinds.count("counterexample") == 2 and kinds.count("observation") == 4 and kinds.count("identity") == 2
-    assert kinds.count("theorem") == 8 and counted_rows_hold(table) and not lint_table(table)
+    assert kinds.count("theorem") == 8 and counted_rows_hold(table) and not lint_table(table, power=False)
     assert all(r["worst_case"].startswith("f = 0x") for r in table.rows if r["kind"] == "theorem")
     # a form whose supremum exceeded 1 without an exact violation would fail its theorem row
     looser = frame.copy()
@@ -245,7 +245,7 @@ def test_check_lemma44_holds_and_can_fail(runs):
     ch04.lemma44.check_lemma44(table, runs, dictator, 0.15)
     # the dictator refutes the printed Lemma 4.4 at the exhaustive row's witness: counted there once (issue 35)
     assert [r["kind"] for r in table.rows] == ["observation"] * 6
-    assert table.failures().empty and not lint_table(table)
+    assert table.failures().empty and not lint_table(table, power=False)
     assert table.rows[4]["result"] == "Lemma 4.4 (printed)" and table.rows[4]["measured"] < 1  # below the bound
 
 
@@ -272,7 +272,7 @@ def test_check_gated_majority(gated):
     table = VerificationTable()
     ch04.lemma44.check_gated_majority(table, gated)
     assert [r["kind"] for r in table.rows] == ["counterexample", "theorem", "theorem"] and counted_rows_hold(table)
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     bad = VerificationTable()
     ch04.lemma44.check_gated_majority(bad, gated.assign(**{"D-form": 0.5}))
     assert list(bad.failures()["result"]) == ["Lemma 4.4 (D-form, provable)"]
@@ -287,7 +287,7 @@ def test_size_figure(runs):
 def test_check_size_and_values(runs):
     table = VerificationTable()
     ch04.theorem11.check_size(table, runs, 0.15, 5)
-    assert len(table.rows) == 5 and counted_rows_hold(table) and not lint_table(table)
+    assert len(table.rows) == 5 and counted_rows_hold(table) and not lint_table(table, power=False)
     # the stop and selection rules are re-read: identities that guard the code, not theorem checks
     assert [r["kind"] for r in table.rows][:3] == ["identity"] * 3
     assert [r["reads_rule"] for r in table.rows][:3] == ["stop rule", "selection rule", "selection rule"]
@@ -314,7 +314,7 @@ def test_check_phases_and_values(runs):
     table = VerificationTable()
     ch04.theorem11.check_phases(table, runs, 5)
     assert [r["result"] for r in table.rows] == ["Lemma 4.6", "Lemma 4.7"] and counted_rows_hold(table)
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     values = ch04.theorem11.phases_glue(runs, 5)
     greedy = runs[runs["rule"] == "greedy"]
     assert values["ch4_l46_bites"] == int((greedy["lemma46_bound"] < 2.0 ** greedy["relevant"] - 1).sum())
@@ -362,7 +362,7 @@ def test_check_appendix_e_holds_and_can_fail(paths):
     table = VerificationTable()
     ch04.appendix_e.check_appendix_e(table, paths, 0.0)
     assert [r["kind"] for r in table.rows] == ["identity", "observation", "observation", "identity"]
-    assert counted_rows_hold(table) and not lint_table(table)
+    assert counted_rows_hold(table) and not lint_table(table, power=False)
     bad = VerificationTable()
     ch04.appendix_e.check_appendix_e(bad, paths, 1e-6)
     assert list(bad.failures()["result"]) == ["App. E.1"]
@@ -388,7 +388,7 @@ def test_check_lemma52_holds_and_can_fail(lemma52):
     convergence, _ = lemma52
     table = VerificationTable()
     ch04.lemma52.check_lemma52(table, convergence)
-    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and not lint_table(table)
+    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and not lint_table(table, power=False)
     broken = convergence.assign(zero_where_exact_zero=False)
     bad = VerificationTable()
     ch04.lemma52.check_lemma52(bad, broken)
@@ -444,7 +444,7 @@ def test_check_figure2_holds_and_can_fail(fig2):
     ch04.figure2.check_figure2(table, fig2, 0.1)
     # Lemma 5.4's two count rows have no power against the rates they guard: observations (issue 35)
     assert [r["kind"] for r in table.rows] == ["theorem"] + ["observation"] * 3 + ["identity"] + ["observation"] * 2
-    assert counted_rows_hold(table) and not lint_table(table)
+    assert counted_rows_hold(table) and not lint_table(table, power=False)
     off_schedule = VerificationTable()
     ch04.figure2.check_figure2(off_schedule, fig2.assign(queries_z=6.0), 0.1)
     assert list(off_schedule.failures()["result"]) == ["Secs. 5.2–5.3 (M_S, M_LL, M_EE)"]
@@ -504,7 +504,7 @@ def test_selection_runs_and_rows(selection):
     table = VerificationTable()
     ch04.selection.check_selection(table, selection, 0.1)
     ch04.selection.check_schedule_sweep(table, selection, 0.1)
-    assert counted_rows_hold(table) and not lint_table(table)
+    assert counted_rows_hold(table) and not lint_table(table, power=False)
     # a count allowed up to its 99% quantile at the rate it guards has power of about 1% against that rate
     assert table.rows[0]["kind"] == "observation" and "power" in table.rows[0]["note"]
     assert ch04.common.count_row_power(1000, 0, 0.05) == pytest.approx(1 - 0.95 ** 1000)
@@ -543,5 +543,5 @@ def test_theorem11_hardest_rows_are_observations_with_bite_sizes(search, gated):
     assert (t11["log10 bound"] > t11["log10 2^(k+1)"]).all()
     table = VerificationTable()
     ch04.theorem11.check_theorem11_hardest(table, search[1], t11, 0.1)
-    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table)
+    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table, power=False)
     assert "depth 9" in table.rows[0]["note"]

@@ -32,7 +32,7 @@ def kinds(table: VerificationTable) -> list[str]:
 
 
 def all_hold(table: VerificationTable) -> bool:
-    return len(table.failures()) == 0 and not lint_table(table)
+    return len(table.failures()) == 0 and not lint_table(table, power=False)
 
 
 def is_figure(fig: object, n_axes: int) -> bool:
@@ -340,7 +340,7 @@ def test_check_theorem1_rows_for_finite_and_infinite_gamma(thm1, rate1):
     table = VerificationTable()
     theorem1.check_theorem1(table, thm10, gamma=GAMMA, impurity="gini", m_max=400, m_min=100)
     # random and extreme members illustrate: observations, two sample-size rows per reached m90
-    assert set(kinds(table)) == {"observation"} and len(table.rows) == 3 + 2 * finite and not lint_table(table)
+    assert set(kinds(table)) == {"observation"} and len(table.rows) == 3 + 2 * finite and not lint_table(table, power=False)
     assert all(math.isfinite(row["measured"]) for row in table.rows)          # never an infinite m90 on the page
     table = VerificationTable()
     theorem1.check_theorem1(table, thm10, gamma=math.inf, impurity="entropy", m_max=400)
@@ -541,7 +541,7 @@ def test_theorem12_samples_and_check(rate2):
     table = VerificationTable()
     theorem2.check_theorem2(table, thm12, gamma=GAMMA, impurity="gini", m_max=400, m_min=100)
     assert kinds(table) == ["observation"] * 4 and "1-juntas" in table.rows[0]["quantity"]
-    assert not lint_table(table)
+    assert not lint_table(table, power=False)
     assert (thm12[theorem2.THEOREM12_UNION] > thm12["Theorem 5.3 as printed, B = 1 (paper's Theorem 12)"]).all()
     table = VerificationTable()
     theorem2.check_theorem2(table, thm12.assign(**{"m90 (in the grid)": math.inf}), gamma=math.inf,
@@ -638,7 +638,7 @@ def test_hardest_members_rows_glue_and_growth():
     sizes = hardest.member_sizes(worst, beta=BETA, gamma=GAMMA, alpha=ALPHA, c=C, n=6)
     table = VerificationTable()
     hardest.check_hardest_members(table, sizes, gamma=GAMMA, impurity="gini", budget=budget)
-    assert set(kinds(table)) == {"observation"} and not lint_table(table)
+    assert set(kinds(table)) == {"observation"} and not lint_table(table, power=False)
     assert all("search: 1 restarts" in row["worst_case"] for row in table.rows[:2])
     values = hardest.hardest_glue(sizes, budget, k_max=2, alpha=ALPHA, c=C)
     assert values["ch5_thm2_worst_asks"] == common.power_of_ten(float(sizes["theorem asks (printed)"].iloc[1]))
@@ -699,7 +699,7 @@ def test_search_guard_rates_are_the_searchs_own_and_a_flipped_search_fails_the_r
     guards = pd.DataFrame([guard])
     table = VerificationTable()
     hardest.check_search(table, guards, budget=dict(restarts=2, sweeps=1, runs=6))
-    assert kinds(table) == ["identity", "identity"] and not lint_table(table)
+    assert kinds(table) == ["identity", "identity"] and not lint_table(table, power=False)
     assert all_hold(table) == (guard["rate found"] <= min(guard["grid min"], guard["reference rate"]))
     worse = guards.assign(**{"rate found": 1.0, "grid min": 0.5, "reference rate": 0.5})
     table = VerificationTable()
@@ -718,4 +718,4 @@ def test_the_bounds_of_the_counted_rows_are_computed_twice():
     sup9 = pd.DataFrame({"alpha": [0.1], "c": [0.15], "k": [2]})
     table = VerificationTable()
     lemma9.check_lemma9_bound(table, sup9)
-    assert kinds(table) == ["identity"] and all_hold(table) and not lint_table(table)
+    assert kinds(table) == ["identity"] and all_hold(table) and not lint_table(table, power=False)

@@ -157,7 +157,7 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     blt21_lemma31.check_find(table, depth_runs)
     kinds = [r["kind"] for r in table.rows]
     assert kinds == ["theorem", "identity", "identity", "theorem"] * 2 + ["observation"]
-    assert table.failures().empty and lint_table(table) == []
+    assert table.failures().empty and lint_table(table, power=False) == []
     theorem, identity = table.rows[0], table.rows[1]
     # 0 at d = 1 wherever CART's stump is optimal: never named as the closest call
     assert theorem["tight"] and theorem["measured_by"] == "dtcore.find.find"
@@ -247,7 +247,7 @@ def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
     bglt20_est.check_est(table, est_run, delta=0.05, batch_size=16)
     # Lemma D.1's bound with 300 test queries exceeds every count Est can reach: an observation
     assert [r["kind"] for r in table.rows] == ["identity", "theorem", "observation"] and table.failures().empty
-    assert lint_table(table) == [] and table.rows[1]["reach_high"] == 1.0
+    assert lint_table(table, power=False) == [] and table.rows[1]["reach_high"] == 1.0
     assert table.rows[2]["bound"] == est_run.learn["Lemma D.1 label bound"].sum()
     learn = est_run.learn.copy()
     learn["estimated_error"] += 0.01
@@ -268,7 +268,7 @@ def test_est_label_reach_and_lemma_d1_as_a_theorem_check_when_it_can_fail():
     bglt20_est.check_est(table, run, delta=0.05, batch_size=8)
     row = table.rows[2]
     assert row["kind"] == "theorem" and row["bound"] == 110 and row["reach_high"] == 160 and row["holds"]
-    assert row["bound_by"] == "dtcore.bounds.bglt20_lemma_d1_labels" and lint_table(table) == []
+    assert row["bound_by"] == "dtcore.bounds.bglt20_lemma_d1_labels" and lint_table(table, power=False) == []
     over = bglt20_est.EstRun(learn.assign(labels_total=[40, 111]), 100_000, 300, 400, 0.3)
     table = VerificationTable()
     bglt20_est.check_est(table, over, delta=0.05, batch_size=8)
@@ -374,7 +374,7 @@ def test_practitioner_section_multiclass_missing_values_importances_and_drawing(
     table = VerificationTable()
     estimators.check_practitioner(table, scores, importances)
     assert table.rows[0]["kind"] == ("identity" if importances["same tree"].iloc[0] else "observation")
-    assert table.failures().empty and lint_table(table) == []
+    assert table.failures().empty and lint_table(table, power=False) == []
     broken = importances.assign(dtcore=importances["dtcore"] + 0.01, **{"same tree": True})
     table = VerificationTable()
     estimators.check_practitioner(table, scores, broken)

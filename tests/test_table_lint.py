@@ -26,12 +26,15 @@ def paper_bound(eps):
 def clean_table() -> VerificationTable:
     t = VerificationTable()
     t.theorem("[BGLT20] Theorem 1", "excess error of MiniBatchTopDown", 0.012, 0.05, reach=(0.0, 1.0),
-              measured_by=exact_error, bound_by=paper_bound, worst_case="b = 16, t = 32", box="thm-bglt-1")
+              measured_by=exact_error, bound_by=paper_bound, worst_case="b = 16, t = 32", box="thm-bglt-1",
+              fails_under=("the label-inverted tree", 0.62))
     t.theorem("[BLT20] Lemma 5.4", "score / (Inf / (s log s))", 3.2, 1.0, relation=">=", reach=(0.0, math.inf),
-              measured_by="dtcore.audit.scores", bound_by="dtcore.analysis.total_influence", box="lem-blt-5-4")
+              measured_by="dtcore.audit.scores", bound_by="dtcore.analysis.total_influence", box="lem-blt-5-4",
+              fails_under=("the least influential variable", 0.0))
     t.theorem("[BLT20] Lemma 5.2", "error / bound", 0.4, 1.0, reach=(0.0, math.inf),
               reach_why="the bound shrinks with the tree, so the ratio has no a-priori ceiling",
-              measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.blt_lemma52")
+              measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.blt_lemma52",
+              fails_under=("the one-leaf tree", 2.5))
     t.identity("Lemma 5.1", "max |drop − score|", 3e-16, 1e-12,
                computed_by=("dtcore.topdown.score", "dtcore.cube.exact_error"))
     t.counterexample("[MGBH26] Lemma C.1", "max influence", 0.5, 1.0, relation=">=", reach=(0.0, 1.0))
@@ -134,8 +137,8 @@ def test_legacy_rows_pass_assert_all_until_it_is_made_strict():
     t = VerificationTable()
     t.bound("Lemma 5.2", "error / bound", 0.4, 1.0, value_range=(0.0, math.inf))
     t.identity("Var", "|a − b|", 0.0, 1e-12)  # no computed_by: legacy
-    assert patterns(t) == ["no-provenance", "wide-reach"]
-    assert all(f.legacy for f in lint_table(t))
+    assert patterns(t) == ["no-power", "no-provenance", "wide-reach"]
+    assert all(f.legacy for f in lint_table(t, power=False))
     t.assert_all()  # the chapters that still call bound() keep passing
     with pytest.raises(AssertionError, match="escape hatches"):
         t.assert_all(allow_legacy=False)
@@ -143,6 +146,27 @@ def test_legacy_rows_pass_assert_all_until_it_is_made_strict():
     t.rows.append({**t.rows[0], "legacy": False, "measured_by": "f", "bound_by": "f"})
     with pytest.raises(AssertionError, match="same-function"):
         t.assert_all()
+
+
+def test_a_theorem_row_without_a_failing_worse_output_has_no_power():
+    t = VerificationTable()
+    common = dict(reach=(0.0, 1.0), measured_by=exact_error, bound_by=paper_bound)
+    t.theorem("A", "error", 0.1, 0.2, **common)                                    # no worse output
+    t.theorem("B", "error", 0.1, 0.2, fails_under=("the second-best split", 0.15), **common)  # passes too
+    t.theorem("C", "error", 0.1, 0.2, fails_under=("the label-inverted tree", 0.9), **common)
+    assert patterns(t) == ["no-power"] and len(lint_table(t)) == 2
+    assert lint_table(t, power=False) == []
+    frame = t.frame().set_index("result")
+    assert list(frame["fails_under_fails"]) == [False, False, True]
+    t.assert_all()  # a chapter may still carry rows without power while it is being converted
+    with pytest.raises(AssertionError, match="no-power"):
+        t.assert_all(allow_no_power=False)
+    with pytest.raises(ValueError, match="fails_under"):
+        t.theorem("D", "error", 0.1, 0.2, fails_under="the inverted tree", **common)
+    # the power survives the CSV a chapter writes
+    buffer = io.StringIO()
+    t.frame().to_csv(buffer, index=False)
+    assert len(lint_table(pd.read_csv(io.StringIO(buffer.getvalue())))) == 2
 
 
 def test_provenance_names_and_shared_functions():
