@@ -280,7 +280,24 @@ def _depth3(D0: np.ndarray, s: np.ndarray, P: np.ndarray, root_ok: np.ndarray, *
                   below[rows, at], ~deeper)
 
 
-class _SignedCounts:
+class _Counting:
+    """What :class:`_Search` asks of a counting besides its kernels; by default no split is skipped
+    and no counts are handed from a subproblem to its halves (only :class:`_LabelSums` does)."""
+
+    def skip(self, halves) -> bool:
+        return False
+
+    def before_roots(self, depth: int, fixed: frozenset) -> None:
+        pass
+
+    def parent_counts(self, depth: int, fixed: frozenset) -> None:
+        return None
+
+    def child_contexts(self, parent, i: int, halves, keys) -> tuple:
+        return None, None
+
+
+class _SignedCounts(_Counting):
     """FIND's counting on integer weights: one signed count per cell, exact (the kernels above
     solve depths <= 4; :class:`_Search` tries the roots above them)."""
 
@@ -425,18 +442,6 @@ class _SignedCounts:
         return _Best((self.weight(rows) - out.score) / 2, out.leaves, out.depth, out.build)
 
     split = split_rows
-
-    def skip(self, halves) -> bool:
-        return False
-
-    def before_roots(self, depth: int, fixed: frozenset) -> None:
-        pass
-
-    def parent_counts(self, depth: int, fixed: frozenset) -> None:
-        return None
-
-    def child_contexts(self, parent, i: int, halves, keys) -> tuple:
-        return None, None
 
     def solve3(self, rows: np.ndarray, D0: float, root_ok: np.ndarray) -> _Sol:
         """Depth 3 on one subproblem: from whole triple counts when n is small, else from triple
@@ -698,7 +703,7 @@ def _label_depth2(P1: np.ndarray, P0: np.ndarray, W1: np.ndarray, W0: np.ndarray
     return best, leaves, depths, structure
 
 
-class _LabelSums:
+class _LabelSums(_Counting):
     """FIND's counting on real-valued weights, the book's tie rule: rows kept apart by label
     (c = 1, 0), errors compared as float sums of per-label counts.
 
@@ -778,9 +783,6 @@ class _LabelSums:
     def split(self, rows: tuple, i: int) -> list[tuple]:
         right = [self.X[c][rows[c], i] == 1 for c in (0, 1)]
         return [(rows[0][~right[0]], rows[1][~right[1]]), (rows[0][right[0]], rows[1][right[1]])]
-
-    def skip(self, halves) -> bool:
-        return False
 
     def before_roots(self, depth: int, fixed: frozenset) -> None:
         if depth == 4:
@@ -876,7 +878,7 @@ def _shape(structure: _Node) -> tuple[int, int]:
     return l0 + l1, 1 + max(d0, d1)
 
 
-class _ClassSums:
+class _ClassSums(_Counting):
     """FIND's counting with k classes (class weights ``Y``, (m, k)): a leaf errs the weight outside
     its majority class. Kernels up to depth 2 from class counts of every feature and every pair of
     features; the tie rule (``better``) keeps a tree unless another errs less by more than 1e-9 of
@@ -915,15 +917,6 @@ class _ClassSums:
 
     def skip(self, halves) -> bool:
         return halves[0].size == 0 or halves[1].size == 0    # x_i constant on the rows
-
-    def before_roots(self, depth: int, fixed: frozenset) -> None:
-        pass
-
-    def parent_counts(self, depth: int, fixed: frozenset) -> None:
-        return None
-
-    def child_contexts(self, parent, i: int, halves, keys) -> tuple:
-        return None, None
 
 
 def _leaf_error(total: np.ndarray) -> float:

@@ -50,22 +50,20 @@ class headlines_placeholder(nodes.General, nodes.Element):
     pass
 
 
-class HeadlinesDirective(SphinxDirective):
-    has_content = False
-
-    def run(self) -> list[nodes.Node]:
-        return [headlines_placeholder()]
-
-
 class runtimes_placeholder(nodes.General, nodes.Element):
     pass
 
 
-class RuntimesDirective(SphinxDirective):
-    has_content = False
+def _placeholder_directive(node_class: type[nodes.Element]) -> type[SphinxDirective]:
+    """A directive without arguments that leaves a ``node_class`` node, filled in once every page is read."""
 
-    def run(self) -> list[nodes.Node]:
-        return [runtimes_placeholder()]
+    class PlaceholderDirective(SphinxDirective):
+        has_content = False
+
+        def run(self) -> list[nodes.Node]:
+            return [node_class()]
+
+    return PlaceholderDirective
 
 
 class VerdictDirective(SphinxDirective):
@@ -78,13 +76,6 @@ class VerdictDirective(SphinxDirective):
         node["entries"] = [part.strip() for part in self.arguments[0].split(";") if part.strip()]
         node["source_line"] = (self.env.docname, self.lineno)
         return [node]
-
-
-class GlanceDirective(SphinxDirective):
-    has_content = False
-
-    def run(self) -> list[nodes.Node]:
-        return [glance_placeholder()]
 
 
 def _rows(app: Sphinx) -> dict[str, list[dict[str, Any]]]:
@@ -347,11 +338,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(verdict_placeholder)
     app.add_node(glance_placeholder)
     app.add_directive("verdict", VerdictDirective)
-    app.add_directive("ledger-glance", GlanceDirective)
+    app.add_directive("ledger-glance", _placeholder_directive(glance_placeholder))
     app.add_node(headlines_placeholder)
     app.add_node(runtimes_placeholder)
-    app.add_directive("run-times", RuntimesDirective)
-    app.add_directive("ledger-headlines", HeadlinesDirective)
+    app.add_directive("run-times", _placeholder_directive(runtimes_placeholder))
+    app.add_directive("ledger-headlines", _placeholder_directive(headlines_placeholder))
     app.connect("doctree-resolved", fill)
     app.connect("build-finished", write_findings)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": False}
