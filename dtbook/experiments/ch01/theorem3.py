@@ -77,6 +77,8 @@ def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
                           for c in ("family", "s", "eps") if c in at.index)
         out["size_over_bound_at"] = (f"{where.replace('eps', 'ε')}; the run with the largest size / bound among "
                                      f"{len(biting)} random runs")
+        # the worse output: the complete tree on all n variables at that run (exact, so also an ε-approximation)
+        out["complete_over_bound"] = float(2.0 ** (n - at["log2_bound"]))
     return out
 
 
@@ -133,7 +135,9 @@ def check_theorem3(table: VerificationTable, thm3: pd.DataFrame, *, n: int) -> N
                       m["size_over_bound"], 1.0, reach=(0.0, m["size_over_bound_high"]), box="thm-blt-3",
                       measured_by="dtcore.buildtopdown.build_top_down_dt",
                       bound_by=("dtcore.bounds.blt20_theorem3_log2_size_bound", "dtcore.analysis.total_influence"),
-                      worst_case=m["size_over_bound_at"])
+                      worst_case=m["size_over_bound_at"],
+                      fails_under=("the complete tree on all n variables (2^n leaves, exact) at that run",
+                                   m["complete_over_bound"]))
     table.observation("Theorem 3", f"min over {m['vacuous']} runs with bound ≥ 2^n of log2(bound) − log2(size)",
                       m["vacuous_room_bits"], box="thm-blt-3",
                       why="each of these bounds exceeds 2^n, the size of the largest tree on n variables")
@@ -228,6 +232,8 @@ def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
                           f"{2 ** 2 ** n:,} functions on n = {n}, ε through every breakpoint of each run "
                           f"({int(row['cases']):,} cases); verdict {row['verdict']}"),
            "tolerance": 1e-9}
+    if "worse" in row.index and pd.notna(row["worse_ratio"]):
+        out["fails_under"] = (f"{row['worse']} (f = {row['worse_table']})", float(row["worse_ratio"]))
     if key == "phase 2 harmonic":
         out["reach_why"] = ("the bound B (C_L1/ε − 1) is positive but has no lower bound independent of ε, "
                             "so the ratio has no finite reach known")
