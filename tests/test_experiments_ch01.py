@@ -308,7 +308,14 @@ def test_nested_decoy_runs_are_exact_and_query_the_decoys_first(lower):
     assert (lower["explicit_size"] == [nested_decoy_parity_size(k, t) for k, t in zip(lower["k"], lower["t"])]).all()
     assert (lower["greedy_size"] >= lower["explicit_size"]).all()
     m = ch01.lower_bound.nested_decoy_measures(lower)
-    assert m == {"decoys_first": 1.0, "exact": 1.0, "ratio_grows": 1.0}
+    # the worse outputs: the complete tree in index order never queries decoys first, the explicit tree's ratio never grows
+    assert m == {"decoys_first": 1.0, "exact": 1.0, "ratio_grows": 1.0, "decoys_first_index_order": 0.0,
+                 "ratio_grows_explicit": 0.0}
+    from dtbook.report import VerificationTable, lint_table
+    table = VerificationTable()
+    ch01.lower_bound.check_nested_decoy(table, lower)
+    assert table.failures().empty and lint_table(table) == []
+    assert all(r["fails_under_fails"] for r in table.rows if r["kind"] == "theorem")
 
 
 def test_nested_decoy_measures_catch_a_ratio_that_stops_growing():
@@ -375,6 +382,8 @@ def test_variable_orders_and_permute_variables_known_answers():
 def test_selector_measures_table_glue_and_figures(constant, lower):
     m = ch01.lower_bound.selector_measures(constant)
     assert m["explicit_gap"] == 0.0 and m["decoys_first"] == 1.0 and m["runs"] == 24 + 3 + 120 + 720
+    # the worse output: the explicit tree queries the selector, not the decoys, at its top
+    assert m["explicit_decoys_first"] == 0.0
     assert m["error_over_eps"] <= 1.0 and m["error_over_eps_high"] == 10.0
     assert list(m["largest_ratio"]) == [0.1, 0.05]
     low, high = m["largest_ratio"][0.05]
@@ -459,6 +468,12 @@ def test_theorem3_measures_name_the_worst_biting_run():
     m = ch01.theorem3.theorem3_measures(frame, n=6)
     assert m["size_over_bound"] == pytest.approx(2 ** -0.5)
     assert m["size_over_bound_at"].startswith("parity, s = 4, ε = 0.3")
+    # the worse output: the complete tree (2^6 leaves) at that run exceeds its bound 2^2.5
+    assert m["complete_over_bound"] == pytest.approx(2 ** 3.5)
+    from dtbook.report import VerificationTable, lint_table
+    table = VerificationTable()
+    ch01.theorem3.check_theorem3(table, frame, n=6)
+    assert table.rows[0]["kind"] == "theorem" and table.rows[0]["fails_under_fails"] and lint_table(table) == []
 
 
 # --- every function on n <= 3 variables (the chapter runs n = 4) ---------------------------------
@@ -495,7 +510,10 @@ def test_exhaustive_check_rows_pass_the_table_and_its_lint(suprema):
     # lower bounds are shown as min measured/bound: the reciprocal of the supremum
     assert frame.loc["Lemma 5.2", "measured"] == pytest.approx(1 / suprema.set_index("key").loc["Lemma 5.2", "sup_ratio"])
     assert frame.loc["OSSS inequality", "reach_high"] == 3.0 and frame.loc["Lemma 5.1(1)", "reach_high"] == 2.0
-    assert lint_table(table, power=False) == []
+    # every row fails on its worse output (the least influential variable, the label-inverted completion)
+    assert frame["fails_under_fails"].all() and lint_table(table) == []
+    assert frame.loc["OSSS inequality", "fails_under_value"] == 0.0 and frame.loc["Lemma 5.2", "fails_under_value"] == 0.0
+    assert frame.loc["Lemma 5.1(1)", "fails_under_value"] > 1 and "label-inverted" in frame.loc["Lemma 5.1(1)", "fails_under"]
     with pytest.raises(ValueError, match="key"):
         ch01.suprema.exhaustive_check(suprema, "Lemma 5.5")
 
@@ -536,7 +554,10 @@ def test_theorem3_phase_rows_pass_the_table_and_its_lint(phases):
         check = ch01.theorem3.theorem3_phase_check(phases, key)
         assert check["worst_case"].startswith("f = ") and "256 functions on n = 3" in check["worst_case"]
         assert table.theorem(**check, box="thm-blt-3")
-    assert lint_table(table, power=False) == []
+    # each step fails when each selected leaf is split on its least influential variable (C0: when s is taken as 2)
+    counted = [r for r in table.rows if not r["quantity"].startswith("min over every split")]  # the drops: observations
+    assert len(counted) == 3 and all(r["fails_under_fails"] for r in counted)
+    assert lint_table(counted) == []
     with pytest.raises(ValueError, match="key"):
         ch01.theorem3.theorem3_phase_check(phases, "phase 3")
 

@@ -121,7 +121,7 @@ def test_compare_at_depth_finds_a_perfect_stump_and_the_xor_that_greedy_cart_mis
 def test_find_cart_pystreed_has_one_row_per_data_set_fold_depth_and_method(depth_runs):
     assert list(depth_runs.columns) == ["data set", "fold", "d", "m_train", "method", "training errors",
                                         "accuracy", "leaves", "seconds", "binarise seconds",
-                                        "estimator training errors"]
+                                        "estimator training errors", "one-leaf training errors"]
     assert len(depth_runs) == 2 * 2 * 2 * 5
     assert depth_runs["accuracy"].between(0, 1).all()
     assert (depth_runs.loc[depth_runs["d"] == 1, "leaves"] <= 2).all()
@@ -157,7 +157,10 @@ def test_check_find_passes_on_data_and_fails_when_cart_beats_find(depth_runs):
     blt21_lemma31.check_find(table, depth_runs)
     kinds = [r["kind"] for r in table.rows]
     assert kinds == ["theorem", "identity", "identity", "theorem"] * 2 + ["observation"]
-    assert table.failures().empty and lint_table(table, power=False) == []
+    assert table.failures().empty and lint_table(table) == []
+    # the power: the one-leaf tree (the majority label) in FIND's place loses to CART and to ID3
+    assert all(r["fails_under_fails"] and "one-leaf" in r["fails_under"] for r in table.rows if r["kind"] == "theorem")
+    assert (depth_runs["one-leaf training errors"] <= depth_runs["m_train"] // 2).all()
     theorem, identity = table.rows[0], table.rows[1]
     # 0 at d = 1 wherever CART's stump is optimal: never named as the closest call
     assert theorem["tight"] and theorem["measured_by"] == "dtcore.find.find"
@@ -245,10 +248,18 @@ def test_est_radius_is_the_sum_of_two_hoeffding_halfwidths():
 def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
     table = VerificationTable()
     bglt20_est.check_est(table, est_run, delta=0.05, batch_size=16)
-    # Lemma D.1's bound with 300 test queries exceeds every count Est can reach: an observation
-    assert [r["kind"] for r in table.rows] == ["identity", "theorem", "observation"] and table.failures().empty
-    assert lint_table(table, power=False) == [] and table.rows[1]["reach_high"] == 1.0
-    assert table.rows[2]["bound"] == est_run.learn["Lemma D.1 label bound"].sum()
+    # Lemma D.1's bound with 300 test queries exceeds every count Est can reach: an observation; its bound is
+    # computed twice (dtcore.bounds and the proof's count written afresh)
+    assert [r["kind"] for r in table.rows] == ["identity", "theorem", "identity", "observation"]
+    assert table.failures().empty and lint_table(table) == [] and table.rows[1]["reach_high"] == 1.0
+    assert table.rows[3]["bound"] == est_run.learn["Lemma D.1 label bound"].sum()
+    # the power of Theorem 3: the label-inverted tree's error 1 − Est(t) is far from T_t's held-out error
+    assert table.rows[1]["fails_under_fails"] and table.rows[1]["fails_under_value"] > 0.2
+    off = bglt20_est.EstRun(est_run.learn.assign(**{"Lemma D.1 label bound": est_run.learn["Lemma D.1 label bound"] + 1}),
+                            est_run.pool_size, est_run.n_test, est_run.n_heldout, 0.5)
+    table = VerificationTable()
+    bglt20_est.check_est(table, off, delta=0.05, batch_size=16)
+    assert not table.rows[2]["holds"]  # a bound off by one from the proof's count
     learn = est_run.learn.copy()
     learn["estimated_error"] += 0.01
     table = VerificationTable()
@@ -258,21 +269,26 @@ def test_check_est_holds_and_catches_an_estimate_off_the_tree(est_run):
 
 
 def test_est_label_reach_and_lemma_d1_as_a_theorem_check_when_it_can_fail():
-    learn = pd.DataFrame({"t": [2, 4], "estimated_error": [0.3, 0.2], "test error of T_t": [0.3, 0.2],
-                          "held-out error of T_t": [0.31, 0.22], "labels_total": [40, 90],
-                          "Lemma D.1 label bound": [50, 60]})
+    from dtcore import bounds
+    # at t = 512 and 1024 (depth caps D = 12 and 13) with b = 8 and 300 test queries the count is below the reach
+    sizes = [512, 1024]
+    learn = pd.DataFrame({"t": sizes, "estimated_error": [0.3, 0.2], "test error of T_t": [0.3, 0.2],
+                          "held-out error of T_t": [0.31, 0.22], "labels_total": [30_000, 60_000],
+                          "Lemma D.1 label bound": [bounds.bglt20_lemma_d1_labels(8, t, 8, 300) for t in sizes]})
+    assert learn["Lemma D.1 label bound"].tolist() == [8 * (308 * 13 + 300), 8 * (308 * 14 + 300)]
     run = bglt20_est.EstRun(learn, pool_size=100_000, n_test=300, n_heldout=400, base_error=0.3)
-    # depth caps D = 1 and 3 at t = 2 and 4: one minibatch of 8 per node
-    assert bglt20_est.est_label_reach(run, batch_size=8) == 8 * 2**2 + 8 * 2**4
+    # one minibatch of 8 per node of depth at most D (8 · 2^13 + 8 · 2^14), capped by the pool
+    assert bglt20_est.est_label_reach(run, batch_size=8) == 100_000
     table = VerificationTable()
     bglt20_est.check_est(table, run, delta=0.05, batch_size=8)
-    row = table.rows[2]
-    assert row["kind"] == "theorem" and row["bound"] == 110 and row["reach_high"] == 160 and row["holds"]
-    assert row["bound_by"] == "dtcore.bounds.bglt20_lemma_d1_labels" and lint_table(table, power=False) == []
-    over = bglt20_est.EstRun(learn.assign(labels_total=[40, 111]), 100_000, 300, 400, 0.3)
+    row = table.rows[3]
+    assert row["kind"] == "theorem" and row["bound"] == 71_328 and row["reach_high"] == 100_000 and row["holds"]
+    assert row["bound_by"] == "dtcore.bounds.bglt20_lemma_d1_labels" and lint_table(table) == []
+    assert row["fails_under_fails"] and row["fails_under_value"] == 100_000
+    over = bglt20_est.EstRun(learn.assign(labels_total=[30_000, 71_329]), 100_000, 300, 400, 0.3)
     table = VerificationTable()
     bglt20_est.check_est(table, over, delta=0.05, batch_size=8)
-    assert not table.rows[2]["holds"]
+    assert not table.rows[3]["holds"]
 
 
 def test_choice_of_t_takes_the_smallest_t_among_ties():
@@ -374,7 +390,7 @@ def test_practitioner_section_multiclass_missing_values_importances_and_drawing(
     table = VerificationTable()
     estimators.check_practitioner(table, scores, importances)
     assert table.rows[0]["kind"] == ("identity" if importances["same tree"].iloc[0] else "observation")
-    assert table.failures().empty and lint_table(table, power=False) == []
+    assert table.failures().empty and lint_table(table) == []
     broken = importances.assign(dtcore=importances["dtcore"] + 0.01, **{"same tree": True})
     table = VerificationTable()
     estimators.check_practitioner(table, scores, broken)

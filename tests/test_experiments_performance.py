@@ -154,13 +154,14 @@ def test_local_benchmark_answers_like_the_full_tree_with_fewer_labels():
     assert labels["labels_local"] <= labels["labels_full_tree"] <= labels["labels_training"] == 1500
     table = VerificationTable()
     local.check_local_labels(table, pd.DataFrame([labels]))
-    assert len(table.rows) == 1 and table.failures().empty and lint_table(table, power=False) == []
+    assert len(table.rows) == 1 and table.failures().empty and lint_table(table) == []
     # at |S°| = 1500 the full tree labels every point: the bound is the whole reach
     assert table.rows[0]["kind"] == "observation" and labels["labels_full_tree"] == 1500
     table = VerificationTable()
     local.check_local_labels(table, pd.DataFrame([{**labels, "labels_local": 1400, "labels_full_tree": 1400}]))
     row = table.rows[0]
-    assert row["kind"] == "theorem" and row["holds"] and row["tight"] and lint_table(table, power=False) == []
+    assert row["kind"] == "theorem" and row["holds"] and row["tight"] and lint_table(table) == []
+    assert row["fails_under_fails"] and row["fails_under_value"] == 1500  # every minibatch to depth D: all of S°
     assert row["reach_high"] == local.local_label_reach(1500) == 1500
     broken = {**labels, "labels_local": labels["labels_full_tree"] + 1,
               "labels_full_tree": min(1499, labels["labels_full_tree"])}
@@ -189,7 +190,7 @@ def test_peak_memory_traces_the_same_tree():
     table = VerificationTable()
     summary.check_memory(table, memory)
     # the same function with and without tracemalloc: reproducibility, not a check
-    assert [r["kind"] for r in table.rows] == ["observation"] * 3 and lint_table(table, power=False) == []
+    assert [r["kind"] for r in table.rows] == ["observation"] * 3 and lint_table(table) == []
     assert table.rows[0]["result"] == "TopDown_G peak memory (m=200)"
     fig = topdown.memory_figure(memory, n=8, t=8)
     assert "$n = 8$" in fig.axes[0].get_title()
@@ -215,7 +216,7 @@ def test_check_agreement_fails_on_a_differing_output(log):
     ratios = log.ratios(scale="quick")
     table = VerificationTable()
     summary.check_agreement(table, ratios)
-    assert len(table.rows) == 4 and table.failures().empty and lint_table(table, power=False) == []
+    assert len(table.rows) == 4 and table.failures().empty and lint_table(table) == []
     assert [r["kind"] for r in table.rows] == ["identity"] * 4
     assert table.rows[1]["quantity"] == common.QUANTITY["TopDown_G ("]
     assert (table.rows[2]["measured_by"], table.rows[2]["bound_by"]) == common.COMPUTED_BY["FIND"]

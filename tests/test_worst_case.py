@@ -22,6 +22,19 @@ def test_uniform_suprema_on_three_variables_are_bounds_with_osss_tight_at_a_dict
     assert tr.deviations["BLT20 Lemma 5.1(2)"] == 0.0
 
 
+def test_the_least_influential_variable_is_a_worse_output_that_breaks_osss_and_lemmas_52_54():
+    tr = wc.uniform_suprema(3, variable="least")
+    # an irrelevant variable has influence 0 and its split scores 0: every ratio bound / measured is infinite
+    for key in (("OSSS inequality", "size form (BLT20)"), ("Lemma 5.2", "as printed"), ("Lemma 5.4", "as printed")):
+        assert tr.best[key].ratio == np.inf, key
+    # the rules that pick no variable are unchanged
+    assert tr.best[("Lemma 5.1(1)", "as printed")].ratio == wc.uniform_suprema(3).best[("Lemma 5.1(1)", "as printed")].ratio
+    phases = wc.blt20_theorem3_phases(3, variable="least")
+    assert phases["phase 1 leaves (one split)"].ratio > 1 and phases["phase 2 harmonic"].ratio > 1
+    with pytest.raises(ValueError, match="variable"):
+        wc.uniform_suprema(3, variable="second")
+
+
 def test_printed_c1_and_lemma_44_are_refuted_exactly_and_the_corrected_forms_hold():
     tr = wc.product_suprema([ProductDistribution([0.5, 0.5, 0.5]), ProductDistribution([0.1, 0.3, 0.5])], n=3)
     found = {(s.result, s.form) for s in wc.first_violations(tr)}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as dataclass_replace
 from fractions import Fraction
 
 import numpy as np
@@ -153,8 +153,38 @@ def _blt54_eps(cost: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.where(cost >= g_hi, 0.5, lo)
 
 
-def uniform_suprema(n: int = 4, tracker: Tracker | None = None) -> Tracker:
+#: The variable each split of a greedy run queries: BuildTopDownDT's most influential one, or the least
+#: influential free one (a worse output of the same type: the same leaf order, the worst variable there).
+VARIABLE_RULES = ("most", "least")
+
+
+def _greedy_splits(stats: ex.SubcubeStatistics, variable: str) -> tuple[np.ndarray, np.ndarray]:
+    """BuildTopDownDT's leaf scores and split variables; with ``variable="least"`` each leaf is still chosen
+    by BuildTopDownDT's score but split on its least influential free variable (ties: lowest index)."""
+    if variable not in VARIABLE_RULES:
+        raise ValueError(f"variable must be one of {VARIABLE_RULES}, got {variable!r}")
+    score, feature = ex.build_top_down_scores(stats)
+    if variable == "least":
+        free = ex.subcubes(stats.n).free.T[:, None, :]  # (n, 1, S)
+        feature = np.argmin(np.where(free, stats.by_variable, np.inf), axis=0)
+    return score, feature
+
+
+def _split_scores(stats: ex.SubcubeStatistics, runs: ex.GreedyRuns) -> np.ndarray:
+    """Pr[rho] Inf_i(f_rho) of the split each step made (its variable's score, not the leaf's best), NaN once stopped."""
+    b = np.broadcast_to(np.arange(runs.chosen.shape[0])[:, None], runs.chosen.shape)
+    made = runs.chosen >= 0
+    out = np.full(runs.chosen.shape, np.nan)
+    out[made] = stats.by_variable[runs.feature[made], b[made], runs.chosen[made]]
+    return out
+
+
+def uniform_suprema(n: int = 4, tracker: Tracker | None = None, *, variable: str = "most") -> Tracker:
     """OSSS and BLT20 Lemmas 5.1-5.4 over every function on n variables, uniform measure.
+
+    ``variable="least"`` measures a worse output of the same type: OSSS with the least influential
+    variable in place of the most influential one, and Lemmas 5.2/5.4 on the runs that split each
+    selected leaf on its least influential free variable, the score being that split's own.
 
     OSSS in three forms (s of a minimum-size tree; D of a minimum-depth tree; the average depth of a
     tree of least average depth, which is O'Donnell et al.'s sum of query probabilities); Lemmas 5.2
@@ -171,6 +201,8 @@ def uniform_suprema(n: int = 4, tracker: Tracker | None = None) -> Tracker:
     var, err = stats.variance[:, root], stats.error[:, root]
     inf = stats.influences[:, root]
     max_inf, total = inf.max(axis=1), inf.sum(axis=1)
+    if variable == "least":
+        max_inf = inf.min(axis=1)
     avg = ex.minimum_average_depth(tables)
     live = var > 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -190,8 +222,10 @@ def uniform_suprema(n: int = 4, tracker: Tracker | None = None) -> Tracker:
     tr.offer("MGBH26", "Lemma E.2", "path tree, uniform", "Delta(path tree) <= sum_k k 2^-k + n 2^-(n-1) <= 2",
              np.where(np.isfinite(path) & live, path / 2.0, np.nan), n, None,
              note="every decision list; Delta of its least-average-depth path tree")
-    score, feature = ex.build_top_down_scores(stats)
+    score, feature = _greedy_splits(stats, variable)
     runs = ex.best_first_runs(score, feature, n, totals={"error": stats.error, "cost": stats.cost})
+    if variable == "least":
+        runs = dataclass_replace(runs, score=_split_scores(stats, runs))
     leaves = runs.leaves[None, :].astype(np.float64)
     err_t, cost_t = runs.totals["error"], runs.totals["cost"]
     split = np.isfinite(runs.score) & (err_t > 0)
@@ -778,7 +812,7 @@ def _distinct_profiles(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, counts
 
 
-def blt20_theorem3_phases(n: int = 4) -> dict[str, Supremum]:
+def blt20_theorem3_phases(n: int = 4, *, variable: str = "most") -> dict[str, Supremum]:
     """BLT20 Theorem 3's proof, step by step, at its worst over every function on n variables and every eps.
 
     BuildTopDownDT runs to zero error on every function (lock-step, :func:`dtcore.exhaustive.best_first_runs`);
@@ -801,13 +835,14 @@ def blt20_theorem3_phases(n: int = 4) -> dict[str, Supremum]:
     The eps searched per function are the points just under each of its run's errors and of each
     eps where eps A equals one of its run's costs: between them both sides of each count are monotone
     in eps (the measured side constant, the bound falling), so the supremum over eps in (0, 1/2) is
-    approached there. Witness notes give eps and the phase boundaries.
+    approached there. Witness notes give eps and the phase boundaries. ``variable="least"``: the same on
+    the runs that split each selected leaf on its least influential free variable (a worse output).
     """
     n = check_int("n", n, 2, ex.MAX_ALL_FUNCTIONS_VARIABLES)
     tables = ex.all_tables(n)
     s = ex.optimal_trees(tables).root_size.astype(np.float64)
     stats = ex.subcube_statistics(tables)
-    runs = ex.best_first_runs(*ex.build_top_down_scores(stats), n, totals={"error": stats.error, "cost": stats.cost})
+    runs = ex.best_first_runs(*_greedy_splits(stats, variable), n, totals={"error": stats.error, "cost": stats.cost})
     # Every quantity below depends on a function only through s, its run's errors and costs and where
     # the run splits: search one representative of each such profile (a few hundred on n = 4) and count
     # its functions as cases.

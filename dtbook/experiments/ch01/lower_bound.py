@@ -32,6 +32,11 @@ def _top_features(tree: DecisionTree, k: int) -> list[int]:
     return [tree.feature[v] for v in range(tree.node_count) if tree.node_depth[v] < k]
 
 
+def _decoy_block(k: int, t: int) -> set[int]:
+    """The level-t decoys of the nested decoy parity with blocks of k bits (their variable indices)."""
+    return set(range(k + (t - 1) * (k + 2) + 2, k + (t - 1) * (k + 2) + 2 + k))
+
+
 def nested_decoy_runs(*, n_max: int, eps: float) -> pd.DataFrame:
     """BuildTopDownDT on nested decoy parities (our family for [BLT20]'s lower bound) on at most ``n_max`` variables.
 
@@ -48,7 +53,7 @@ def nested_decoy_runs(*, n_max: int, eps: float) -> pd.DataFrame:
                 break
             f = truth_table(lambda X: nested_decoy_parity(X, k, t), n_lb)
             run = build_top_down_dt(f, eps=2.0 ** -(n_lb + 1))  # below 2^-n: only the exact tree stops it
-            decoy_block = set(range(k + (t - 1) * (k + 2) + 2, k + (t - 1) * (k + 2) + 2 + k))
+            decoy_block = _decoy_block(k, t)
             top_features = _top_features(run.tree, k)
             at_eps = build_top_down_dt(f, eps=eps).tree.size  # the same target at the chapter's constant ε
             rows.append({"k": k, "t": t, "n": n_lb, "explicit_size": nested_decoy_parity_size(k, t),
@@ -75,9 +80,15 @@ def nested_decoy_measures(lower: pd.DataFrame) -> dict[str, float]:
     """Fractions that must be 1: decoys first (t ≥ 1), exact greedy trees, k whose ratio grows strictly with t."""
     deep = lower[lower["t"] > 0]
     growth = [bool(np.all(np.diff(d.sort_values("t")["ratio"]) > 0)) for _, d in lower.groupby("k") if len(d) > 1]
+    # the worse outputs: the complete tree querying x_0, x_1, ... in index order (exact too) at decoys first;
+    # the explicit tree (greedy / explicit = 1 at every t) at the growth of the ratio
+    index_first = [set(range(k)) <= _decoy_block(k, t) for k, t in zip(deep["k"], deep["t"])]
+    explicit_growth = [bool(np.all(np.diff(np.ones(len(d))) > 0)) for _, d in lower.groupby("k") if len(d) > 1]
     return {"decoys_first": float(deep["decoys_first"].mean()),
             "exact": float(lower["exact"].mean()),
-            "ratio_grows": float(np.mean(growth))}
+            "ratio_grows": float(np.mean(growth)),
+            "decoys_first_index_order": float(np.mean(index_first)) if index_first else math.nan,
+            "ratio_grows_explicit": float(np.mean(explicit_growth))}
 
 
 def fig_nested(lower: pd.DataFrame) -> Any:
@@ -119,14 +130,18 @@ def check_nested_decoy(table: VerificationTable, lower: pd.DataFrame) -> None:
     table.theorem("Lower bound, exact learning (our family)", "fraction of targets whose top k levels query only decoys",
                   m["decoys_first"], 1.0, relation=">=", reach=(0.0, 1.0), box="def-blt-decoy",
                   measured_by="dtcore.buildtopdown.build_top_down_dt",
-                  bound_by="our influence count (the box's Why; no code)")
+                  bound_by="our influence count (the box's Why; no code)",
+                  fails_under=("the complete tree querying x_0, x_1, … in index order (also exact)",
+                               m["decoys_first_index_order"]))
     table.observation("Lower bound, exact learning (our family)", "fraction of greedy trees computing f exactly",
                       m["exact"], 1.0, relation=">=", box="def-blt-decoy", reads_rule="stop rule",
                       why="with ε below 2^-n the stop rule itself demands an exact tree")
     table.theorem("Lower bound, exact learning (our family)", "fraction of k whose ratio grows strictly with t",
                   m["ratio_grows"], 1.0, relation=">=", reach=(0.0, 1.0), box="def-blt-decoy",
                   measured_by="dtcore.buildtopdown.build_top_down_dt",
-                  bound_by="our influence count (the box's Why; no code)")
+                  bound_by="our influence count (the box's Why; no code)",
+                  fails_under=("the explicit tree (its size over the explicit size is 1 at every t)",
+                               m["ratio_grows_explicit"]))
 
 
 # --- lower bound at constant ε: decoy parities behind a two-way selector -------------------------
@@ -220,12 +235,15 @@ def selector_runs(*, n_max: int, seed: int, n_orders: int,
                 sizes[o] = [leaves[np.argmax(error <= e)] for e in eps_values]
                 first[o] = set(_top_features(run.tree, k)) <= set(positions[o].tolist())
         identity_error = {e: float(np.mean(build_top_down_dt(f, eps=e).tree.truth_table() != f)) for e in eps_values}
+        # the worse output: the explicit tree (identity order), through the same test of its top k levels
+        explicit_first = set(_top_features(explicit, k)) <= set(block.tolist())
         for o in range(len(orders)):
             for j, e in enumerate(eps_values):
                 rows.append({"k": k, "t": t, "n": n_lb, "eps": e, "order": o, "all_orders": every,
                              "orders_run": len(orders), "explicit_size": explicit.size,
                              "greedy_size": int(sizes[o, j]), "decoys_first": bool(first[o]),
-                             "error": identity_error[e] if o == 0 else math.nan, "explicit_gap": explicit_gap})
+                             "error": identity_error[e] if o == 0 else math.nan, "explicit_gap": explicit_gap,
+                             "explicit_decoys_first": explicit_first})
     constant = pd.DataFrame(rows)
     constant["ratio"] = constant["greedy_size"] / constant["explicit_size"]
     constant["exponent"] = np.log(constant["greedy_size"]) / np.log(constant["explicit_size"])
@@ -275,6 +293,7 @@ def selector_measures(constant: pd.DataFrame) -> dict[str, Any]:
             "runs": len(constant.drop_duplicates(["k", "t", "order"])),
             "error_over_eps": worst(identity["error"] / identity["eps"]),
             "error_over_eps_high": 0.5 / float(constant["eps"].min()),
+            "explicit_decoys_first": float(constant.drop_duplicates(["k", "t"])["explicit_decoys_first"].mean()),
             "largest_ratio": largest}
 
 
@@ -428,7 +447,8 @@ def check_selector(table: VerificationTable, constant: pd.DataFrame) -> None:
                   "query only level-t decoys", m["decoys_first"], 1.0,
                   relation=">=", reach=(0.0, 1.0), box="def-blt-selector",
                   measured_by=("dtcore.buildtopdown.build_top_down_dt", "dtcore.exhaustive.best_first_runs"),
-                  bound_by="our influence count (the box's Why; no code)")
+                  bound_by="our influence count (the box's Why; no code)",
+                  fails_under=("the explicit tree of each instance (identity order)", m["explicit_decoys_first"]))
     table.observation("BuildTopDownDT (Sec. 3)", "max over the decoy-selector runs of (error of the returned tree) / ε",
                       m["error_over_eps"], 1.0, box="alg-blt-buildtopdowndt", reads_rule="stop rule",
                       why="re-reads BuildTopDownDT's own stop rule (error ≤ ε); the stop and label identities of "

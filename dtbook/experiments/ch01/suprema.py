@@ -12,7 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from dtcore import exhaustive
+import numpy as np
+
+from dtcore import bounds, exhaustive
 from dtcore.audit import worst_case
 from dtcore.validate import check_int
 from .common import glue_key, INFLUENCES, OPTIMAL
@@ -45,6 +47,42 @@ _EXHAUSTIVE_CHECKS = {
 }
 
 
+#: Per result, the worse output the row names as its power (``fails_under``): the same quantity over every
+#: function, measured on an output of the same type that the row must fail on.
+WORSE_OUTPUTS = {
+    "Lemma 5.1(1)": "the label-inverted completion (each leaf labelled by f's minority value), at its worst f",
+    "OSSS inequality": "the least influential variable in place of the most influential one, at its worst f",
+    "Lemma 5.3": "s taken as 2, the size of a one-split tree (which computes no function of two or more "
+                 "variables), at its worst f",
+    "Lemma 5.2": "each selected leaf split on its least influential free variable, at its worst f and split",
+    "Lemma 5.4": "each selected leaf split on its least influential free variable, at its worst f and split",
+}
+
+
+def worse_suprema(n: int = 4) -> dict[str, tuple[float, str]]:
+    """Each result's supremum (book's convention: above 1 = violated) and witness on its worse output.
+
+    Lemmas 5.2, 5.4 and OSSS: :func:`dtcore.audit.worst_case.uniform_suprema` with ``variable="least"``;
+    Lemma 5.1(1): error of the label-inverted one-leaf completion over cost, 1 − error(f) over Inf(f);
+    Lemma 5.3: Inf over the bound with s = 2. Every function on ``n`` variables, uniform measure.
+    """
+    n = check_int("n", n, 2, exhaustive.MAX_ALL_FUNCTIONS_VARIABLES)
+    least = worst_case.uniform_suprema(n, variable="least").best
+    out = {key: (least[found].ratio, least[found].row()["table"]) for key, found in EXHAUSTIVE_RESULTS.items()
+           if key in ("OSSS inequality", "Lemma 5.2", "Lemma 5.4")}
+    stats = exhaustive.subcube_statistics(exhaustive.all_tables(n))
+    root = exhaustive.subcubes(n).root
+    err, cost, var = stats.error[:, root], stats.cost[:, root], stats.variance[:, root]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverted = np.where(cost > 0, (stats.p_reach[root] - err) / cost, np.nan)
+        at_two = np.where(var > 0, cost / worst_case.elementwise(bounds.blt20_lemma53_total_influence_upper, var,
+                                                                  2.0, where=var > 0), np.nan)
+    for key, ratio in (("Lemma 5.1(1)", inverted), ("Lemma 5.3", at_two)):
+        b = int(np.nanargmax(ratio))
+        out[key] = (float(ratio[b]), format(b, f"0{2 ** n // 4}x"))
+    return out
+
+
 def _leaves_text(leaves: int) -> str:
     return "one-leaf" if leaves == 1 else f"{leaves}-leaf"
 
@@ -56,7 +94,9 @@ def exhaustive_suprema(n: int = 4) -> pd.DataFrame:
     function's minimum-size tree; Lemmas 5.2/5.4 at every step of BuildTopDownDT's run to zero error).
     One row per result of :data:`EXHAUSTIVE_RESULTS`: ``sup_ratio`` in the book's margin convention
     (1 = the bound, above 1 = violated), the witness (``table`` in hex, ``leaves`` of the witness bare
-    tree), its minimum tree size ``s``, the ``verdict``, and ``cpu_seconds`` of the whole search.
+    tree), its minimum tree size ``s``, the ``verdict``, ``cpu_seconds`` of the whole search, and the row's
+    power: ``worse`` (the worse output, :data:`WORSE_OUTPUTS`), its supremum ``worse_ratio`` and witness
+    ``worse_table`` (:func:`worse_suprema`).
     Functions on fewer variables are functions on ``n`` that ignore some, so ``n = 4`` covers n ≤ 4.
     """
     n = check_int("n", n, 2, exhaustive.MAX_ALL_FUNCTIONS_VARIABLES)
@@ -67,6 +107,10 @@ def exhaustive_suprema(n: int = 4) -> pd.DataFrame:
     witnesses = exhaustive.all_tables(n)[frame["function"].to_numpy()]
     frame["s"] = exhaustive.optimal_trees(witnesses).root_size.astype(int)
     frame["cpu_seconds"] = seconds
+    worse = worse_suprema(n)
+    frame["worse"] = [WORSE_OUTPUTS[key] for key in frame["key"]]
+    frame["worse_ratio"] = [worse[key][0] for key in frame["key"]]
+    frame["worse_table"] = [worse[key][1] for key in frame["key"]]
     return frame
 
 
@@ -92,9 +136,14 @@ def exhaustive_check(suprema: pd.DataFrame, key: str) -> dict[str, Any]:
     step = "" if pd.isna(row["leaves"]) else f", at the {_leaves_text(int(row['leaves']))} bare tree of BuildTopDownDT's run"
     worst_where = (f"f = {row['table']}, s = {int(row['s'])}; hex truth table, uniform measure{step}; exhaustive: "
                    f"all {2 ** 2 ** n:,} functions on n = {n} ({int(row['cases']):,} cases); verdict {row['verdict']}")
-    return {"result": key, "quantity": f"{quantity}, n ≤ {n}", "measured": measured, "bound": 1.0,
-            "relation": relation, "reach": reach, "measured_by": measured_by, "bound_by": bound_by,
-            "worst_case": worst_where, "tolerance": 1e-12}
+    out = {"result": key, "quantity": f"{quantity}, n ≤ {n}", "measured": measured, "bound": 1.0,
+           "relation": relation, "reach": reach, "measured_by": measured_by, "bound_by": bound_by,
+           "worst_case": worst_where, "tolerance": 1e-12}
+    if "worse" in row.index:
+        worse = float(row["worse_ratio"])
+        out["fails_under"] = (f"{row['worse']} (f = {row['worse_table']})",
+                              worse if relation == "<=" else (1.0 / worse if worse > 0 else math.inf))
+    return out
 
 
 def exhaustive_glue(suprema: pd.DataFrame) -> dict[str, Any]:

@@ -77,6 +77,8 @@ def theorem3_measures(thm3: pd.DataFrame, *, n: int) -> dict[str, float]:
                           for c in ("family", "s", "eps") if c in at.index)
         out["size_over_bound_at"] = (f"{where.replace('eps', 'ε')}; the run with the largest size / bound among "
                                      f"{len(biting)} random runs")
+        # the worse output: the complete tree on all n variables at that run (exact, so also an ε-approximation)
+        out["complete_over_bound"] = float(2.0 ** (n - at["log2_bound"]))
     return out
 
 
@@ -133,7 +135,9 @@ def check_theorem3(table: VerificationTable, thm3: pd.DataFrame, *, n: int) -> N
                       m["size_over_bound"], 1.0, reach=(0.0, m["size_over_bound_high"]), box="thm-blt-3",
                       measured_by="dtcore.buildtopdown.build_top_down_dt",
                       bound_by=("dtcore.bounds.blt20_theorem3_log2_size_bound", "dtcore.analysis.total_influence"),
-                      worst_case=m["size_over_bound_at"])
+                      worst_case=m["size_over_bound_at"],
+                      fails_under=("the complete tree on all n variables (2^n leaves, exact) at that run",
+                                   m["complete_over_bound"]))
     table.observation("Theorem 3", f"min over {m['vacuous']} runs with bound ≥ 2^n of log2(bound) − log2(size)",
                       m["vacuous_room_bits"], box="thm-blt-3",
                       why="each of these bounds exceeds 2^n, the size of the largest tree on n variables")
@@ -182,7 +186,35 @@ def theorem3_phases(n: int = 4) -> pd.DataFrame:
     frame = pd.DataFrame([{"key": key, **sup.row()} for key, sup in found.items()])
     frame["s"] = exhaustive.optimal_trees(exhaustive.all_tables(n)[frame["function"].to_numpy()]).root_size.astype(int)
     frame["cpu_seconds"] = seconds
+    worse = theorem3_worse_phases(n)
+    frame["worse"] = frame["key"].map(lambda k: worse.get(k, ("", math.nan, ""))[0])
+    frame["worse_ratio"] = frame["key"].map(lambda k: worse.get(k, ("", math.nan, ""))[1])
+    frame["worse_table"] = frame["key"].map(lambda k: worse.get(k, ("", math.nan, ""))[2])
     return frame
+
+
+#: The worse output of each counted step of Theorem 3's proof (its row's ``fails_under``).
+_LEAST = "each selected leaf split on its least influential free variable"
+
+
+def theorem3_worse_phases(n: int = 4) -> dict[str, tuple[str, float, str]]:
+    """Each counted step's supremum on a worse output: ``key -> (name, ratio, witness hex)``.
+
+    The phase steps on the runs that split each selected leaf on its least influential free variable
+    (:func:`dtcore.audit.worst_case.blt20_theorem3_phases` with ``variable="least"``); C₀ ≤ log₂ s with
+    s taken as 2, the size of a one-split tree (which computes no function of two or more variables).
+    """
+    n = check_int("n", n, 2, exhaustive.MAX_ALL_FUNCTIONS_VARIABLES)
+    least = worst_case.blt20_theorem3_phases(n, variable="least")
+    out = {key: (f"{_LEAST}, at its worst f and ε", least[key].ratio, least[key].row()["table"])
+           for key in ("phase 1 leaves", "phase 1 leaves (one split)", "phase 2 harmonic")}
+    stats = exhaustive.subcube_statistics(exhaustive.all_tables(n))
+    inf = stats.cost[:, exhaustive.subcubes(n).root]
+    b = int(np.argmax(inf))
+    out["initial cost"] = ("s taken as 2, the size of a one-split tree (which computes no function of two or more "
+                           "variables), at its worst f", float(inf[b]) / bounds.blt20_initial_cost_upper(2),
+                           format(b, f"0{2 ** n // 4}x"))
+    return out
 
 
 def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
@@ -200,6 +232,8 @@ def theorem3_phase_check(phases: pd.DataFrame, key: str) -> dict[str, Any]:
                           f"{2 ** 2 ** n:,} functions on n = {n}, ε through every breakpoint of each run "
                           f"({int(row['cases']):,} cases); verdict {row['verdict']}"),
            "tolerance": 1e-9}
+    if "worse" in row.index and pd.notna(row["worse_ratio"]):
+        out["fails_under"] = (f"{row['worse']} (f = {row['worse_table']})", float(row["worse_ratio"]))
     if key == "phase 2 harmonic":
         out["reach_why"] = ("the bound B (C_L1/ε − 1) is positive but has no lower bound independent of ε, "
                             "so the ratio has no finite reach known")
@@ -272,6 +306,10 @@ def check_theorem3_phases(table: VerificationTable, phases: pd.DataFrame) -> Non
                                        f"splits reach {two_or_more:.4f}; exhaustive: all {2 ** 2 ** int(one['n']):,} "
                                        f"functions on n = {int(one['n'])}")
             check["quantity"] = check["quantity"].replace(", phases of two or more splits", ", every phase 1")
+        worse = by_key.loc[key]
+        if key == "phase 1 leaves":  # the row counts every phase 1: so does its worse output
+            worse = max((by_key.loc[k] for k in (key, "phase 1 leaves (one split)")), key=lambda r: r["worse_ratio"])
+        check["fails_under"] = (f"{worse['worse']} (f = {worse['worse_table']})", float(worse["worse_ratio"]))
         table.theorem(**check, box="thm-blt-3")
     table.observation("Lemma 5.2 (Var ≥ error)", "max over every f on n ≤ 4 and every subcube of error(f_ρ, ±1) / Var(f_ρ)",
                       float(phases.set_index("key").loc["error over variance", "sup_ratio"]), 1.0, box="lem-blt-5-2",

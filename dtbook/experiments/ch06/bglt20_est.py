@@ -4,6 +4,7 @@ against the trees T_t grown with every label and against cross-validation at Est
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,6 +102,16 @@ def est_labels(run: EstRun) -> int:
     return int(run.learn["labels_total"].iloc[-1])
 
 
+def printed_lemma_d1_labels(b: int, t: int, m: int, k: int) -> int:
+    """[BGLT20] Lemma D.1's count made explicit from its proof (the paper prints O(b² log t)): at most
+    (m + k)(D + 1) batches of b labels for m strands and k queries, each query's leaf one more batch, so
+    b((m + k)(D + 1) + k), D = ⌊log t + log log t⌋ (logs base 2). Written afresh (D as ⌊log₂(t log₂ t)⌋)
+    so that a fault in :func:`dtcore.bounds.bglt20_lemma_d1_labels` shows against it."""
+    t = check_int("t", t, 1)
+    D = 0 if t == 1 else math.floor(math.log2(t * math.log2(t)) + 1e-12)
+    return b * ((m + k) * (D + 1) + k)
+
+
 def est_label_reach(run: EstRun, *, batch_size: int) -> int:
     """The most distinct pool points Est can label over its grid of sizes ([BGLT20] Lemma D.1's reach).
 
@@ -127,8 +138,11 @@ def check_est(table: VerificationTable, run: EstRun, *, delta: float, batch_size
                    note="Est through LocalLearner's partial trees against the whole tree T_t, on the same S_test")
     deviation = (learn["estimated_error"] - learn["held-out error of T_t"]).abs()
     t_worst = int(learn.loc[deviation.idxmax(), "t"])
+    # the worse output: the label-inverted T_t, whose test error is 1 − Est(t), reported as T_t's estimate
+    inverted = (1.0 - learn["estimated_error"] - learn["held-out error of T_t"]).abs()
     table.theorem("[BGLT20] Theorem 3", f"max over {K} sizes of |Est(t) - held-out error of T_t|",
                   float(deviation.max()), radius, reach=(0.0, 1.0),
+                  fails_under=("the label-inverted T_t's test error (1 − Est(t)) as the estimate", float(inverted.max())),
                   measured_by=["dtcore.learnability.estimate_learnability", "dtcore.local.top_down_size_estimate"],
                   bound_by=["dtbook.experiments.ch06.bglt20_est.est_radius", "dtcore.learnability.hoeffding_halfwidth"],
                   box="thm-real-est", worst_case=f"flchain, t = {t_worst} (the size of largest deviation)",
@@ -138,10 +152,18 @@ def check_est(table: VerificationTable, run: EstRun, *, delta: float, batch_size
     # Lemma D.1 bounds the labels of one size; the grid shares one label cache, so its total is at
     # most the sum of the per-size bounds.
     bound_labels = int(learn["Lemma D.1 label bound"].sum())
+    printed = [printed_lemma_d1_labels(batch_size, int(t), batch_size, run.n_test) for t in learn["t"]]
+    table.identity("[BGLT20] Lemma D.1", f"max over {K} sizes of |the label bound − the proof's count b((m + k)(D + 1) + k) "
+                   "evaluated afresh|", float(np.abs(learn["Lemma D.1 label bound"].to_numpy() - printed).max()), 0.0,
+                   box="thm-real-est", computed_by=("dtcore.bounds.bglt20_lemma_d1_labels",
+                                                    "dtbook.experiments.ch06.bglt20_est.printed_lemma_d1_labels"),
+                   note=f"m = b = {batch_size} strands, k = {run.n_test} test queries")
     reach = est_label_reach(run, batch_size=batch_size)
     if bound_labels < reach:
         table.theorem("[BGLT20] Lemma D.1", "pool labels Est used over the whole grid", labels, bound_labels,
                       reach=(0, reach), measured_by="dtcore.learnability.estimate_learnability",
+                      fails_under=("one minibatch labelled at every node of depth at most D for each size, at "
+                                   "most the pool (the reach)", reach),
                       bound_by="dtcore.bounds.bglt20_lemma_d1_labels", box="thm-real-est",
                       note="the sum over the grid of the per-size bounds; reach: one minibatch per node of "
                            "depth at most D, per size, and at most the pool")

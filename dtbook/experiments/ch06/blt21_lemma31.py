@@ -64,6 +64,9 @@ def compare_at_depth(X_train: pd.DataFrame, y_train: np.ndarray, X_test: pd.Data
     # FIND once more through the estimator a user calls, on the raw features: it must agree with FIND
     estimator = OptimalTreeClassifier(max_depth=depth, n_thresholds=n_thresholds).fit(X_train, y_train)
     estimator_errors = int((estimator.predict(X_train) != y_train).sum())
+    # the one-leaf tree (the majority label of the training fold): a depth-d tree of every depth, the worse
+    # output under which the Lemma 3.1 rows must fail
+    one_leaf_errors = int(len(y_train) - np.unique(y_train, return_counts=True)[1].max())
     rows = []
     for method, (model, seconds) in fits.items():
         raw = method == "CART, raw features"
@@ -72,7 +75,8 @@ def compare_at_depth(X_train: pd.DataFrame, y_train: np.ndarray, X_test: pd.Data
         rows.append({"method": method, "training errors": int((model.predict(Z_train) != y_train).sum()),
                      "accuracy": float((model.predict(Z_test) == y_test).mean()), "leaves": int(leaves),
                      "seconds": seconds, "binarise seconds": 0.0 if raw else binarise_seconds,
-                     "estimator training errors": estimator_errors if method == "FIND" else np.nan})
+                     "estimator training errors": estimator_errors if method == "FIND" else np.nan,
+                     "one-leaf training errors": one_leaf_errors})
     return rows
 
 
@@ -81,7 +85,8 @@ def find_cart_pystreed(data: Data, *, folds: int, depths: Sequence[int], n_thres
     """:func:`compare_at_depth` on every data set, fold and depth ([BLT21] Lemma 3.1): one row per method.
 
     Columns: data set, fold, d, m_train, method, training errors, accuracy, leaves, seconds, binarise
-    seconds, and for FIND the training errors of ``OptimalTreeClassifier`` fitted on the raw features.
+    seconds, for FIND the training errors of ``OptimalTreeClassifier`` fitted on the raw features, and
+    the training errors of the one-leaf tree of the fold (the majority label; the rows' worse output).
     CART breaks
     ties between equal splits with the stream ``"ch06/find-cart-pystreed"``.
     """
@@ -103,6 +108,8 @@ def training_error_gaps(depth_runs: pd.DataFrame) -> pd.DataFrame:
     wide["CART - FIND"] = wide["CART, same features"] - wide["FIND"]
     wide["ID3 - FIND"] = wide["ID3, same features"] - wide["FIND"]
     wide["FIND - pystreed"] = wide["FIND"] - wide["pystreed"]
+    if "one-leaf training errors" in depth_runs:
+        wide["one leaf"] = depth_runs.groupby(["data set", "fold", "d"])["one-leaf training errors"].first()
     return wide
 
 
@@ -162,7 +169,8 @@ def check_find(table: VerificationTable, depth_runs: pd.DataFrame) -> None:
     plus or minus that. Its largest value over folds and depths is 0 as soon as CART's greedy tree is
     itself optimal on one fold and depth (as it usually is at d = 1), so the row sits at its bound
     whatever the data: it is flagged tight by construction, and fails only if FIND misclassifies
-    more training points than CART somewhere.
+    more training points than CART somewhere. Its power: the one-leaf tree (the fold's majority label,
+    a tree of every depth d) in FIND's place fails it wherever CART or ID3 beats the majority label.
     """
     wide = training_error_gaps(depth_runs)
     for name in depth_runs["data set"].unique():
@@ -176,7 +184,9 @@ def check_find(table: VerificationTable, depth_runs: pd.DataFrame) -> None:
                       tight_by_construction="the largest difference includes d = 1, where CART's greedy stump "
                                             "is usually itself optimal, so it is 0 whatever FIND does elsewhere",
                       note="CART is one tree of depth d on the same features; the reach is plus or minus half "
-                           "the training fold (each tree errs on at most the minority class)")
+                           "the training fold (each tree errs on at most the minority class)",
+                      fails_under=("the one-leaf tree (the fold's majority label) in FIND's place",
+                                   float((g["one leaf"] - g["CART, same features"]).max())))
         table.identity("[BLT21] Lemma 3.1", f"{name}: max |FIND - pystreed| training errors over folds and d",
                        float(g["FIND - pystreed"].abs().max()), 0.0, box="lem-real-find",
                        computed_by=("dtcore.find.find", "pystreed.STreeDClassifier"),
@@ -193,7 +203,9 @@ def check_find(table: VerificationTable, depth_runs: pd.DataFrame) -> None:
                       box="lem-real-find", worst_case=f"{name}, every fold and depth d",
                       tight_by_construction="the largest difference includes d = 1, where ID3's stump is usually "
                                             "itself optimal, so it is 0 whatever FIND does elsewhere",
-                      note="ID3 of [BDM20] stopped at depth d is one more tree of depth d on the same features")
+                      note="ID3 of [BDM20] stopped at depth d is one more tree of depth d on the same features",
+                      fails_under=("the one-leaf tree (the fold's majority label) in FIND's place",
+                                   float((g["one leaf"] - g["ID3, same features"]).max())))
     d_top = int(depth_runs["d"].max())
     seconds = depth_runs[depth_runs["d"] == d_top].groupby("method")["seconds"].median()
     table.observation("FIND against pystreed, fit time", f"median fit seconds at depth {d_top}, FIND / pystreed",

@@ -83,7 +83,9 @@ def check_local_labels(table: VerificationTable, local_labels: pd.DataFrame) -> 
     theorem row while that is below the reach, :func:`local_label_reach`; else an observation).
 
     With :data:`LOCAL`'s 400 strands every leaf the full tree grows is reached by a strand, so the two
-    counts are equal: the rows are flagged tight by construction (never the closest call)."""
+    counts are equal: the rows are flagged tight by construction (never the closest call). Their power:
+    a learner labelling one minibatch at every node of depth at most D (the reach) exceeds the full tree's
+    labels wherever the row is counted."""
     for _, row in local_labels.iterrows():
         quantity = f"distinct labels of {LOCAL['queries']} LocalLearner queries, |S°| = {row['size']}"
         reach = local_label_reach(row["size"])
@@ -95,7 +97,9 @@ def check_local_labels(table: VerificationTable, local_labels: pd.DataFrame) -> 
                                      f"|S°| = {row['size']}",
                           tight_by_construction=f"the {LOCAL['strands']} strands reach every leaf the full tree "
                                                 "grows, so LocalLearner reads the same minibatches",
-                          note="reach: one minibatch of b points per node of depth at most D, and at most |S°|")
+                          note="reach: one minibatch of b points per node of depth at most D, and at most |S°|",
+                          fails_under=("one minibatch labelled at every node of depth at most D, at most |S°| "
+                                       "(a learner that labels the whole depth-D tree's batches: the reach)", reach))
         else:
             table.observation("[BGLT20] Theorem 2, LocalLearner", quantity, row["labels_local"],
                               row["labels_full_tree"],
