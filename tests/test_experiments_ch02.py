@@ -645,13 +645,12 @@ def test_worst_tprime_search_beats_its_starts_and_its_rows_fail_when_the_strands
     theorem5_worst.check_worst_tprime(table, w, at_worst, needed=needed, eta=0.25, delta=0.1)
     assert _kinds(table) == ["theorem", "theorem", "observation", "observation"] and _all_hold(table)
     assert not lint_table(table)
-    # the rows' power: the paper's m / 16 (the factor of the fault), measured in the same runs
-    assert table.frame()["fails_under"].iloc[0].startswith("the paper's m / 16")
-    worse = at_worst.loc[at_worst["factor"] == 16, "outside"].iloc[0]
-    assert (table.frame()["fails_under_value"].iloc[:2] == worse).all()
-    assert table.frame()["fails_under_fails"].iloc[:2].all() == (worse > 0.1)
-    with pytest.raises(ValueError, match="factor 16"):
-        theorem5_worst.tprime_power(at_worst[at_worst["factor"] != 16], delta=0.1)
+    # the rows' power: the paper's m / 64 (the fewest strands of the table), measured in the same runs
+    assert table.frame()["fails_under"].iloc[0].startswith("the paper's m / 64")
+    worse = at_worst.loc[at_worst["factor"] == 64, "outside"].iloc[0]
+    assert (table.frame()["fails_under_value"].iloc[:2] == worse).all() and worse > 0.1
+    with pytest.raises(ValueError, match="factor above 1"):
+        theorem5_worst.tprime_power(at_worst[at_worst["factor"] == 1], delta=0.1)
     assert list(theorem5_worst.tprime_power_table(at_worst, delta=0.1)["row"])[0] == "holds"
     bad = VerificationTable()
     theorem5_worst.check_worst_tprime(bad, w, at_worst.assign(outside=1.0), needed=needed, eta=0.25, delta=0.1)
@@ -674,7 +673,7 @@ def test_tprime_row_power_is_a_binomial_tail():
                              "runs": [100, 100], "outside": [0.0, 0.4], "exact": [0.003, 0.37]})
     power = theorem5_worst.tprime_power(at_worst, delta=0.1)
     assert power["rate"] == pytest.approx(0.2) and power["power"] > 0.99 and power["worse_power"] > 0.999
-    assert power["worse_m"] == 48 and power["worse_outside"] == 0.4
+    assert power["worse_m"] == 48 and power["worse_outside"] == 0.4 and power["worse_factor"] == 16
     with pytest.raises(ValueError, match="runs must be"):
         theorem5_worst.tprime_row_power(0, 0.1, 0.2)
 

@@ -215,7 +215,14 @@ def impurity_glue(worst_cases: pd.DataFrame) -> dict[str, object]:
     for r in worst_cases.itertuples():
         parts.append(f"{r.definition} for {r.G} {r.sup_ratio:.7f} at (a, b) = ({r.a:.4g}, {r.b:.4g}) ({r.verdict})")
     n_grid = int(worst_cases["grid_points"].iloc[0])
-    return {"ch2_impurity_sup_sentence": "; ".join(parts), "ch2_impurity_grid": n_grid,
+    worse = []
+    for r in worst_cases.itertuples():
+        if (r.definition, r.impurity) in WORSE_IMPURITIES:
+            label, value = worse_at_witness(r.definition, r.impurity, r.a, r.b, r.alpha)
+            sign = "≥" if r.definition == "Definition 4" else "≤"
+            worse.append(f"{r.definition}, {r.G}: {label} gives {value:.4g}, against {sign} {r.constant:.4g}")
+    return {"ch2_impurity_sup_sentence": "; ".join(parts), "ch2_impurity_worse_sentence": "; ".join(worse),
+            "ch2_impurity_grid": n_grid,
             "ch2_impurity_pairs": f"{int(worst_cases['pairs'].iloc[0]):,}",
             "ch2_impurity_sup_max": float(worst_cases["sup_ratio"].max())}
 

@@ -269,7 +269,9 @@ def bound_factor_glue(w: WorstSizeEstimator, *, delta: float) -> dict[str, objec
     return {"ch2_c1w_size": w.tree.size, "ch2_c1w_depth": w.tree.depth, "ch2_c1w_budget": w.evaluated,
             "ch2_c1w_restarts": w.restarts, "ch2_c1w_ratio": w.ratio,
             "ch2_c1w_tail1": float(by_factor.loc[1.0]), "ch2_c1w_tail2": float(by_factor.loc[2.0]),
-            "ch2_c1w_fail_factor": float(failing.index.min()) if len(failing) else float("nan")}
+            "ch2_c1w_fail_factor": float(failing.index.min()) if len(failing) else float("nan"),
+            "ch2_c1w_few_divisor": FEW_STRANDS,
+            "ch2_c1w_few_min": min(w.few_strands.values()) if w.few_strands else float("nan")}
 
 
 def all_depth_profiles(h: int) -> np.ndarray:

@@ -115,7 +115,8 @@ def choice_glue(app: pd.DataFrame) -> dict[str, object]:
     return {"ch2_app_t_est": s["t_by_est"], "ch2_app_t_true": s["t_by_truth"], "ch2_app_regret": s["regret"],
             "ch2_app_spread": float(app["true error"].max() - app["true error"].min()),
             "ch2_app_worst_t": int(app.loc[app["true error"].idxmax(), "t"]),
-            "ch2_app_labels": int(app["labels so far"].iloc[-1]), "ch2_app_requests": int(app["requests so far"].iloc[-1])}
+            "ch2_app_labels": int(app["labels so far"].iloc[-1]), "ch2_app_requests": int(app["requests so far"].iloc[-1]),
+            "ch2_app_inverted_regret": inverted_choice_regret(app)}
 
 
 def speed_benchmark(m: int, d: int, t: int, *, rng: np.random.Generator) -> pd.DataFrame:

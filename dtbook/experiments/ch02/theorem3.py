@@ -148,7 +148,8 @@ def est_glue(t3: pd.DataFrame, *, train_sizes: Sequence[int], growth_factor: flo
             "ch2_t3_fraction": float(t3["labels"].iloc[-1] / t3["N"].iloc[-1]),
             "ch2_t3_requests_last": int(t3["requests"].iloc[-1]), "ch2_t3_growth": label_growth(t3),
             "ch2_t3_growth_factor": growth_factor, "ch2_t3_N_fold": int(train_sizes[-1] // train_sizes[0]),
-            "ch2_t3_grid": len(train_sizes)}
+            "ch2_t3_grid": len(train_sizes),
+            "ch2_t3_inverted": float((1.0 - t3["estimate"] - t3["true_error"]).abs().max())}
 
 
 @dataclass
