@@ -108,8 +108,10 @@ def test_check_impurity_constants_rows_are_clean_and_a_wrong_constant_fails(impu
     impurity.check_impurity_constants(table, impurity_worst, grid_points=101)
     # per G, Definition 4 then 3: Gini's kappa is algebra (shown), entropy's C an identity (see the docstring)
     assert _kinds(table) == ["observation", "theorem", "theorem", "identity", "theorem", "theorem"] + ["observation"] * 6
-    assert _all_hold(table) and lint_table(table, power=False) == []
+    assert _all_hold(table) and lint_table(table) == []
     assert all(table.frame()["tight"].iloc[[1, 2, 4, 5]] != "")  # best constants: never the closest call
+    # each counted row fails for its worse impurity at the witness (entropy in nats, ...)
+    assert table.frame()["fails_under_fails"].iloc[[1, 2, 4, 5]].all()
     # a kappa twice too large (the catalogue's fault), or a C too small, fails its row
     doubled = impurity_worst.assign(constant=np.where(impurity_worst["definition"] == "Definition 4",
                                                       2 * impurity_worst["constant"], impurity_worst["constant"]))
@@ -123,6 +125,18 @@ def test_check_impurity_constants_rows_are_clean_and_a_wrong_constant_fails(impu
     assert list(bad.failures()["result"]) == ["Definition 3"] * 3
 
 
+def test_worse_impurities_violate_their_rows_at_the_witness():
+    a, b = 0.4995, 0.5005
+    label, value = impurity.worse_at_witness("Definition 4", "entropy", a, b, 0.5)
+    assert "nats" in label and value == pytest.approx(kappa("entropy") * math.log(2), rel=1e-5) and value < kappa("entropy")
+    assert impurity.worse_at_witness("Definition 4", "kearns_mansour", a, b, 0.5)[1] == pytest.approx(0.5, rel=1e-5)
+    h = 0.0005  # the Hölder witnesses (0, h): √Gini is not Lipschitz, Gini^(1/4) not ½-Hölder
+    assert impurity.worse_at_witness("Definition 3", "gini", 0.0, h, 1.0)[1] == pytest.approx(2 * math.sqrt((1 - h) / h))
+    assert impurity.worse_at_witness("Definition 3", "kearns_mansour", 0.0, h, 0.5)[1] > 2 * holder_constants("kearns_mansour")[0]
+    with pytest.raises(ValueError, match="one of"):
+        impurity.worse_at_witness("Definition 4", "gini", a, b, 1.0)
+
+
 def test_impurities_figure_has_the_book_width():
     assert _is_book_figure(impurity.impurities_figure(), 1)
 
@@ -130,7 +144,7 @@ def test_impurities_figure_has_the_book_width():
 # --- TopDown_G against scikit-learn --------------------------------------------------------------------
 
 def test_cart_cross_check_finds_the_same_splits_and_its_check_can_fail():
-    cross = section1.cart_cross_check(N, 3000, rng=_rng(), random_state=0, t=8)
+    cross = section1.cart_cross_check(N, 3000, rng=_rng(), t=8)
     assert list(cross["criterion"]) == ["gini", "entropy"]
     assert (cross["splits"] == 7).all() and (cross["splits that differ"] == 0).all()
     table = VerificationTable()
@@ -203,7 +217,7 @@ def test_check_theorem1_rows_and_a_depth_beyond_the_cap_fails(thm1):
     # 3 excess rows at t = 8 (shown: the premise cannot be met), the lists' size, the random lists' error (t >= 2 s;
     # an illustration), the two cap formulas, one depth row per t
     assert kinds == ["observation"] * 3 + ["identity", "observation", "identity"] + ["identity"] * len(SIZES)
-    assert lint_table(table, power=False) == []
+    assert lint_table(table) == []
     deep = VerificationTable()
     theorem1.check_theorem1(deep, thm1.assign(depth=depth_cap(8) + 2), bstar, **kw)
     assert "Figure 1 (depth cap)" in set(deep.failures()["result"])
@@ -257,12 +271,14 @@ def test_proof_statistics_and_their_rows(proof):
     theorem1_proof.check_proof(table, stats, eps=0.02, b=64, n_train=N_TRAIN)
     # Fact 2.1 (an equality, tight by construction); Fact B.4 on runs, Lemma B.5 (premise unmet), B.1/B.2/B.6/summation, B.7 on runs, B.3: shown
     assert _kinds(table) == ["theorem"] + ["observation"] * 8
-    assert lint_table(table, power=False) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
+    assert lint_table(table) == [] and stats["b5_premise_b"] > N_TRAIN and stats["b1_depth"] < 0
     values = theorem1_proof.proof_glue(stats, eps=0.02, b=64)
     assert values["ch2_proof_splits"] == stats["splits"] and values["ch2_b_pf"] == 64
     broken = VerificationTable()
     theorem1_proof.check_proof(broken, {**stats, "fact21_deviation": 1e-6}, eps=0.02, b=64, n_train=N_TRAIN)
     assert list(broken.failures()["result"]) == ["Fact 2.1"]
+    # the row's power: the gain without its leaf weight misses the drop at every split below the root
+    assert stats["fact21_unweighted_deviation"] > 1e-6 and table.frame()["fails_under_fails"].iloc[0]
 
 
 # --- Lemma C.1 ----------------------------------------------------------------------------------------
@@ -283,7 +299,7 @@ def test_check_size_estimator_rows_and_glue(c1):
     table = VerificationTable()
     lemma_c1.check_size_estimator(table, c1, n_draws=400, delta=0.1)
     # the exact identity; per m: unbiasedness in s.e. units (restates it) and the tail on this random tree: shown
-    assert _kinds(table) == ["identity"] + ["observation", "observation"] * 2 and _all_hold(table) and lint_table(table, power=False) == []
+    assert _kinds(table) == ["identity"] + ["observation", "observation"] * 2 and _all_hold(table) and lint_table(table) == []
     values = lemma_c1.size_estimator_glue(c1)
     assert values["ch2_c1_size"] == c1.tree.size and values["ch2_c1_depth"] == c1.tree.depth
     assert _is_book_figure(lemma_c1.size_estimator_figure(c1, n_draws=400), 1)
@@ -314,7 +330,7 @@ def test_local_learner_answers_like_the_global_tree_within_lemma_d1(sample):
     theorem2.check_local_learner(table, local, sizes=SIZES, b=16)
     # at t = 4, 8 (b = 16) Lemma D.1's count is above the reach: shown, not counted
     assert _kinds(table) == ["identity"] * 2 + ["observation"] * len(SIZES) and _all_hold(table)
-    assert lint_table(table, power=False) == []
+    assert lint_table(table) == []
     # with b = 1 the count b((b+1)(D+1)+1) is below the reach b 2^(D+1) from t = 4: theorem rows, which fail
     # when a query requests more than the count
     ones = local.frame.assign(bound=local.frame["t"].map(lambda t: bounds.bglt20_lemma_d1_labels(1, t, 1, 1)))
@@ -378,7 +394,7 @@ def test_check_tprime_rows_on_random_members_are_observations(tprime):
     tp, pure = tprime
     table = VerificationTable()
     theorem5.check_tprime(table, tp, pure, sizes=[8], eta=0.25, delta=0.1)
-    assert _kinds(table) == ["observation"] * 5 and lint_table(table, power=False) == []
+    assert _kinds(table) == ["observation"] * 5 and lint_table(table) == []
     bad = VerificationTable()
     theorem5.check_tprime(bad, tp.assign(ratio=2.0), pure, sizes=[8], eta=0.25, delta=0.1)
     assert len(bad.failures()) == 0 and (bad.frame()["measured"].iloc[:2] == 1.0).all()  # shown, not counted
@@ -419,7 +435,10 @@ def test_check_est_rows_glue_and_figure(t3):
     table = VerificationTable()
     theorem3.check_est(table, t3, train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
     # Theorem 6's count (2,720 at t = 8, b = 8, |S_test| = 50) is above the 504 requests an Est run can make
-    assert _kinds(table) == ["identity", "theorem", "observation", "observation", "theorem"] and lint_table(table, power=False) == []
+    assert _kinds(table) == ["identity", "theorem", "observation", "observation", "theorem"] and lint_table(table) == []
+    # the rows' power: Est answered by the label-inverted tree (1 − Est), and a stop that never comes
+    assert table.frame()["fails_under_fails"].iloc[[1, 4]].all()
+    assert table.frame()["fails_under_value"].iloc[1] == pytest.approx((1 - t3["estimate"] - t3["true_error"]).abs().max())
     assert (t3["requests"] <= theorem2.local_learner_request_reach(8, 8, n_queries=50)).all()
     grown = VerificationTable()
     theorem3.check_est(grown, t3.assign(labels=[10, 100]), train_sizes=[500, 2000], n_test=50, delta=0.1, t=8, b=8)
@@ -435,7 +454,8 @@ def test_shifted_noisy_est_is_the_test_error_and_checks_hold():
     assert list(res.frame().columns) == ["estimate", "exact_error", "rho", "labels", "requests"]
     table = VerificationTable()
     theorem3.check_shifted_est(table, res, n_test=300, delta=0.1)
-    assert _kinds(table) == ["identity", "theorem"] and lint_table(table, power=False) == []
+    assert _kinds(table) == ["identity", "theorem"] and lint_table(table) == []
+    assert table.frame()["fails_under_value"].iloc[1] == pytest.approx(abs(1 - res.estimate - res.exact_error))
     with pytest.raises(ValueError, match="rho"):
         theorem3.shifted_noisy_est(N, 1000, n_test=300, t=8, b=8, rho=0.5, rng=_rng(9))
 
@@ -458,10 +478,16 @@ def test_choosing_t_shares_one_oracle_and_the_regret_is_known():
     table = VerificationTable()
     section1.check_choice(table, toy, n_test=100, delta=0.1)
     assert _all_hold(table) and table.frame()["bound"].iloc[0] == pytest.approx(2 * theorem3.est_hoeffding(100, 0.1, 3))
+    # complemented answers choose the largest estimate (t = 4, regret 0.10)
+    assert section1.inverted_choice_regret(toy) == pytest.approx(0.10)
+    wide = toy.assign(**{"estimated error": [0.5, 0.1, 0.2], "true error": [0.9, 0.2, 0.15]})
+    counted = VerificationTable()
+    section1.check_choice(counted, wide, n_test=100, delta=0.1)
+    assert _kinds(counted) == ["theorem"] and counted.frame()["fails_under_fails"].iloc[0] and lint_table(counted) == []
 
 
 def test_speed_benchmark_builds_the_same_tree_as_scikit_learn():
-    speed = section1.speed_benchmark(2000, 10, 8, rng=_rng(11), random_state=0)
+    speed = section1.speed_benchmark(2000, 10, 8, rng=_rng(11))
     assert int(speed["splits_differing"].iloc[0]) == 0
     table = VerificationTable()
     section1.check_speed(table, speed)
@@ -484,12 +510,22 @@ def test_label_savings_counts_and_lemma_d1_rows(sample):
     sav = theorem2.label_savings(X, y, sizes=[8, 32], b=4, n_queries=2, rng=_rng(20))
     assert list(sav["t"]) == [8, 32] and (sav["query_requests"] <= sav["reach"]).all()
     assert (sav["query_labels"] <= sav["tree_labels"]).all() and (sav["savings"] >= 1).all()
+    assert (sav["query_requests"] <= sav["tree_requests"] + 4).all()  # a query reads a part of the whole tree's
     table = VerificationTable()
     theorem2.check_label_savings(table, sav, b=4, n_queries=2)
-    assert _all_hold(table) and lint_table(table, power=False) == [] and set(_kinds(table)) <= {"theorem"}
+    assert _all_hold(table) and lint_table(table) == [] and set(_kinds(table)) <= {"theorem", "observation"}
+    # counted exactly where growing the whole tree (the worse output) requests more than the bound
+    frame = table.frame()
+    assert list(frame["kind"] == "theorem") == list(sav.loc[sav["bound"] < sav["reach"], "tree_requests"]
+                                                     > sav.loc[sav["bound"] < sav["reach"], "bound"])
+    assert frame.loc[frame["kind"] == "theorem", "fails_under_fails"].all()
+    big = sav.assign(tree_requests=sav["bound"] + 100)
     over = VerificationTable()
-    theorem2.check_label_savings(over, sav.assign(query_requests=sav["bound"] + 1), b=4, n_queries=2)
+    theorem2.check_label_savings(over, big.assign(query_requests=sav["bound"] + 1), b=4, n_queries=2)
     assert len(over.failures()) == len(over.frame()) > 0
+    small = VerificationTable()
+    theorem2.check_label_savings(small, sav.assign(tree_requests=sav["bound"]), b=4, n_queries=2)
+    assert set(_kinds(small)) <= {"observation"}
     assert list(theorem2.savings_table(sav).columns)[0] == "t"
 
 
@@ -504,7 +540,9 @@ def test_worst_depth_profile_finds_the_two_point_tree_and_the_halved_deviation_f
     w = lemma_c1.worst_size_estimator(8, h=6, m_grid=[16], n_draws=2000, delta=0.1, restarts=16, steps=30, rng=_rng(22))
     table = VerificationTable()
     lemma_c1.check_worst_size_estimator(table, w, n_draws=2000, delta=0.1)
-    assert _kinds(table) == ["theorem"] and _all_hold(table) and lint_table(table, power=False) == []
+    assert _kinds(table) == ["theorem"] and _all_hold(table) and lint_table(table) == []
+    # the row's power: the first m/8 = 2 strands of each draw, held to Δ(m), leave the tail far above δ
+    assert w.few_strands[16] > 0.1 and table.frame()["fails_under_fails"].iloc[0]
     glue = lemma_c1.bound_factor_glue(w, delta=0.1)
     assert glue["ch2_c1w_tail1"] <= 0.1 < glue["ch2_c1w_tail2"] and glue["ch2_c1w_fail_factor"] <= 2.0
     assert list(lemma_c1.bound_factor_table(w, delta=0.1)["verdict"])[-1] == "fails"
@@ -521,7 +559,7 @@ def test_worst_monotone_list_search_and_its_observation():
     assert w.evaluated == 2 * (1 + 2) and list(w.per_b["b"]) == [2, 8, 64]
     table = VerificationTable()
     theorem1.check_worst_list(table, w, s=6, t=12, n=N, eps=0.05, delta=0.1, runs=2)
-    assert _kinds(table) == ["identity", "observation"] and _all_hold(table) and lint_table(table, power=False) == []
+    assert _kinds(table) == ["identity", "observation"] and _all_hold(table) and lint_table(table) == []
     assert theorem1.worst_list_glue(w, s=6, t=12, n=N, eps=0.05, delta=0.1)["ch2_wl_search_b"] == 4
 
 
@@ -549,7 +587,10 @@ def test_fact_b4_on_every_monotone_function_of_a_small_cube():
     assert b4.loc[b4["impurity"] == "gini", "min_ratio"].iloc[0] == pytest.approx(64.0)
     table = VerificationTable()
     fact_b4.check_fact_b4_exhaustive(table, b4, n=3, max_leaves=4)
-    assert _kinds(table) == ["theorem"] * 3 and _all_hold(table) and lint_table(table, power=False) == []
+    assert _kinds(table) == ["theorem"] * 3 and _all_hold(table) and lint_table(table) == []
+    # the rows' power: x0 ⊕ x1 (not monotone) has every gain 0 on the one-leaf tree, so its least ratio is 0
+    assert (b4["parity_min_ratio"] == 0).all() and table.frame()["fails_under_fails"].all()
+    assert fact_b4.parity_table(3).tolist() == [[0, 1, 1, 0, 0, 1, 1, 0]]
 
 
 # --- Theorem 5's t' at the hardest member found ---------------------------------------------------------
@@ -595,7 +636,7 @@ def test_worst_tprime_search_beats_its_starts_and_its_rows_fail_when_the_strands
     assert w.evaluated == 4 + 2 * (1 + 2 * 3)
     assert w.score >= w.per_t["score"].max() - 1e-12  # at least as bad as every reference and every start
     assert w.y.shape == (N_TRAIN,) and w.t == 8
-    at_worst = theorem5_worst.tprime_runs_at_worst(w, eta=0.25, delta=0.1, runs=30, rng=_rng(32), factors=(1, 64))
+    at_worst = theorem5_worst.tprime_runs_at_worst(w, eta=0.25, delta=0.1, runs=30, rng=_rng(32), factors=(1, 16, 64))
     assert at_worst["exact"].between(0, 1).all()
     assert at_worst.loc[at_worst["factor"] == 64, "exact"].iloc[0] > at_worst.loc[0, "exact"]
     needed = theorem5_worst.strands_needed(w, eta=0.25, delta=0.1)
@@ -603,7 +644,13 @@ def test_worst_tprime_search_beats_its_starts_and_its_rows_fail_when_the_strands
     table = VerificationTable()
     theorem5_worst.check_worst_tprime(table, w, at_worst, needed=needed, eta=0.25, delta=0.1)
     assert _kinds(table) == ["theorem", "theorem", "observation", "observation"] and _all_hold(table)
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
+    # the rows' power: the paper's m / 64 (the fewest strands of the table), measured in the same runs
+    assert table.frame()["fails_under"].iloc[0].startswith("the paper's m / 64")
+    worse = at_worst.loc[at_worst["factor"] == 64, "outside"].iloc[0]
+    assert (table.frame()["fails_under_value"].iloc[:2] == worse).all() and worse > 0.1
+    with pytest.raises(ValueError, match="factor above 1"):
+        theorem5_worst.tprime_power(at_worst[at_worst["factor"] == 1], delta=0.1)
     assert list(theorem5_worst.tprime_power_table(at_worst, delta=0.1)["row"])[0] == "holds"
     bad = VerificationTable()
     theorem5_worst.check_worst_tprime(bad, w, at_worst.assign(outside=1.0), needed=needed, eta=0.25, delta=0.1)
@@ -612,6 +659,23 @@ def test_worst_tprime_search_beats_its_starts_and_its_rows_fail_when_the_strands
     with pytest.raises(ValueError, match="restarts, steps and neighbours"):
         theorem5_worst.worst_tprime_member(N, N_TRAIN, sizes=[8], eta=0.25, delta=0.1, s_mono=6, restarts=0, steps=1,
                                  neighbours=1, rng=_rng(33))
+
+
+def test_tprime_row_power_is_a_binomial_tail():
+    # 100 runs against δ = 0.1: the row fails with more than 10 runs outside
+    assert theorem5_worst.tprime_row_power(100, 0.1, 0.2) == pytest.approx(1 - sum(
+        math.comb(100, k) * 0.2**k * 0.8 ** (100 - k) for k in range(11)))
+    assert theorem5_worst.tprime_row_power(100, 0.1, 0.0) == 0.0
+    rate = theorem5_worst.tprime_rate_for_power(100, 0.1)
+    assert 0.1 < rate < 0.2 and theorem5_worst.tprime_row_power(100, 0.1, rate) == pytest.approx(0.8, abs=1e-4)
+    assert theorem5_worst.tprime_rate_for_power(400, 0.1) < rate  # more runs, more power
+    at_worst = pd.DataFrame({"strands": ["paper m", "paper m / 16"], "factor": [1, 16], "m": [767, 48],
+                             "runs": [100, 100], "outside": [0.0, 0.4], "exact": [0.003, 0.37]})
+    power = theorem5_worst.tprime_power(at_worst, delta=0.1)
+    assert power["rate"] == pytest.approx(0.2) and power["power"] > 0.99 and power["worse_power"] > 0.999
+    assert power["worse_m"] == 48 and power["worse_outside"] == 0.4 and power["worse_factor"] == 16
+    with pytest.raises(ValueError, match="runs must be"):
+        theorem5_worst.tprime_row_power(0, 0.1, 0.2)
 
 
 def test_labelled_profile_tree_and_probability_text():
@@ -703,6 +767,15 @@ def test_fact_b4_as_printed_is_refuted_at_xor():
     assert not bad.frame()["holds"].iloc[0]
 
 
+def test_few_strands_tail_reads_the_first_strands_of_each_draw():
+    terms = np.array([[2.0, 2.0, 8.0, 8.0], [8.0, 2.0, 2.0, 8.0]])  # s = 5
+    assert lemma_c1.few_strands_tail(terms, 5, 3.0, divisor=4) == 1.0  # one strand: |2 − 5| = |8 − 5| = 3
+    assert lemma_c1.few_strands_tail(terms, 5, 3.0, divisor=1) == 0.0  # all four: e = 5
+    assert lemma_c1.few_strands_tail(terms, 5, 0.5, divisor=2) == 0.5  # two: e = 2 (|−3|), then 5
+    with pytest.raises(ValueError, match="divisor"):
+        lemma_c1.few_strands_tail(terms, 5, 3.0, divisor=0)
+
+
 def test_lemma_b7_adversary():
     depths = theorem1_proof.spine_then_shallow_depths(16, 5)
     np.testing.assert_array_equal(depths[:5], np.arange(5))
@@ -712,6 +785,13 @@ def test_lemma_b7_adversary():
     table = VerificationTable()
     theorem1_proof.check_lemma_b7_adversary(table, adv)
     assert table.frame()["kind"].iloc[0] == "theorem" and table.frame()["holds"].iloc[0]
+    # Lemma B.7 needs k = 2^a: the same growth at another prefix length exceeds k/4
+    assert adv["share_any"] > 1.0 and adv["k_any"] & (adv["k_any"] - 1) != 0
+    assert table.frame()["fails_under_fails"].iloc[0]
+    # eight splits of the root (not a growth): splits 5-8 are shallow (depth 0 < log j − 2), 4 of k/4 = 2
+    assert theorem1_proof.any_prefix_share(np.zeros(8, dtype=np.int64)) == (8, 2.0)
+    with pytest.raises(ValueError, match="non-empty"):
+        theorem1_proof.any_prefix_share(np.array([], dtype=np.int64))
 
 
 def test_check_tprime_search_rows():

@@ -51,42 +51,61 @@ def bare_trees(n: int, max_leaves: int) -> list[tuple[int, ...]]:
     return sorted(seen, key=len)
 
 
-def fact_b4_exhaustive(n: int = 4, max_leaves: int = 6) -> pd.DataFrame:
-    """[BGLT20] Fact B.4 on every monotone f on {0,1}^n and every bare tree with at most ``max_leaves``
-    leaves, per impurity: with s = f's minimum size (opt_s = 0) and the strongest eps the premise allows
-    (just below the completion's error), the least ratio of the leaves' summed best true gains to
-    (kappa/32)(eps/log s)^2, and where it is attained."""
+def parity_table(n: int) -> np.ndarray:
+    """The truth table of x0 ⊕ x1 on {0,1}^n (bit i of a point's index is x_i), as one row of 0/1."""
+    if n < 2:
+        raise ValueError(f"n must be at least 2, got {n}")
+    points = np.arange(2**n)
+    return ((points & 1) ^ ((points >> 1) & 1))[None, :].astype(np.uint8)
+
+
+def fact_b4_ratios(tables: np.ndarray, n: int, trees: list[tuple[int, ...]], impurity: str) -> tuple[np.ndarray, ...]:
+    """Per (function, tree): the ratio of the leaves' summed best true gains to (kappa/32)(eps/log s)^2 of
+    [BGLT20] Fact B.4 (s = f's minimum size, opt_s = 0, eps the completion's error), inf where the premise cannot
+    hold (error 0 or s < 2); with the errors and the sizes."""
     from dtcore import exhaustive
 
-    tables = monotone_tables(n)
     sub = exhaustive.subcubes(n)
     stats = exhaustive.subcube_statistics(tables)
     size = exhaustive.optimal_trees(tables).root_size.astype(float)
-    trees = bare_trees(n, max_leaves)
     membership = np.zeros((len(trees), sub.count))
     for k, leaves in enumerate(trees):
         membership[k, list(leaves)] = 1.0
     mean = stats.mean
+    g = get_impurity(impurity)
+    best = np.zeros_like(mean)
+    for i in range(n):
+        has = sub.free[:, i]
+        c0, c1 = sub.children[has, i, 0], sub.children[has, i, 1]
+        local = g(mean[:, has]) - 0.5 * g(mean[:, c0]) - 0.5 * g(mean[:, c1])
+        best[:, has] = np.maximum(best[:, has], stats.p_reach[None, has] * local)
+    error = stats.error @ membership.T          # (functions, trees): the f-completion's error
+    gains = best @ membership.T
+    log_s = np.log2(np.maximum(size, 2.0))[:, None]
+    bound = kappa(impurity) / 32 * (error / log_s) ** 2
+    ok = (error > 1e-12) & (size[:, None] >= 2)
+    ratio = np.where(ok, gains / np.where(ok, bound, 1.0), np.inf)
+    return ratio, error, size, ok
+
+
+def fact_b4_exhaustive(n: int = 4, max_leaves: int = 6) -> pd.DataFrame:
+    """[BGLT20] Fact B.4 on every monotone f on {0,1}^n and every bare tree with at most ``max_leaves``
+    leaves, per impurity: with s = f's minimum size (opt_s = 0) and the strongest eps the premise allows
+    (just below the completion's error), the least ratio of the leaves' summed best true gains to
+    (kappa/32)(eps/log s)^2, and where it is attained. The row's power (``parity_min_ratio``): the same least
+    ratio over the same trees for x0 ⊕ x1, which is not monotone."""
+    tables = monotone_tables(n)
+    trees = bare_trees(n, max_leaves)
     rows = []
     for name in IMPURITIES:
-        g = get_impurity(name)
-        best = np.zeros_like(mean)
-        for i in range(n):
-            has = sub.free[:, i]
-            c0, c1 = sub.children[has, i, 0], sub.children[has, i, 1]
-            local = g(mean[:, has]) - 0.5 * g(mean[:, c0]) - 0.5 * g(mean[:, c1])
-            best[:, has] = np.maximum(best[:, has], stats.p_reach[None, has] * local)
-        error = stats.error @ membership.T          # (functions, trees): the f-completion's error
-        gains = best @ membership.T
-        log_s = np.log2(np.maximum(size, 2.0))[:, None]
-        bound = kappa(name) / 32 * (error / log_s) ** 2
-        ok = (error > 1e-12) & (size[:, None] >= 2)
-        ratio = np.where(ok, gains / np.where(ok, bound, 1.0), np.inf)
+        ratio, error, size, ok = fact_b4_ratios(tables, n, trees, name)
         f_k, t_k = np.unravel_index(np.argmin(ratio), ratio.shape)
+        parity_ratio = fact_b4_ratios(parity_table(n), n, trees, name)[0]
         rows.append({"impurity": name, "G": G_NAMES[name], "functions": len(tables), "trees": len(trees),
                      "pairs": int(ok.sum()), "min_ratio": float(ratio[f_k, t_k]), "s": int(size[f_k]),
                      "error": float(error[f_k, t_k]), "leaves": len(trees[t_k]),
-                     "table": "".join(str(int(b)) for b in tables[f_k])})
+                     "table": "".join(str(int(b)) for b in tables[f_k]),
+                     "parity_min_ratio": float(parity_ratio.min())})
     return pd.DataFrame(rows)
 
 
@@ -100,7 +119,9 @@ def check_fact_b4_exhaustive(table: VerificationTable, b4: pd.DataFrame, *, n: i
                       r.min_ratio, 1.0, relation=">=", reach=(0.0, math.inf), box="lem-bglt-b4",
                       measured_by=exhaustive.subcube_statistics, bound_by=kappa,
                       worst_case=f"all {r.pairs:,} (f, tree) pairs with error > 0 ({r.functions} functions, {r.trees:,} "
-                                 f"trees); worst f = {r.table} (s = {r.s}), a tree of {r.leaves} leaves, error {r.error:.3f}")
+                                 f"trees); worst f = {r.table} (s = {r.s}), a tree of {r.leaves} leaves, error {r.error:.3f}",
+                      fails_under=("x0 ⊕ x1, not monotone, over the same trees (the hypothesis dropped)",
+                                   r.parity_min_ratio))
 
 
 #: Fact B.4 as printed ("for any f") fails without monotonicity: the witness, its parameters and the impurity.

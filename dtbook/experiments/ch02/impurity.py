@@ -4,6 +4,9 @@ concavity kappa and Hölder constants (C, alpha), checked at their supremum over
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -52,22 +55,65 @@ def grid_constants(name: str, grid_points: int = 401) -> tuple[float, float]:
     return kappa_grid, c_grid
 
 
-def concavity_modulus(name: str, a: float, b: float) -> float:
+ImpurityLike = str | Callable[[np.ndarray], np.ndarray]
+
+
+def _impurity_function(g: ImpurityLike) -> Callable[[np.ndarray], np.ndarray]:
+    return get_impurity(g) if isinstance(g, str) else g
+
+
+def concavity_modulus(name: ImpurityLike, a: float, b: float) -> float:
     """2 [G((a+b)/2) - (G(a)+G(b))/2] / (b-a)^2 from G alone: the largest kappa of [BGLT20] Definition 4
-    that the pair (a, b) allows."""
-    g = get_impurity(name)
+    that the pair (a, b) allows. ``name`` is one of the library's impurities or a function of p."""
+    g = _impurity_function(name)
     if a == b:
         raise ValueError(f"a and b must differ, got a = b = {a}")
     return float(2 * (g((a + b) / 2) - (g(a) + g(b)) / 2) / (b - a) ** 2)
 
 
-def holder_quotient(name: str, a: float, b: float, alpha: float) -> float:
+def holder_quotient(name: ImpurityLike, a: float, b: float, alpha: float) -> float:
     """|G(a) - G(b)| / |a - b|^alpha from G alone: the smallest C of [BGLT20] Definition 3 that the pair
-    (a, b) needs."""
-    g = get_impurity(name)
+    (a, b) needs. ``name`` is one of the library's impurities or a function of p."""
+    g = _impurity_function(name)
     if a == b:
         raise ValueError(f"a and b must differ, got a = b = {a}")
     return float(abs(g(a) - g(b)) / abs(a - b) ** alpha)
+
+
+def _entropy_nats(p: np.ndarray) -> np.ndarray:
+    return get_impurity("entropy")(p) * math.log(2.0)
+
+
+def _kearns_mansour_halved(p: np.ndarray) -> np.ndarray:
+    return get_impurity("kearns_mansour")(p) / 2.0
+
+
+def _gini_fourth_root(p: np.ndarray) -> np.ndarray:
+    return get_impurity("gini")(p) ** 0.25
+
+
+#: The worse impurity each counted row of Definitions 3 and 4 is measured on at its witness pair (issue 35: a
+#: row's power), by (definition, impurity): its name and G. Definition 4 (κ-strong concavity, a lower bound):
+#: the impurity without the normalisation G(1/2) = 1 (entropy in nats; Kearns–Mansour without its factor 2), whose
+#: modulus is ln 2 and 1/2 times the book's κ. Definition 3 ((C, α)-Hölder, an upper bound): an impurity steeper
+#: at 0 than the exponent allows (√Gini = Kearns–Mansour is not Lipschitz; Gini^(1/4) is not ½-Hölder).
+WORSE_IMPURITIES: dict[tuple[str, str], tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
+    ("Definition 4", "entropy"): ("entropy in nats (G(1/2) = ln 2: the normalisation dropped)", _entropy_nats),
+    ("Definition 4", "kearns_mansour"): ("Kearns–Mansour without its factor 2, √(p(1 − p))", _kearns_mansour_halved),
+    ("Definition 3", "gini"): ("Kearns–Mansour, √Gini, not Lipschitz", get_impurity("kearns_mansour")),
+    ("Definition 3", "kearns_mansour"): ("Gini^(1/4), steeper at 0 than √p", _gini_fourth_root),
+}
+
+
+def worse_at_witness(definition: str, name: str, a: float, b: float, alpha: float) -> tuple[str, float]:
+    """The row's power ([BGLT20] Definitions 3 and 4): the worse impurity of :data:`WORSE_IMPURITIES` measured at
+    the row's witness pair (a, b) by the row's own function (the concavity modulus, or the Hölder quotient at the
+    row's alpha). Returns its name and value."""
+    if (definition, name) not in WORSE_IMPURITIES:
+        raise ValueError(f"(definition, impurity) must be one of {sorted(WORSE_IMPURITIES)}, got {(definition, name)!r}")
+    label, g = WORSE_IMPURITIES[(definition, name)]
+    value = concavity_modulus(g, a, b) if definition == "Definition 4" else holder_quotient(g, a, b, alpha)
+    return label, value
 
 
 def impurity_worst_cases(grid_points: int = EXHAUSTIVE_GRID) -> pd.DataFrame:
@@ -130,6 +176,7 @@ def check_impurity_constants(table: VerificationTable, worst_cases: pd.DataFrame
                               reach=(0.0, 2.0 * (n_grid - 1) ** 2), tolerance=_gap_rounding(n_grid),
                               measured_by=(worst_case.impurity_suprema, concavity_modulus), bound_by=kappa,
                               worst_case=where,
+                              fails_under=worse_at_witness(r.definition, r.impurity, r.a, r.b, r.alpha),
                               tight_by_construction="kappa = (min −G'')/4 is the best constant: the modulus tends to "
                                                     "it as a, b → 1/2, which the grid's closest pair about 1/2 reaches")
         else:
@@ -147,6 +194,7 @@ def check_impurity_constants(table: VerificationTable, worst_cases: pd.DataFrame
                               box="def-bglt-impurity",
                               tolerance=1e-12, measured_by=(worst_case.impurity_suprema, holder_quotient),
                               bound_by=holder_constants, worst_case=where,
+                              fails_under=worse_at_witness(r.definition, r.impurity, r.a, r.b, r.alpha),
                               tight_by_construction="C is the best constant for this alpha: the quotient tends to C "
                                                     "as |a − b| → 0 at a = 0, which the grid's finest spacing reaches")
     for name in IMPURITIES:
@@ -167,7 +215,14 @@ def impurity_glue(worst_cases: pd.DataFrame) -> dict[str, object]:
     for r in worst_cases.itertuples():
         parts.append(f"{r.definition} for {r.G} {r.sup_ratio:.7f} at (a, b) = ({r.a:.4g}, {r.b:.4g}) ({r.verdict})")
     n_grid = int(worst_cases["grid_points"].iloc[0])
-    return {"ch2_impurity_sup_sentence": "; ".join(parts), "ch2_impurity_grid": n_grid,
+    worse = []
+    for r in worst_cases.itertuples():
+        if (r.definition, r.impurity) in WORSE_IMPURITIES:
+            label, value = worse_at_witness(r.definition, r.impurity, r.a, r.b, r.alpha)
+            sign = "≥" if r.definition == "Definition 4" else "≤"
+            worse.append(f"{r.definition}, {r.G}: {label} gives {value:.4g}, against {sign} {r.constant:.4g}")
+    return {"ch2_impurity_sup_sentence": "; ".join(parts), "ch2_impurity_worse_sentence": "; ".join(worse),
+            "ch2_impurity_grid": n_grid,
             "ch2_impurity_pairs": f"{int(worst_cases['pairs'].iloc[0]):,}",
             "ch2_impurity_sup_max": float(worst_cases["sup_ratio"].max())}
 

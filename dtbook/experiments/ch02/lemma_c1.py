@@ -7,7 +7,7 @@ factors to show the row's power.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -200,10 +200,14 @@ class WorstSizeEstimator:
     evaluated: int
     restarts: int
     tails: pd.DataFrame
+    few_strands: dict[int, float] = field(default_factory=dict)
 
 
 #: Factors by which the printed deviation of Lemma C.1 is divided in the demonstration of power.
 BOUND_FACTORS = (1.0, 1.25, 1.5, 2.0)
+#: The row's power (issue 35): the estimator over the first m / FEW_STRANDS of each draw's m strands, a sample too
+#: small for the printed deviation Δ(m) (its spread is about √8 ≈ 2.8 times larger).
+FEW_STRANDS = 8
 
 
 def worst_size_estimator(n: int, *, h: int, m_grid: Sequence[int], n_draws: int, delta: float, restarts: int,
@@ -214,15 +218,27 @@ def worst_size_estimator(n: int, *, h: int, m_grid: Sequence[int], n_draws: int,
     counts, ratio, evaluated = worst_depth_profile(h, restarts=restarts, steps=steps, rng=rng)
     tree = tree_from_depth_profile(counts, n)
     depth_of_leaf = np.asarray(tree.node_depth)
-    rows = []
+    rows, few = [], {}
     for m in m_grid:
         strands = ProductDistribution.uniform(n).sample(n_draws * m, rng=rng)
-        e = (2.0 ** depth_of_leaf[tree.apply(strands)]).reshape(n_draws, m).mean(axis=1)
-        dev = np.abs(e - tree.size)
+        terms = (2.0 ** depth_of_leaf[tree.apply(strands)]).reshape(n_draws, m)
+        dev = np.abs(terms.mean(axis=1) - tree.size)
         Delta = bounds.bglt20_lemma_c1_deviation(m, tree.depth, delta)
         for k in factors:
             rows.append({"m": m, "factor": k, "Delta": Delta / k, "tail": float(np.mean(dev >= Delta / k))})
-    return WorstSizeEstimator(tree, ratio, evaluated, restarts, pd.DataFrame(rows))
+        few[int(m)] = few_strands_tail(terms, tree.size, Delta)
+    return WorstSizeEstimator(tree, ratio, evaluated, restarts, pd.DataFrame(rows), few)
+
+
+def few_strands_tail(terms: np.ndarray, size: int, deviation: float, divisor: int = FEW_STRANDS) -> float:
+    """Pr[|e' − s| ≥ Δ] over the draws (rows of ``terms``, the values 2^|ℓ(x)| of each draw's m strands) for the
+    estimator e' that averages only the first max(1, m // ``divisor``) strands of a draw: Lemma C.1's tail for a
+    sample too small for the deviation Δ it is held to (the row's power)."""
+    terms = np.atleast_2d(np.asarray(terms, dtype=np.float64))
+    if divisor < 1:
+        raise ValueError(f"divisor must be at least 1, got {divisor}")
+    keep = max(1, terms.shape[1] // int(divisor))
+    return float(np.mean(np.abs(terms[:, :keep].mean(axis=1) - size) >= deviation))
 
 
 def check_worst_size_estimator(table: VerificationTable, w: WorstSizeEstimator, *, n_draws: int, delta: float) -> None:
@@ -233,7 +249,9 @@ def check_worst_size_estimator(table: VerificationTable, w: WorstSizeEstimator, 
         table.theorem("Lemma C.1", f"Pr[|e − s| ≥ Δ(δ = {delta})], m = {r.m}, worst tree", r.tail, delta,
                       reach=(0.0, 1.0), box="lem-bglt-c1", worst_case=where,
                       measured_by=(worst_size_estimator, bounds.bglt20_lemma_c1_deviation),
-                      bound_by="δ (the lemma's confidence, a chapter parameter)")
+                      bound_by="δ (the lemma's confidence, a chapter parameter)",
+                      fails_under=(f"the estimate from the first m/{FEW_STRANDS} = {max(1, r.m // FEW_STRANDS)} strands "
+                                   f"of each draw, held to Δ(m) (a sample too small)", w.few_strands[int(r.m)]))
 
 
 def bound_factor_table(w: WorstSizeEstimator, *, delta: float) -> pd.DataFrame:
@@ -251,7 +269,9 @@ def bound_factor_glue(w: WorstSizeEstimator, *, delta: float) -> dict[str, objec
     return {"ch2_c1w_size": w.tree.size, "ch2_c1w_depth": w.tree.depth, "ch2_c1w_budget": w.evaluated,
             "ch2_c1w_restarts": w.restarts, "ch2_c1w_ratio": w.ratio,
             "ch2_c1w_tail1": float(by_factor.loc[1.0]), "ch2_c1w_tail2": float(by_factor.loc[2.0]),
-            "ch2_c1w_fail_factor": float(failing.index.min()) if len(failing) else float("nan")}
+            "ch2_c1w_fail_factor": float(failing.index.min()) if len(failing) else float("nan"),
+            "ch2_c1w_few_divisor": FEW_STRANDS,
+            "ch2_c1w_few_min": min(w.few_strands.values()) if w.few_strands else float("nan")}
 
 
 def all_depth_profiles(h: int) -> np.ndarray:

@@ -112,6 +112,9 @@ def proof_statistics(proof: pd.DataFrame, *, eps: float, s_mono: int, t: int, n:
             "b1_depth": math.log2(n_train / (2 * premise_b)) if n_train else float("nan"),
             "b6_log_t_asked": math.log2(s_mono) ** 2 / (kappa("gini") * eps**2),
             "fact21_deviation": worst((splits["potential"] - splits["potential_after"] - splits["true_gain"]).abs()),
+            # the row's power: the gain without its leaf weight 2^-|l| (the local gain) in place of the true gain
+            "fact21_unweighted_deviation": worst((splits["potential"] - splits["potential_after"]
+                                                  - splits["true_gain"] * 2.0 ** splits["depth"]).abs()),
             "b4_steps": len(b4), "b4_min_ratio": worst(b4_ratio, "min"),
             "b5_steps": len(b5), "b5_min_ratio": worst(b5_ratio, "min"), "b7_max": worst(b7),
             "b3_deviation": deviation,
@@ -127,7 +130,9 @@ def check_proof(table: VerificationTable, proof_stats: dict[str, float], *, eps:
                   measured_by=(leaf_potential_term, exact_purity_gains), bound_by="float rounding allowance",
                   reach_why="a deviation between two computations of one number",
                   tight_by_construction="equality claim: the drop equals the gain at every split",
-                  worst_case="every split of the runs")
+                  worst_case="every split of the runs",
+                  fails_under=("the local gain without its leaf weight 2^−|ℓ| in place of the true gain",
+                               s["fact21_unweighted_deviation"]))
     # measured / bound: the gains come from the exact oracle on the cube, the bounds from kappa's closed form
     where = "the steps of random runs on random monotone decision lists"
     table.observation("Fact B.4", f"min over {s['b4_steps']} steps with error > opt_s + {eps} of "
@@ -226,10 +231,23 @@ def shallow_share(depths: np.ndarray, k: int) -> float:
 
 def lemma_b7_adversary(k: int = 1024) -> dict[str, float]:
     """The spine length whose growth (:func:`spine_then_shallow_depths`) makes the most shallow splits among the
-    first ``k``: every spine length from 0 to k is tried."""
+    first ``k``: every spine length from 0 to k is tried. The row's power (``k_any``, ``share_any``): the same
+    growth's largest share over every prefix length k' ≤ k, powers of 2 or not (Lemma B.7 assumes k = 2^a)."""
     shares = [shallow_share(spine_then_shallow_depths(k, L), k) for L in range(k + 1)]
     best = int(np.argmax(shares))
-    return {"k": k, "spine": best, "share": shares[best], "tried": k + 1}
+    k_any, share_any = any_prefix_share(spine_then_shallow_depths(k, best))
+    return {"k": k, "spine": best, "share": shares[best], "tried": k + 1, "k_any": k_any, "share_any": share_any}
+
+
+def any_prefix_share(depths: np.ndarray) -> tuple[int, float]:
+    """The prefix length k' (any k' ≥ 1, not only powers of 2) at which (shallow splits among the first k') / (k'/4)
+    is largest, and that share, each k' scored by :func:`shallow_share`."""
+    depths = np.asarray(depths)
+    if depths.ndim != 1 or depths.size == 0:
+        raise ValueError(f"depths must be a non-empty 1-d array of split depths, got shape {depths.shape}")
+    shares = [shallow_share(depths, k) for k in range(1, depths.size + 1)]
+    best = int(np.argmax(shares))
+    return best + 1, float(shares[best])
 
 
 def check_lemma_b7_adversary(table: VerificationTable, adv: dict[str, float]) -> None:
@@ -238,4 +256,6 @@ def check_lemma_b7_adversary(table: VerificationTable, adv: dict[str, float]) ->
                                f"{adv['spine']} splits then shallowest leaves first",
                   adv["share"], 1.0, reach=(0.0, 4.0), box="lem-bglt-b7", measured_by=spine_then_shallow_depths,
                   bound_by="Lemma B.7's k/4 (a constant)",
-                  worst_case=f"the most shallow splits over all {adv['tried']:,} spine lengths")
+                  worst_case=f"the most shallow splits over all {adv['tried']:,} spine lengths",
+                  fails_under=(f"the same growth counted at k = {adv['k_any']:,}, not a power of 2 (the hypothesis "
+                               f"k = 2^a dropped)", adv["share_any"]))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.stats import binom
 
 from dtcore import bounds
 from dtcore.cube import ProductDistribution
@@ -312,6 +313,54 @@ def strands_needed(w: WorstTprime, *, eta: float, delta: float) -> int:
 TPRIME_FAULT_FACTOR = 16
 
 
+#: The violation rate the counted t' rows guard against, as a multiple of δ: a failure probability twice the
+#: theorem's (issue 35: a statistical row states the rate it guards against and its power there).
+VIOLATION_FACTOR = 2.0
+#: The power a counted statistical row must reach at its stated violation rate.
+POWER_TARGET = 0.8
+
+
+def tprime_row_power(runs: int, delta: float, rate: float) -> float:
+    """The probability that a t' row (the fraction of ``runs`` runs with t' outside t(1 ± η) against δ: it fails
+    when more than ⌊δ · runs⌋ runs fall outside) fails when each run falls outside independently at ``rate``."""
+    if int(runs) < 1 or not 0 < delta < 1 or not 0 <= rate <= 1:
+        raise ValueError(f"runs must be >= 1, delta in (0, 1) and rate in [0, 1], got {runs!r}, {delta!r}, {rate!r}")
+    allowed = int(math.floor(delta * int(runs) + 1e-9))
+    return float(binom.sf(allowed, int(runs), rate))
+
+
+def tprime_rate_for_power(runs: int, delta: float, power: float = POWER_TARGET) -> float:
+    """The least failure rate at which a t' row of ``runs`` runs fails with probability ``power``
+    (:func:`tprime_row_power` is increasing in the rate; bisection to 10⁻⁶)."""
+    if not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), got {power!r}")
+    low, high = float(delta), 1.0
+    if tprime_row_power(runs, delta, high) < power:
+        return math.nan
+    while high - low > 1e-6:
+        mid = (low + high) / 2
+        low, high = (mid, high) if tprime_row_power(runs, delta, mid) < power else (low, mid)
+    return high
+
+
+def tprime_power(at_worst: pd.DataFrame, *, delta: float) -> dict[str, float]:
+    """The power of the counted t' rows at the worst member: against the violation rate VIOLATION_FACTOR · δ, the
+    least rate at which it reaches POWER_TARGET, and under the worse output (the paper's m divided by the largest
+    factor of the power table: the fewest strands run) its factor, exact failure probability, the fraction of runs
+    outside there and the power against that probability."""
+    runs = int(at_worst["runs"].iloc[0])
+    if not (at_worst["factor"] > 1).any():
+        raise ValueError(f"at_worst must hold runs with the paper's m divided by a factor above 1 (the worse output), "
+                         f"got factors {sorted(at_worst['factor'].unique().tolist())}")
+    worse = at_worst.loc[at_worst["factor"].idxmax()]
+    rate = VIOLATION_FACTOR * delta
+    return {"runs": runs, "rate": rate, "power": tprime_row_power(runs, delta, min(rate, 1.0)),
+            "rate_for_power": tprime_rate_for_power(runs, delta), "worse_m": int(worse["m"]),
+            "worse_factor": int(worse["factor"]),
+            "worse_exact": float(worse["exact"]), "worse_outside": float(worse["outside"]),
+            "worse_power": tprime_row_power(runs, delta, float(worse["exact"]))}
+
+
 def _worst_tprime_where(w: WorstTprime, runs: int) -> str:
     return (f"{w.member}, t = {w.t}, on {w.X.shape[0]:,} uniform points (one shared order): the largest failure "
             f"probability (normal approximation) of {w.evaluated:,} targets over t in {sorted(w.per_t['t'].unique().tolist())} "
@@ -325,12 +374,18 @@ def check_worst_tprime(table: VerificationTable, w: WorstTprime, at_worst: pd.Da
     """Rows of [BGLT20] Theorem 5 at the worst member found: the fraction of runs with t' outside t(1 ± η)
     against δ at the paper's m and at the depth form's m (counted), and how loose the paper's m is there
     (observations: the least m whose exact failure probability is at most δ, and that probability at m)."""
+    power = tprime_power(at_worst, delta=delta)
+    power_note = (f"power {power['power']:.3f} against a failure rate {VIOLATION_FACTOR:g}δ = {power['rate']:g} "
+                  f"({power['runs']} runs); {POWER_TARGET:g} from a rate of {power['rate_for_power']:.3f}; under the "
+                  f"worse output (exact failure probability {power['worse_exact']:.3f}) {power['worse_power']:.3f}")
     for row in at_worst[at_worst["factor"] == 1].itertuples():
         table.theorem("Theorem 5 (t' in t(1 ± eta))",
                       f"fraction of runs with t' outside t(1 ± {eta}), worst target found, t = {w.t}, {row.strands}, m = {row.m}",
                       row.outside, delta, reach=(0.0, 1.0), box="thm-bglt-2",
                       measured_by=top_down_size_estimate, bound_by="δ (the theorem's confidence, a chapter parameter)",
-                      worst_case=_worst_tprime_where(w, int(row.runs)))
+                      worst_case=_worst_tprime_where(w, int(row.runs)), note=power_note,
+                      fails_under=(f"the paper's m / {power['worse_factor']} = {power['worse_m']} strands (b = m, a sample "
+                                   f"too small), the same runs", power["worse_outside"]))
     paper = at_worst[at_worst["strands"] == "paper m"].iloc[0]
     table.observation("Theorem 5 (t' in t(1 ± eta))",
                       f"least m (b = m) with exact Pr[t' outside t(1 ± {eta})] ≤ δ at the worst target, against the paper's m",
@@ -394,7 +449,9 @@ def worst_tprime_glue(w: WorstTprime, at_worst: pd.DataFrame, *, needed: int, de
             "ch2_t5w_fail_factor": int(failing.index.min()) if len(failing) else "none of the table's",
             "ch2_t5w_fault_factor": TPRIME_FAULT_FACTOR,
             "ch2_t5w_fault_outside": float(fault["outside"]) if fault is not None else float("nan"),
-            "ch2_t5w_fault_exact": probability_text(float(fault["exact"])) if fault is not None else "—"}
+            "ch2_t5w_fault_exact": probability_text(float(fault["exact"])) if fault is not None else "—",
+            "ch2_t5w_power_target": POWER_TARGET,
+            **{f"ch2_t5w_power_{k}": v for k, v in tprime_power(at_worst, delta=delta).items()}}
 
 
 def reference_scores(w: WorstTprime, *, sizes: Sequence[int], eta: float, delta: float) -> pd.DataFrame:
