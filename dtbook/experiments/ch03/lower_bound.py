@@ -195,8 +195,8 @@ def lower_bound_tests(pair: pd.DataFrame, setting: PairSetting, *, seed: int) ->
                                              n_resamples=PAIR_PERMUTATIONS, rng=perm_rng).pvalue)
         ex_plus = float(mine.loc[mine.sign == "+", "excess_own"].mean())
         ex_minus = float(mine.loc[mine.sign == "-", "excess_own"].mean())
-        on_R = {sign: float(mine.loc[mine.sign == sign, "excess_R"].mean()) for sign in "+-"}
-        bayes_R = {sign: float(mine.loc[mine.sign == sign, "bayes_excess_R"].mean()) for sign in "+-"}
+        on_R, bayes_R = ({sign: float(mine.loc[mine.sign == sign, column].mean()) if column in mine else math.nan
+                          for sign in "+-"} for column in ("excess_R", "bayes_excess_R"))
         constant = mine["constant_on_R"] if "constant_on_R" in mine else pd.Series(dtype=float)
         rows.append({"algorithm": name, "samples of T+": a_plus.size, "samples of T-": a_minus.size,
                      "mean a_R on T+ samples": a_plus.mean() if a_plus.size else math.nan,
@@ -333,9 +333,10 @@ def check_pair(table: VerificationTable, *, pair: pd.DataFrame, balance: dict[st
                               "its statistic, the difference of the mean a_R, is the one the counted sum on R reads, "
                               "with a stated power")
         quantity = f"{row['algorithm']}: mean excess on R of T+ + mean excess on R of T−"
+        # 2η'(1 − D) with D, a difference of two means of a_R in [0, 1], in [−1, 1]: the reach is [0, 4η']
         if sum_bound > 0 and power >= PAIR_POWER:
             table.theorem("Sec. 1.1 (2η minimum)", quantity, row["sum on R"], sum_bound, relation=">=",
-                          reach=(0.0, 2.0 * pair_setting.eta_pair), measured_by=excess_on_region,
+                          reach=(0.0, 4.0 * pair_setting.eta_pair), measured_by=excess_on_region,
                           bound_by=(pair_sum_bound, pair_slack), box="prop-blt21-lower",
                           worst_case=f"{used}; power {power:.2f} against a learner whose excesses on R add up to "
                                      f"2η'(1 − {PAIR_VIOLATION:g})",

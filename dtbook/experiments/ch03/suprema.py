@@ -83,9 +83,9 @@ def worse_outputs(suprema: pd.DataFrame) -> dict[str, tuple[str, float]]:
     """
     out = {}
     mu = witness_mean(suprema.loc["Fact 1.2", "table"])
-    inverted = 1.0 - bayes_optimal(mu)
+    inverted_error, bound = error(mu, 1.0 - bayes_optimal(mu)), opt(mu)   # at h = μ_T the bound is opt_T + 0
     out["Fact 1.2"] = ("the label-inverted Bayes classifier 1 − round(μ_T) (h = μ_T rounded the wrong way) at the "
-                       "witness's μ_T", error(mu, inverted) / opt(mu))
+                       "witness's μ_T", inverted_error / bound if bound > 0 else math.inf)
     mu = witness_mean(suprema.loc["Lemma 2.1", "table"])
     shared = float(copies_mean_deviation(mu, 1).mean())   # c copies with one coin string: their mean is one copy
     out["Lemma 2.1"] = (f"{SHARED_COPIES} copies sharing one coin string (their mean is one copy) at the witness's μ_T",
