@@ -872,3 +872,22 @@ def test_fact_4_3_printed_strict_form_is_refuted_with_every_hypothesis_checked()
     fact_4_3.check_fact_4_3(below, witness | {"difference": fractions.Fraction(0)})
     assert len(below.failures()) == 1
     assert fact_4_3.fact_4_3_glue(witness)["ch3_f43_difference"] == "1/2"
+
+
+def test_rows_whose_worse_output_passes_are_shown_not_counted():
+    prop = pd.DataFrame({"s": [4, 4], "eps": [0.5, 0.25], "k": [3, 4], "max_coef_above_k": [0.0, 0.0],
+                         "disagree": [0.0, 0.0], "disagree_half": [0.1, 0.1], "min": [0.0, 0.0], "max": [1.0, 1.0]})
+    table = VerificationTable()
+    proposition_5_1.check_proposition_5_1(table, prop)   # the half-depth cut differs on 0.4·ε at most: no power
+    assert "theorem" not in table.frame()["kind"].tolist() and not lint_table(table)
+    per_d = pd.DataFrame({"find_excess": [0.01], "best_excess": [0.0], "inverted_excess": [0.05],
+                          "worst_root_excess": [0.01], "truncation_bound": [0.1], "paper_count_bound": [0.5],
+                          "find_bound": [0.2], "constant_excess": [0.3], "opt": [0.4]}, index=pd.Index([2], name="d"))
+    table = VerificationTable()
+    corollary_4_1.check_depth_sweep(table, per_d, repetitions=1)
+    assert (table.frame()["kind"] == "observation").all() and not lint_table(table)
+    rows = pd.DataFrame([{"result": "Theorem 1", "adversary": "none", "eta": 0.0, "worst_error": 0.45, "bound": 0.5,
+                          "opt": 0.44, "inverted_worst_error": 0.5, "worst_case": "a member"}])
+    table = VerificationTable()
+    theorems_1_3.check_theorems(table, rows)
+    assert table.frame()["kind"].tolist() == ["observation"]

@@ -155,6 +155,9 @@ def check_depth_sweep(table: VerificationTable, per_d: pd.DataFrame, *, repetiti
                                    bound_by="dtcore.bounds.blt21_corollary41_truncation",
                                    fails_under=(f"the best depth-{d} tree under the worst root variable",
                                                 row["worst_root_excess"]),
+                                   why_no_power=f"even the best depth-{d} tree under the worst root has excess "
+                                                f"{row['worst_root_excess']:.4f}, within the mass cut at depth {d}: "
+                                                f"no depth-{d} tree we can name fails the row",
                                    why="the mass cut at depth d is at least the best constant's excess, which no "
                                        "depth-d tree exceeds")
         theorem_or_observation(table, "Lemma 4.2", f"FIND's worst excess at depth {d}", row["find_excess"],
@@ -164,4 +167,6 @@ def check_depth_sweep(table: VerificationTable, per_d: pd.DataFrame, *, repetiti
                                worst_case=f"worst of {repetitions} clean samples",
                                fails_under=("FIND's tree with its labels inverted (worst of the samples)",
                                             row["inverted_excess"]),
+                               why_no_power=f"FIND's tree with its labels inverted has excess {row['inverted_excess']:.4f}, "
+                                            f"within best depth-d excess + 2γ_d: no output we can name fails the row",
                                why="best depth-d excess + 2γ_d is at least 1 − opt, the largest excess there is")

@@ -211,6 +211,8 @@ def check_theorems(table: VerificationTable, rows: pd.DataFrame) -> None:
             worst_case=r["worst_case"],
             fails_under=("FIND's tree with its labels inverted, 1 − h (worst of the same fresh samples)",
                          float(r["inverted_worst_error"])),
+            why_no_power=f"FIND's tree with its labels inverted has error {r['inverted_worst_error']:.4f}, within "
+                         f"opt + 2η + ε: no output we can name fails the row",
             why="opt + 2η + ε is at least 1 − opt, the largest error any hypothesis has against this target")
 
 
