@@ -94,8 +94,8 @@ CH3_STOCHASTIC = ParameterSpec("03_stochastic_trees", "Chapter 3. Stochastic dec
     Param("lemma_draws", "int", 8, 30, "random draws per c of Lemma 2.1", low=1, high=10**4),
     Param("benchmark_m", "int", 10000, help="sample size of the FIND vs pystreed benchmark", low=100, high=10**6),
     Param("delta", "real", 0.05, help="confidence of the Hoeffding term of Theorem 3", low=0.0, high=1.0),
-    Param("pair_repetitions", "int", 10, 30, "corrupted samples per target of the indistinguishable pair",
-          low=2, high=1000),
+    Param("pair_repetitions", "int", 40, 60, "corrupted samples per target of the indistinguishable pair "
+          "(from 36 covered ones on, the 2η rows have power 0.8 and are counted)", low=2, high=1000),
     Param("deep_depth", "int", 5, 6, "query depth of the deep target of the depth sweep (Corollary 4.1)",
           low=2, high=lambda p: min(p["n"], 8), range_text="in [2, min(n, 8)]; from 4 on, Corollary 4.1's ε is below 1/2"),
     Param("search_restarts", "int", 2, 12, "random targets of the Theorem 1/3 worst-member search", low=1, high=1000),

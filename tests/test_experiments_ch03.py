@@ -1,5 +1,6 @@
 """Chapter 3's experiments (the package dtbook.experiments.ch03) at small sizes: known answers and invariants."""
 
+import fractions
 import math
 
 import matplotlib.pyplot as plt
@@ -10,9 +11,9 @@ from matplotlib.figure import Figure
 
 from dtcore import bounds
 from dtbook import figures, seeds
-from dtbook.experiments.ch03 import (common, corollary_4_1, facts, lemma_2_1, lemma_3_1, lemma_3_2, lower_bound,
-                                          proposition_5_1, suprema, table_1, table_1_exponents, theorem_4,
-                                          theorems_1_3)
+from dtbook.experiments.ch03 import (common, corollary_4_1, fact_4_3, facts, lemma_2_1, lemma_3_1, lemma_3_2,
+                                          lower_bound, proposition_5_1, suprema, table_1, table_1_exponents,
+                                          theorem_4, theorems_1_3)
 from dtbook.report import VerificationTable, lint_table
 from dtcore.noise import ADVERSARIES
 from dtcore.polyreg import n_monomials
@@ -137,7 +138,7 @@ def test_exhaustive_suprema_are_attained_and_counted(exhaustive):
     frame = table.frame()
     # Fact 1.1 holds by algebra pointwise: shown, not counted
     assert frame["kind"].tolist() == ["observation", "theorem", "theorem"] and table.failures().empty
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
     assert all("μ_T" in w or "mu_T" in w for w in frame["worst_case"])
     with pytest.raises(ValueError, match="result"):
         suprema.check_exhaustive(table, exhaustive, "Fact 9")
@@ -377,7 +378,7 @@ def test_depth_sweep_reaches_opt_at_the_target_depth_and_obeys_corollary_4_1():
 @pytest.mark.parametrize("eta_grid, depth, codim", [([0.0, 0.2], 2, 2), ([0.05], 3, 3), ([0.0], 2, 2)])
 def test_pair_setting_puts_the_region_at_finds_depth(eta_grid, depth, codim):
     setting = lower_bound.pair_setting(n=8, m=5000, eta_grid=eta_grid, depth=depth, degree=1)
-    assert setting.codim == codim and setting.m == 1500 and setting.eta_pair == lower_bound.PAIR_T * 2.0**-codim
+    assert setting.codim == codim and setting.m == lower_bound.PAIR_M_MAX and setting.eta_pair == lower_bound.PAIR_T * 2.0**-codim
     assert setting.eta == (setting.eta_pair / 0.75 if max(eta_grid) > 0 else 0.0)
 
 
@@ -460,10 +461,70 @@ def test_lower_bound_glue_without_corruption_is_nan(pair_setting):
     assert math.isnan(values["ch3_lb_min_p"]) and values["ch3_pair_perms"] == lower_bound.PAIR_PERMUTATIONS
 
 
-def test_pair_sum_bound_is_two_eta_less_hoeffding_slack():
-    slack = 2 * math.sqrt(math.log(4 / 0.05) / (2 * 10))
+def test_pair_sum_bound_is_two_eta_less_one_sided_hoeffding_slack():
+    slack = math.sqrt(math.log(1 / 0.05) / 10)
     assert lower_bound.pair_sum_bound(0.1, delta=0.05, pair_repetitions=10) == pytest.approx(0.2 * (1 - slack))
     assert lower_bound.pair_sum_bound(0.1, delta=0.05, pair_repetitions=2) == 0.0   # slack above 1: clipped
+    with pytest.raises(ValueError, match="delta"):
+        lower_bound.pair_slack(delta=1.5, pair_repetitions=10)
+
+
+def test_pair_power_reaches_the_target_from_the_stated_number_of_samples():
+    r = lower_bound.pair_repetitions_for_power(delta=0.05)
+    assert r == 36   # √(ln 20 / r) + √(ln 5 / r) ≤ 1/2 first at r = 36
+    assert lower_bound.pair_power(delta=0.05, pair_repetitions=r) >= lower_bound.PAIR_POWER
+    assert lower_bound.pair_power(delta=0.05, pair_repetitions=r - 1) < lower_bound.PAIR_POWER
+    assert lower_bound.pair_power(delta=0.05, pair_repetitions=10) == 0.0   # the slack exceeds the violation
+    # the power is a Hoeffding bound: a simulated learner at the stated violation fails at least that often
+    rng = np.random.default_rng(0)
+    a_plus, a_minus = rng.random((20000, r)) < 0.75, rng.random((20000, r)) < 0.25   # E D = 1/2
+    fails = (a_plus.mean(axis=1) - a_minus.mean(axis=1)) > lower_bound.pair_slack(delta=0.05, pair_repetitions=r)
+    assert fails.mean() >= lower_bound.pair_power(delta=0.05, pair_repetitions=r)
+
+
+def test_excess_on_region_is_two_eta_prime_times_the_disputed_share(pair_setting):
+    from dtcore.cube import all_points
+    from dtcore.noise import indistinguishable_pair
+
+    t_plus, t_minus, _, _ = indistinguishable_pair(pair_setting.n, pair_setting.eta_pair, pair_setting.codim)
+    in_R = (all_points(pair_setting.n)[:, :pair_setting.codim] == 1).all(axis=1)
+    h = np.where(in_R, 0.3, 0.0)   # a_R = 0.3
+    plus, minus = (lower_bound.excess_on_region(mean_table(t), h, in_R) for t in (t_plus, t_minus))
+    assert plus == pytest.approx(2 * pair_setting.eta_pair * 0.7) and minus == pytest.approx(2 * pair_setting.eta_pair * 0.3)
+    for t in (t_plus, t_minus):   # each target's Bayes classifier pays nothing on R
+        mu = mean_table(t)
+        assert lower_bound.excess_on_region(mu, (mu >= 0.5).astype(float), in_R) == 0.0
+
+
+def _pair_tests(sum_on_R: float, reps: int) -> pd.DataFrame:
+    return pd.DataFrame([{"algorithm": name, "samples of T+": reps, "samples of T-": reps, "p-value": 0.5,
+                          "sum on R": sum_on_R, "Bayes sum on R": 0.0} for name in common.LEARNERS])
+
+
+def test_check_pair_counts_the_sum_on_R_only_with_power_and_the_bayes_classifier_fails_it(pair_setting):
+    balance = {"contradictions": 0, "covered": 80, "samples": 80}
+    pair = pd.DataFrame({"changed": [16, 16], "budget": [16, 16]})
+    two = 2 * pair_setting.eta_pair
+    table = VerificationTable()
+    bound = lower_bound.pair_sum_bound(pair_setting.eta_pair, delta=0.05, pair_repetitions=40)
+    lower_bound.check_pair(table, pair=pair, balance=balance, pair_tests=_pair_tests(two, 40), covered_reps=40,
+                           sum_bound=bound, pair_setting=pair_setting, delta=0.05)
+    rows = table.frame()
+    counted = rows[rows["kind"] == "theorem"]
+    assert len(counted) == 3 and counted["holds"].all() and counted["fails_under_fails"].all()
+    assert (rows.loc[rows["quantity"].str.contains("p-value"), "kind"] == "observation").all()
+    assert not lint_table(table)
+    # a learner whose excesses on R add up to η' only fails the counted rows
+    low = VerificationTable()
+    lower_bound.check_pair(low, pair=pair, balance=balance, pair_tests=_pair_tests(two / 2, 40), covered_reps=40,
+                           sum_bound=bound, pair_setting=pair_setting, delta=0.05)
+    assert len(low.failures()) == 3
+    # too few covered samples for power 0.8: shown, not counted
+    few = VerificationTable()
+    lower_bound.check_pair(few, pair=pair, balance=balance, pair_tests=_pair_tests(two, 10), covered_reps=10,
+                           sum_bound=lower_bound.pair_sum_bound(pair_setting.eta_pair, delta=0.05, pair_repetitions=10),
+                           pair_setting=pair_setting, delta=0.05)
+    assert (few.frame()["kind"] != "theorem").all()
 
 
 # --- Proposition 5.1 ----------------------------------------------------------------------------
@@ -486,18 +547,18 @@ def test_proposition_5_1_worst_is_the_largest_share_over_eps():
     assert proposition_5_1.proposition_5_1_worst(pd.DataFrame({"disagree": [0.1, 0.05], "eps": [0.5, 0.125]})) == 0.4
 
 
-def test_check_pair_counts_the_tests_only_on_enough_covered_samples():
+def test_check_pair_counts_the_sums_only_on_enough_covered_samples():
     from dtbook.report import VerificationTable
     from types import SimpleNamespace
-    tests = pd.DataFrame({"algorithm": ["FIND"], "p-value": [0.4], "samples of T+": [3], "samples of T-": [3],
-                          "mean excess of T+": [0.2], "mean excess of T-": [0.2]})
     pair = pd.DataFrame({"changed": [30, 30], "budget": [30, 30]})
-    for covered, kinds in ((3, ["identity", "observation", "theorem", "theorem", "identity"]),
-                           (1, ["identity", "observation", "observation", "observation", "identity"])):
+    for covered, kinds in ((40, ["identity", "observation", "observation", "theorem", "identity"]),
+                           (3, ["identity", "observation", "observation", "observation", "identity"])):
+        tests = pd.DataFrame({"algorithm": ["FIND"], "p-value": [0.4], "samples of T+": [covered],
+                              "samples of T-": [covered], "sum on R": [0.2], "Bayes sum on R": [0.0]})
         table = VerificationTable()
-        lower_bound.check_pair(table, pair=pair, balance={"contradictions": 0, "covered": covered, "samples": 4},
+        lower_bound.check_pair(table, pair=pair, balance={"contradictions": 0, "covered": covered, "samples": 80},
                         pair_tests=tests, covered_reps=covered, sum_bound=0.1,
-                        pair_setting=SimpleNamespace(eta_pair=0.1))
+                        pair_setting=SimpleNamespace(eta_pair=0.1), delta=0.05)
         assert [r["kind"] for r in table.rows] == kinds and table.failures().empty
 
 
@@ -530,7 +591,7 @@ def test_theorem_search_rows_and_glue_at_the_worst_member():
     assert r3["eps"] == pytest.approx(eps) and r3["bound"] == pytest.approx(member.opt + 0.2 + eps)
     table = VerificationTable()
     theorems_1_3.check_theorems(table, rows)
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
     values = theorems_1_3.theorem_glue(rows, evals, size=8, depth=2)
     assert values["ch3_thm1_fail_factor"] == pytest.approx(1 / values["ch3_thm1_margin"])
     assert values["ch3_thm_cor_depth"] == math.ceil(math.log2(8**5 / 0.49)) and values["ch3_thm3_half"] in ("fail", "still hold")
@@ -577,7 +638,7 @@ def test_search_replay_reproduces_the_schedule_and_sees_a_weaker_search():
     assert theorems_1_3.search_replay_deviation(weaker, replay) > 1e-12
     table = VerificationTable()
     theorems_1_3.check_search(table, evals, replay, {"Theorem 1": 0.0, "Theorem 3": 0.0})
-    assert table.failures().empty and not lint_table(table, power=False)
+    assert table.failures().empty and not lint_table(table)
     theorems_1_3.check_search(table, weaker, replay, {"Theorem 1": 0.0, "Theorem 3": 10.0})
     assert len(table.failures()) == 2   # the replay and Theorem 3's reference member
 
@@ -652,17 +713,19 @@ def test_theorem_4_row_is_an_observation_when_the_bound_is_above_one_minus_opt()
 
 def _cross(difference: float) -> pd.DataFrame:
     return pd.DataFrame({"check": ["brute force"] * 2, "n": [3, 4], "m": [49, 49], "d": [1, 2],
-                         "find": [10.0, 8.0 + difference], "reference": [10, 8], "difference": [0.0, difference]})
+                         "find": [10.0, 8.0 + difference], "reference": [10, 8], "difference": [0.0, difference],
+                         "worst_root": [12.0, 9.0]})
 
 
 def test_lemma_3_1_rows_are_tight_theorem_rows_that_a_suboptimal_find_fails():
     table = VerificationTable()
     lemma_3_1.check_find_crosscheck(table, _cross(0.0))
-    bench = pd.DataFrame({"m": [100], "n": [8], "d": [2], "FIND errors": [40.0], "pystreed errors": [40]})
+    bench = pd.DataFrame({"m": [100], "n": [8], "d": [2], "FIND errors": [40.0], "pystreed errors": [40],
+                          "worst-root errors": [43.0]})
     lemma_3_1.check_benchmark(table, bench)
     rows = table.frame()
     assert (rows["kind"] == "theorem").all() and rows["holds"].all() and rows["tight"].astype(bool).all()
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
     worse = VerificationTable()
     lemma_3_1.check_find_crosscheck(worse, _cross(1.0))      # FIND one error above the optimum
     below = VerificationTable()
@@ -678,3 +741,153 @@ def test_every_row_of_the_page_names_a_blt21_ledger_entry():
                "Proposition 5.1", "Lemma 5.2", "Lemma 5.4", "Hoeffding (fixed q)", "Table 1"]
     for result in results:
         assert ledger.entry_for_row("03_stochastic_trees", result).startswith("[BLT21] ")
+    assert ledger.entry_for_row("03_stochastic_trees", "Fact 4.3 (as printed: strict <)") == "[BLT21] Fact 4.3"
+    assert ledger.entry("[BLT21] Fact 4.3").verdict == "refuted"
+
+
+# --- issue 35: every counted theorem row names a worse output that fails it ------------------------------------
+
+def test_worst_root_is_a_depth_d_tree_no_better_than_find_and_worse_on_parity():
+    X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)] * 2, dtype=np.uint8)
+    y = (X[:, 0] ^ X[:, 1]).astype(np.uint8)      # x0 XOR x1: the root x2 wastes the one split a depth-2 tree has
+    from dtcore.find import find
+    assert find(X, y, depth=2).errors == 0 and common.worst_root_errors(X, y, 2) == 8.0
+    rng = np.random.default_rng(3)
+    Xr, yr = (rng.random((60, 4)) < 0.5).astype(np.uint8), (rng.random(60) < 0.5).astype(np.uint8)
+    for d in (1, 2):
+        assert common.worst_root_errors(Xr, yr, d) >= find(Xr, yr, depth=d).errors
+    w = rng.random(60)
+    assert common.worst_root_errors(Xr, yr, 1, sample_weight=w) >= find(Xr, yr, depth=1, sample_weight=w).errors - 1e-12
+    with pytest.raises(ValueError, match="depth"):
+        common.worst_root_errors(X, y, 0)
+
+
+def test_find_crosscheck_records_the_worst_root_and_it_fails_lemma_3_1(target):
+    cross = lemma_3_1.find_crosscheck(target, m=200, rng=np.random.default_rng(0), n_small_cases=4, n_target_samples=1)
+    assert (cross.loc[cross["d"] >= 1, "worst_root"] >= cross.loc[cross["d"] >= 1, "reference"]).all()
+    table = VerificationTable()
+    lemma_3_1.check_find_crosscheck(table, cross)
+    assert table.frame()["fails_under_fails"].all() and not lint_table(table)
+
+
+def test_exhaustive_worse_outputs_fail_their_rows(exhaustive):
+    worse = suprema.worse_outputs(exhaustive)
+    mu = suprema.witness_mean(exhaustive.loc["Fact 1.2", "table"])
+    assert worse["Fact 1.2"][1] > 1 and (opt(mu) == 0 or worse["Fact 1.2"][1] == pytest.approx((1 - opt(mu)) / opt(mu)))
+    real = pd.DataFrame({"table": ["mu_T = (0.2637, 0.2637, 0.4387, 0.4387), h = 0.5", "mu_T = (0.5, 0.5, 0.5, 0.5), c = 1"],
+                         "sup_ratio": [1.0, 1.0]}, index=["Fact 1.2", "Lemma 2.1"])   # the page's witnesses
+    assert suprema.worse_outputs(real)["Fact 1.2"][1] == pytest.approx(0.649 / 0.351, rel=1e-3)
+    assert suprema.worse_outputs(real)["Lemma 2.1"][1] == pytest.approx(2.0)
+    assert worse["Lemma 2.1"][1] == pytest.approx(math.sqrt(suprema.SHARED_COPIES) * exhaustive.loc["Lemma 2.1", "sup_ratio"])
+    with pytest.raises(ValueError, match="witness"):
+        suprema.witness_mean("h = 0.5")
+
+
+def test_small_samples_give_gaps_above_the_bounds_at_m(setting):
+    small = table_1.small_sample_gaps(setting, rng=np.random.default_rng(0), m_small=4, samples=10)
+    assert list(small.index) == list(common.LEARNERS) and (small["m_small"] == 4).all()
+    assert small.loc["FIND", "gap_fit"] > setting.gamma and small.loc["FIND", "gap_q"] > setting.gamma
+    assert (small.loc[["L2 (low-degree)", "L1 regression"], "gap_q"] > setting.gamma_1).all()
+    values = table_1.small_sample_glue(small, setting)
+    assert values["ch3_small_m"] == 4 and values["ch3_small_gap_find"] == small.loc["FIND", "gap_fit"]
+
+
+def test_sample_gaps_match_the_runs_gaps(setting, clean, runs):
+    from dtcore.find import find
+    from dtcore.polyreg import l1_regression, low_degree_regression
+
+    X0, y0 = clean[0]
+    clean_run = runs[(runs.eta == 0)].set_index("algorithm")
+    fitted = {"L2 (low-degree)": low_degree_regression(X0, y0, degree=setting.degree),
+              "L1 regression": l1_regression(X0, y0, degree=setting.degree)}
+    gaps = table_1.sample_gaps(setting, X0, y0, find_tree=find(X0, y0, depth=setting.depth).tree, fitted=fitted)
+    for name in common.LEARNERS:   # at η = 0 the corrupted sample is the clean one
+        assert gaps[name]["gap_fit"] == pytest.approx(clean_run.loc[name, "gap_fit"])
+        assert gaps[name]["gap_q"] == pytest.approx(clean_run.loc[name, "gap_q"])
+
+
+def test_uniform_convergence_row_without_a_failing_worse_output_is_shown(setting, runs):
+    worsts = table_1.learner_worsts(runs)
+    small = pd.DataFrame({"gap_fit": [0.9, 0.9, 0.9], "gap_q": [0.9, 0.9, 0.9], "m_small": 4, "samples": 2},
+                         index=list(common.LEARNERS))
+    table = VerificationTable()
+    table_1.check_uniform_convergence(table, setting, worsts, small)
+    assert not lint_table(table)
+    passing = small.assign(gap_fit=0.0, gap_q=0.0)   # worse outputs that pass too: no row is counted
+    shown = VerificationTable()
+    table_1.check_uniform_convergence(shown, setting, worsts, passing)
+    assert (shown.frame()["kind"] == "observation").all()
+
+
+def test_depth_sweep_worse_outputs_fail_the_counted_rows():
+    deep = corollary_4_1.deep_target(n=6, deep_depth=4, rng=np.random.default_rng(2))
+    sweep_frame = corollary_4_1.depth_sweep(deep, m=400, deep_depth=4, repetitions=1, delta=0.05, seed=0)
+    per_d = corollary_4_1.depth_sweep_summary(sweep_frame)
+    assert (per_d["inverted_excess"] > per_d["find_excess"]).all()
+    table = VerificationTable()
+    corollary_4_1.check_depth_sweep(table, per_d, repetitions=1)
+    counted = table.frame()[table.frame()["kind"] == "theorem"]
+    assert len(counted) and counted["fails_under_fails"].all() and not lint_table(table)
+
+
+def test_proposition_5_1_half_cut_fails_the_row():
+    prop, _ = proposition_5_1.proposition_5_1(n=6, size=4, rng=np.random.default_rng(0), trials=2)
+    assert proposition_5_1.proposition_5_1_worst(prop, "disagree_half") > 1.0
+    table = VerificationTable()
+    proposition_5_1.check_proposition_5_1(table, prop)
+    assert not lint_table(table)
+    with pytest.raises(ValueError, match="column"):
+        proposition_5_1.proposition_5_1_worst(prop, "k")
+
+
+def test_theorem_rows_name_the_label_inverted_tree():
+    evals, worst = theorems_1_3.theorem_search(n=6, size=8, n_stochastic=2, depth=2, degree=1, m=300, etas=[0.1],
+                                               delta=0.05, restarts=1, steps=0, seed=0)
+    rows = theorems_1_3.theorem_rows(worst, n=6, depth=2, degree=1, m=300, delta=0.05, reps=2, restarts=1, steps=0,
+                                     seed=0)
+    assert (rows["inverted_worst_error"] > rows["worst_error"]).all()
+    table = VerificationTable()
+    theorems_1_3.check_theorems(table, rows)
+    frame = table.frame()
+    assert frame.loc[frame["kind"] == "theorem", "fails_under_fails"].all()
+
+
+# --- [BLT21] Fact 4.3 as printed ------------------------------------------------------------------------------
+
+def test_fact_4_3_printed_strict_form_is_refuted_with_every_hypothesis_checked():
+    witness = fact_4_3.fact_4_3_witness()
+    assert all(witness["hypotheses"].values()) and len(witness["hypotheses"]) == 4
+    assert witness["difference"] == witness["eta"] == fractions.Fraction(1, 2)   # ≤ η holds, < η does not
+    table = VerificationTable()
+    fact_4_3.check_fact_4_3(table, witness)
+    row = table.frame().iloc[0]
+    assert row["kind"] == "counterexample" and row["holds"] and table.failures().empty
+    # a witness that misses a hypothesis does not refute anything: the row fails
+    broken = witness | {"hypotheses": witness["hypotheses"] | {"p maps {0,1}^n into [0, 1]": False}}
+    failing = VerificationTable()
+    fact_4_3.check_fact_4_3(failing, broken)
+    assert len(failing.failures()) == 1
+    # a difference below η would not refute the strict form either
+    below = VerificationTable()
+    fact_4_3.check_fact_4_3(below, witness | {"difference": fractions.Fraction(0)})
+    assert len(below.failures()) == 1
+    assert fact_4_3.fact_4_3_glue(witness)["ch3_f43_difference"] == "1/2"
+
+
+def test_rows_whose_worse_output_passes_are_shown_not_counted():
+    prop = pd.DataFrame({"s": [4, 4], "eps": [0.5, 0.25], "k": [3, 4], "max_coef_above_k": [0.0, 0.0],
+                         "disagree": [0.0, 0.0], "disagree_half": [0.1, 0.1], "min": [0.0, 0.0], "max": [1.0, 1.0]})
+    table = VerificationTable()
+    proposition_5_1.check_proposition_5_1(table, prop)   # the half-depth cut differs on 0.4·ε at most: no power
+    assert "theorem" not in table.frame()["kind"].tolist() and not lint_table(table)
+    per_d = pd.DataFrame({"find_excess": [0.01], "best_excess": [0.0], "inverted_excess": [0.05],
+                          "worst_root_excess": [0.01], "truncation_bound": [0.1], "paper_count_bound": [0.5],
+                          "find_bound": [0.2], "constant_excess": [0.3], "opt": [0.4]}, index=pd.Index([2], name="d"))
+    table = VerificationTable()
+    corollary_4_1.check_depth_sweep(table, per_d, repetitions=1)
+    assert (table.frame()["kind"] == "observation").all() and not lint_table(table)
+    rows = pd.DataFrame([{"result": "Theorem 1", "adversary": "none", "eta": 0.0, "worst_error": 0.45, "bound": 0.5,
+                          "opt": 0.44, "inverted_worst_error": 0.5, "worst_case": "a member"}])
+    table = VerificationTable()
+    theorems_1_3.check_theorems(table, rows)
+    assert table.frame()["kind"].tolist() == ["observation"]

@@ -14,10 +14,15 @@ place the page's verification rows are built), its figure and its text helper (`
 - :mod:`.theorem_4`: Theorem 4's L2 guarantee at the sample size where Lemma 5.2's ε falls below 0.1.
 - :mod:`.corollary_4_1`: Corollary 4.1 and Lemma 4.2, the depth FIND needs.
 - :mod:`.theorems_1_3`: Theorems 1 and 3 at the hardest member found by a search.
-- :mod:`.lower_bound`: Sec. 1.1, the indistinguishable pair (the 2η minimum).
+- :mod:`.lower_bound`: Sec. 1.1, the indistinguishable pair (the 2η minimum), its rows' power.
+- :mod:`.fact_4_3`: Fact 4.3 as printed (strict <) refuted at m = 2, every hypothesis checked in fractions.
 - :mod:`.proposition_5_1`: Proposition 5.1, the cut tree's degree and disagreement.
 - :mod:`.printed_bounds`: every bound a counted row uses, written afresh from the paper's printed formulas.
-- :mod:`.common`: chapter-wide helpers (the learners' names, the theorem-or-observation rule, timing, styling).
+- :mod:`.common`: chapter-wide helpers (the learners' names, the theorem-or-observation rule, the worst-root tree,
+  timing, styling).
+
+Every counted theorem row names its power (``fails_under``): the same quantity at a worse output of the same type,
+computed in the same run (issue 35).
 
 Randomness follows the book's rule (:mod:`dtbook.seeds`): each experiment draws from its own stream keyed
 by the chapter seed and a stable name ("ch03/<experiment>"). Functions that draw once take that generator

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from dtcore.audit import worst_case
+from dtcore.find import find
 from ...chapter import styled_table
 from ...report import Provenance, VerificationTable
 
@@ -46,17 +47,48 @@ def positive_int(name: str, value: object) -> int:
 
 def theorem_or_observation(table: VerificationTable, result: str, quantity: str, measured: float, bound: float, *,
                            reach: tuple[float, float], measured_by: Provenance, bound_by: Provenance, why: str,
-                           box: str = "", tolerance: float = 0.0, worst_case: str = "") -> None:
-    """Add ``measured <= bound`` as a theorem row, or as an observation when the bound is vacuous.
+                           box: str = "", tolerance: float = 0.0, worst_case: str = "",
+                           fails_under: tuple[str, float] | None = None, why_no_power: str = "") -> None:
+    """Add ``measured <= bound`` as a theorem row, or as an observation when the row cannot fail.
 
     ``reach`` is the quantity's real reach; a bound at or above its top cannot fail, so the row is
     then shown with ``why`` and not counted (the rule of :class:`dtbook.report.VerificationTable`).
+    ``fails_under=(name, value)`` is the row's power: the same quantity at a named worse output. With
+    ``why_no_power`` given, a row whose worse output passes the bound too is also shown, not counted,
+    with ``why_no_power`` (which should give the worse output's value); without it, such a row stays a
+    theorem row and the lint flags it (``no-power``).
     """
-    if bound < reach[1]:
+    worse_passes = (fails_under is not None and reach[0] - tolerance <= fails_under[1] <= bound + tolerance)
+    if bound < reach[1] and not (why_no_power and worse_passes):
         table.theorem(result, quantity, measured, bound, reach=reach, measured_by=measured_by, bound_by=bound_by,
-                      box=box, tolerance=tolerance, worst_case=worst_case)
+                      box=box, tolerance=tolerance, worst_case=worst_case, fails_under=fails_under)
     else:
-        table.observation(result, quantity, measured, bound, box=box, why=why, worst_case=worst_case)
+        table.observation(result, quantity, measured, bound, box=box, worst_case=worst_case,
+                          why=why if bound >= reach[1] else why_no_power)
+
+
+def worst_root_errors(X: np.ndarray, y: np.ndarray, depth: int, sample_weight: np.ndarray | None = None) -> float:
+    """The (weighted) training errors of the best depth-``depth`` tree whose root is the *worst* variable.
+
+    [BLT21] Figure 2 with its root choice reversed (the fault "keep the split with the most errors" at the
+    root only): for each variable, FIND at depth − 1 on both halves; the largest sum. A tree of depth ≤ d, so an
+    admissible output of FIND's class whose errors exceed the least on most samples: the power of the Lemma 3.1
+    and Corollary 4.1 rows. An empty half costs 0 (a leaf with no example); ``depth`` must be at least 1.
+    """
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ValueError(f"depth must be an integer >= 1 (a root to choose), got {depth!r}")
+    X, y = np.asarray(X), np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    worst_total = -math.inf
+    for i in range(X.shape[1]):   # a loop over variables; each body is one FIND call per half
+        total = 0.0
+        for side in (0, 1):
+            rows = X[:, i] == side
+            if rows.any():
+                total += float(find(X[rows], y[rows], depth=int(depth) - 1,
+                                    sample_weight=None if sample_weight is None else w[rows]).errors)
+        worst_total = max(worst_total, total)
+    return worst_total
 
 
 def time_best(fn: Callable[[], object], repeat: int = 3) -> float:

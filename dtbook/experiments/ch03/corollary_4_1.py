@@ -18,7 +18,7 @@ from dtcore.tree import DecisionTree
 from ... import figures
 from ...report import VerificationTable
 from ...seeds import experiment_streams
-from .common import positive_int, theorem_or_observation
+from .common import positive_int, theorem_or_observation, worst_root_errors
 
 
 def deep_target(*, n: int, deep_depth: int, rng: np.random.Generator, tries: int = 200) -> DecisionTree:
@@ -52,6 +52,11 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
     tree does worse, so it is the reach of the best excess) and opt_T, and FIND's exact excess on ``repetitions``
     clean samples of m examples (the same samples at every depth: sample ``rep`` comes from stream
     ``rep`` of key "ch03/depth_sweep"). One row per (d, rep).
+
+    The rows' power, two worse outputs of the same type: ``inverted_excess``, the exact excess of FIND's tree
+    with its labels inverted (a depth-d tree), and ``worst_root_excess``, the exact excess of the best depth-d
+    tree under the worst root variable (:func:`worst_root_errors` on the cube weighted by μ_T; computed only
+    where the Corollary 4.1 row is counted, 0 < mass cut < the best constant's excess; NaN elsewhere).
     """
     repetitions = positive_int("repetitions", repetitions)
     n = deep.n
@@ -60,14 +65,22 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
     opt_deep = opt(mu)
     constant_excess = min(float(mu.mean()), 1.0 - float(mu.mean())) - opt_deep   # a depth-0 tree is a depth-d tree
     leaf_depths = deterministic_depths(deep)
+    cube_X = np.concatenate([points, points])   # every point twice, labelled 1 and 0, weighted by μ_T and 1 − μ_T
+    cube_y = np.concatenate([np.ones(2 ** n, np.uint8), np.zeros(2 ** n, np.uint8)])
+    cube_w = np.concatenate([mu, 1.0 - mu]) / 2 ** n
     samples = [sample(deep, m, rng=rng) for rng in experiment_streams(seed, "ch03/depth_sweep", repetitions)]
     rows = []
     for d in range(1, deep_depth + 1):
         best = population_find(mu, d)
         gamma_d = bounds.blt21_lemma42_uniform_deviation(count_trees(n, d), m, delta)
+        cut = bounds.blt21_corollary41_truncation(leaf_depths, d)
+        worst_root = (worst_root_errors(cube_X, cube_y, d, sample_weight=cube_w) - opt_deep
+                      if 0 < cut < constant_excess else np.nan)
         for rep, (X, y) in enumerate(samples):
             h = find(X, y, depth=d).tree
-            rows.append({"d": d, "rep": rep, "find_excess": error(mu, h.predict(points).astype(float)) - opt_deep,
+            labels = h.predict(points).astype(float)
+            rows.append({"d": d, "rep": rep, "find_excess": error(mu, labels) - opt_deep,
+                         "inverted_excess": error(mu, 1.0 - labels) - opt_deep, "worst_root_excess": worst_root,
                          "best_excess": max(0.0, best.error - opt_deep),
                          "truncation_bound": bounds.blt21_corollary41_truncation(leaf_depths, d),
                          "paper_count_bound": deep.size * 2.0 ** -d, "two_gamma": 2 * gamma_d,
@@ -79,8 +92,11 @@ def depth_sweep(deep: DecisionTree, *, m: int, deep_depth: int, repetitions: int
 
 def depth_sweep_summary(sweep_frame: pd.DataFrame) -> pd.DataFrame:
     """Per depth d: FIND's worst excess, the best tree's excess, the bounds of [BLT21] Cor. 4.1 / Lemma 4.2,
-    the best constant's excess and opt_T."""
+    the best constant's excess and opt_T, and the two worse outputs (the label-inverted FIND tree's worst excess,
+    the worst root's best excess)."""
     return sweep_frame.groupby("d").agg(find_excess=("find_excess", "max"), best_excess=("best_excess", "first"),
+                                        inverted_excess=("inverted_excess", "max"),
+                                        worst_root_excess=("worst_root_excess", "first"),
                                         truncation_bound=("truncation_bound", "first"),
                                         paper_count_bound=("paper_count_bound", "first"),
                                         find_bound=("find_bound", "first"),
@@ -137,6 +153,11 @@ def check_depth_sweep(table: VerificationTable, per_d: pd.DataFrame, *, repetiti
                                    row["best_excess"], row["truncation_bound"], reach=(0.0, row["constant_excess"]),
                                    box="lem-blt21-4-1", tolerance=1e-12, measured_by="dtcore.find.population_find",
                                    bound_by="dtcore.bounds.blt21_corollary41_truncation",
+                                   fails_under=(f"the best depth-{d} tree under the worst root variable",
+                                                row["worst_root_excess"]),
+                                   why_no_power=f"even the best depth-{d} tree under the worst root has excess "
+                                                f"{row['worst_root_excess']:.4f}, within the mass cut at depth {d}: "
+                                                f"no depth-{d} tree we can name fails the row",
                                    why="the mass cut at depth d is at least the best constant's excess, which no "
                                        "depth-d tree exceeds")
         theorem_or_observation(table, "Lemma 4.2", f"FIND's worst excess at depth {d}", row["find_excess"],
@@ -144,4 +165,8 @@ def check_depth_sweep(table: VerificationTable, per_d: pd.DataFrame, *, repetiti
                                measured_by="dtcore.find.find, dtcore.stochastic.error",
                                bound_by="dtcore.find.population_find, dtcore.bounds.blt21_lemma42_uniform_deviation",
                                worst_case=f"worst of {repetitions} clean samples",
+                               fails_under=("FIND's tree with its labels inverted (worst of the samples)",
+                                            row["inverted_excess"]),
+                               why_no_power=f"FIND's tree with its labels inverted has excess {row['inverted_excess']:.4f}, "
+                                            f"within best depth-d excess + 2γ_d: no output we can name fails the row",
                                why="best depth-d excess + 2γ_d is at least 1 − opt, the largest excess there is")

@@ -6,7 +6,8 @@ computed a second time here, without :mod:`dtcore.bounds` (issue 36), and an ide
   2 (2K/ε' + 1)^K exp(−2mε'²) = δ (found by bisection here), ε₅.₂ = 7ε', ε₅.₄ = 3ε'.
 - Theorems 1 and 3: opt + 2η + ε. Theorem 4 (L2, with the proof's constants): opt + 2√(2η + ε₂).
 - Corollary 4.1's truncation: the mass Σ 2^−depth(ℓ) of the leaves deeper than d.
-- Sec. 1.1's pair: 2η'(1 − 2√(ln(4/δ) / 2r)) at r covered samples per target.
+- Sec. 1.1's pair: 2η'(1 − √(ln(1/δ) / r)) at r covered samples per target (one-sided Hoeffding on the
+  difference of the two targets' mean a_R, each a_R in [0, 1]).
 """
 
 from __future__ import annotations
@@ -75,9 +76,10 @@ def printed_truncation(leaf_depths: Sequence[int], depth: int) -> float:
 
 
 def printed_pair_sum_bound(eta_pair: float, delta: float, reps: int) -> float:
-    """Sec. 1.1's least sum of the two mean excesses less Hoeffding's slack at δ/2 per target (range 2η'),
+    """Sec. 1.1's least sum of the two targets' mean excesses on R: 2η'(1 − D), less one-sided Hoeffding's slack
+    for D, a difference of two means of r values in [0, 1] (the sum of 2r terms of range 1/r: exp(−r u²) = δ),
     clipped at 0."""
-    return 2.0 * eta_pair * max(0.0, 1.0 - 2.0 * math.sqrt(math.log(4.0 / delta) / (2.0 * reps)))
+    return 2.0 * eta_pair * max(0.0, 1.0 - math.sqrt(math.log(1.0 / delta) / reps))
 
 
 def bound_pairs(*, setting: Any, deep: Any, per_d: pd.DataFrame, thm_rows: pd.DataFrame, confirm_reps: int,
@@ -102,7 +104,7 @@ def bound_pairs(*, setting: Any, deep: Any, per_d: pd.DataFrame, thm_rows: pd.Da
         rows.append(("Theorems 1, 3: opt + 2η + ε at the worst member", r["bound"],
                      printed_find_bound(r["opt"], r["eta"], eps)))
     if pair_setting.eta > 0:
-        rows.append(("Sec. 1.1: 2η' less Hoeffding's slack", sum_bound,
+        rows.append(("Sec. 1.1: 2η' less Hoeffding's slack on R", sum_bound,
                      printed_pair_sum_bound(pair_setting.eta_pair, delta, max(covered_reps, 1))))
     # the least m with Lemma 5.2's ε below the target: the printed ε crosses it between m* − 1 and m*
     crossed = printed_lemma52_eps(l2_m_star, K, delta) < l2_target_eps <= printed_lemma52_eps(l2_m_star - 1, K, delta)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -14,7 +15,7 @@ import pandas as pd
 
 from dtcore import bounds
 from dtcore.audit import worst_case
-from dtcore.stochastic import bayes_optimal, copies_mean_deviation
+from dtcore.stochastic import bayes_optimal, copies_mean_deviation, error, opt
 from ...report import VerificationTable
 
 
@@ -58,6 +59,40 @@ def exhaustive_suprema(*, depth: int = 3, coins: Sequence[float] = EXHAUSTIVE_CO
     return frame, seconds
 
 
+def witness_mean(witness: str) -> np.ndarray:
+    """The mean table μ_T of a witness text of :func:`dtcore.audit.worst_case.stochastic_suprema`
+    (``"mu_T = (0.1, 0.9, 0.25, 0.75), h = ..."``; its values to the 4 digits the text keeps)."""
+    found = re.search(r"mu_T = \(([^)]*)\)", str(witness))
+    if found is None:
+        raise ValueError(f"witness must name a mean table 'mu_T = (...)', got {witness!r}")
+    return np.array([float(v) for v in found.group(1).split(",")])
+
+
+#: The number of copies of Lemma 2.1's worse output (copies that share one coin string).
+SHARED_COPIES = 4
+
+
+def worse_outputs(suprema: pd.DataFrame) -> dict[str, tuple[str, float]]:
+    """Each counted supremum's power: the same ratio at a worse output on the witness's μ_T, computed here.
+
+    Fact 1.2: the label-inverted Bayes classifier 1 − round(μ_T), that is h = μ_T rounded the wrong way, so the
+    bound is opt_T + 0 and the error 1 − opt_T (ratio (1 − opt)/opt > 1 whenever opt < 1/2). Lemma 2.1: c =
+    :data:`SHARED_COPIES` copies that share one coin string, whose mean is one copy: E|T(x, r) − μ_T(x)| · 2√c
+    (√c times the ratio at c = 1). Both are measured by the functions the rows name (:func:`dtcore.stochastic.error`
+    and :func:`dtcore.stochastic.copies_mean_deviation`), over the bound of the row's own formula.
+    """
+    out = {}
+    mu = witness_mean(suprema.loc["Fact 1.2", "table"])
+    inverted_error, bound = error(mu, 1.0 - bayes_optimal(mu)), opt(mu)   # at h = μ_T the bound is opt_T + 0
+    out["Fact 1.2"] = ("the label-inverted Bayes classifier 1 − round(μ_T) (h = μ_T rounded the wrong way) at the "
+                       "witness's μ_T", inverted_error / bound if bound > 0 else math.inf)
+    mu = witness_mean(suprema.loc["Lemma 2.1", "table"])
+    shared = float(copies_mean_deviation(mu, 1).mean())   # c copies with one coin string: their mean is one copy
+    out["Lemma 2.1"] = (f"{SHARED_COPIES} copies sharing one coin string (their mean is one copy) at the witness's μ_T",
+                        shared / bounds.blt21_lemma21_expected_l1(SHARED_COPIES))
+    return out
+
+
 def check_exhaustive(table: VerificationTable, suprema: pd.DataFrame, result: str, *,
                      copies: Sequence[int] = EXHAUSTIVE_COPIES) -> bool:
     """Add the counted row of ``result`` (a key of :data:`EXHAUSTIVE_FORMS`) at its exhaustive supremum.
@@ -73,7 +108,8 @@ def check_exhaustive(table: VerificationTable, suprema: pd.DataFrame, result: st
         # E_r|Binomial(c, μ)/c − μ| ≤ 2μ(1 − μ) ≤ 1/2 (Jensen over the copies), so the ratio is at most √c
         top = math.sqrt(max(int(c) for c in copies))
         return table.theorem(result, EXHAUSTIVE_QUANTITY[result], float(row["sup_ratio"]), 1.0, reach=(0.0, top),
-                             measured_by=copies_mean_deviation, bound_by=bounds.blt21_lemma21_expected_l1, **common)
+                             measured_by=copies_mean_deviation, bound_by=bounds.blt21_lemma21_expected_l1,
+                             fails_under=worse_outputs(suprema)["Lemma 2.1"], **common)
     if result == "Fact 1.1":
         # pointwise min(μ, 1 − μ) ≤ Pr[h(x) ≠ T(x)] for every deterministic h: the ratio is ≤ 1 on every input
         table.observation(result, EXHAUSTIVE_QUANTITY[result], float(row["sup_ratio"]), 1.0,
@@ -83,7 +119,8 @@ def check_exhaustive(table: VerificationTable, suprema: pd.DataFrame, result: st
         return True
     return table.theorem(result, EXHAUSTIVE_QUANTITY[result], float(row["sup_ratio"]), 1.0, reach=(0.0, math.inf),
                          reach_why="a ratio of two probabilities: the bound side can be as close to 0 as one likes",
-                         measured_by=worst_case.stochastic_suprema, bound_by=bayes_optimal, **common)
+                         measured_by=worst_case.stochastic_suprema, bound_by=bayes_optimal,
+                         fails_under=worse_outputs(suprema)["Fact 1.2"], **common)
 
 
 def exhaustive_glue(suprema: pd.DataFrame) -> dict[str, Any]:

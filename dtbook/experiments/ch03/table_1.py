@@ -120,6 +120,72 @@ def noisy_setting(target: DecisionTree, *, m: int, depth: int, degree: int, delt
         var_term=float(np.mean(mu * (1 - mu))))
 
 
+def sample_gaps(setting: NoisySetting, X0: np.ndarray, y0: np.ndarray, *, find_tree: DecisionTree,
+                fitted: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """The uniform-convergence gaps of [BLT21] Lemmas 4.2, 5.2 and 5.4 on one clean sample ``(X0, y0)``.
+
+    Per learner: ``gap_fit`` = |clean-sample loss − true loss| of its hypothesis (``find_tree``, or the truncated
+    polynomial of ``fitted[name]``) and ``gap_q`` the same for its fixed comparator (the best depth-d tree, or q),
+    with the regressions' clean-sample losses ``loss_fit`` and ``loss_q`` (the two sides of the Fact 4.3 chain).
+    The true losses are exact on the cube: FIND's error, E(f − μ_T)² + E μ_T(1 − μ_T) and E|f − T|.
+    """
+    m = len(y0)
+    points = all_points(setting.target.n)
+    mu = mean_table(setting.target)
+    q_cube = mean_table(setting.q_tree)
+    err_find = error(mu, find_tree.predict(points).astype(float))
+    out = {"FIND": {"gap_fit": abs(training_errors(find_tree, X0, y0) / m - err_find),
+                    "gap_q": abs(training_errors(setting.approx.tree, X0, y0) / m - setting.approx.error)}}
+    q_clean = setting.q_tree.predict_proba(X0)
+    population_loss = {"L2 (low-degree)": lambda f: float(np.mean((f - mu) ** 2)) + setting.var_term,
+                       "L1 regression": lambda f: float(np.mean(mu * (1 - f) + (1 - mu) * f))}
+    for name, loss in (("L2 (low-degree)", lambda v: (v - y0) ** 2), ("L1 regression", lambda v: np.abs(v - y0))):
+        p = fitted[name]
+        tp_sample, tp_cube = trunc(p.value(X0)), trunc(p.value(points))
+        lhs, q_loss = float(loss(tp_sample).mean()), float(loss(q_clean).mean())
+        out[name] = {"gap_fit": abs(lhs - population_loss[name](tp_cube)),
+                     "gap_q": abs(q_loss - population_loss[name](q_cube)), "loss_fit": lhs, "loss_q": q_loss}
+    return out
+
+
+#: The worse sample of the uniform-convergence rows: samples of this many clean rows, the worst of SMALL_SAMPLES.
+SMALL_M, SMALL_SAMPLES = 8, 20
+
+
+def small_sample_gaps(setting: NoisySetting, *, rng: np.random.Generator, m_small: int = SMALL_M,
+                      samples: int = SMALL_SAMPLES) -> pd.DataFrame:
+    """The power of the uniform-convergence rows ([BLT21] Lemmas 4.2, 5.4, Hoeffding at q): the same gaps
+    (:func:`sample_gaps`) on ``samples`` clean samples of only ``m_small`` rows (drawn from ``rng``, the page's
+    stream "ch03/small_samples"), each learner fitted on its small sample. One row per learner, the largest
+    ``gap_fit`` and ``gap_q`` over the samples: a deliberately too-small sample, against the bounds at the page's m."""
+    m_small, samples = positive_int("m_small", m_small), positive_int("samples", samples)
+    worst_gaps = {name: {"gap_fit": 0.0, "gap_q": 0.0} for name in LEARNERS}
+    for _ in range(samples):   # a loop over small samples; each body fits the three learners
+        X, y = sample(setting.target, m_small, rng=rng)
+        fitted = {"L2 (low-degree)": low_degree_regression(X, y, degree=setting.degree),
+                  "L1 regression": l1_regression(X, y, degree=setting.degree)}
+        gaps = sample_gaps(setting, X, y, find_tree=find(X, y, depth=setting.depth).tree, fitted=fitted)
+        for name in LEARNERS:
+            for key in ("gap_fit", "gap_q"):
+                worst_gaps[name][key] = max(worst_gaps[name][key], gaps[name][key])
+    frame = pd.DataFrame.from_dict(worst_gaps, orient="index")
+    frame["m_small"], frame["samples"] = m_small, samples
+    return frame
+
+
+def small_sample_glue(small: pd.DataFrame, setting: NoisySetting) -> dict[str, Any]:
+    """The too-small samples of :func:`small_sample_gaps` for the text: their size and number, the largest gap of
+    FIND's tree, of the best depth-d tree, of q and of L1 regression's fit, and whether Lemma 5.4's row is counted."""
+    l1 = float(small.loc["L1 regression", "gap_fit"])
+    return {"ch3_small_m": int(small["m_small"].iloc[0]), "ch3_small_samples": int(small["samples"].iloc[0]),
+            "ch3_small_gap_find": float(small.loc["FIND", "gap_fit"]),
+            "ch3_small_gap_best": float(small.loc["FIND", "gap_q"]),
+            "ch3_small_gap_q": float(small.loc[["L2 (low-degree)", "L1 regression"], "gap_q"].min()),
+            "ch3_small_gap_l1": l1,
+            "ch3_lemma54_counted": ("so that row is counted too" if l1 > setting.eps_54 else
+                                    "so no output we can name fails that row, and it is shown, not counted")}
+
+
 def run_learners(*, rng: np.random.Generator, rep: int, adversary: str, eta: float, setting: NoisySetting,
                  clean: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[dict[str, Any]]:
     """One Table 1 run ([BLT21] Theorems 1, 3, 4): corrupt a clean sample, fit FIND, L2 and L1 on it.
@@ -134,7 +200,6 @@ def run_learners(*, rng: np.random.Generator, rep: int, adversary: str, eta: flo
     target, m, depth, degree = setting.target, setting.m, setting.depth, setting.degree
     points = all_points(target.n)
     mu = mean_table(target)
-    q_cube = mean_table(setting.q_tree)
     X0, y0 = clean[rep]
     c = corrupt(adversary, X0, y0, eta, rng=rng, depth=depth, degree=degree)
     changed, allowed = rows_changed(X0, y0, c.X, c.y), math.floor(eta * m + 1e-12)
@@ -143,16 +208,15 @@ def run_learners(*, rng: np.random.Generator, rep: int, adversary: str, eta: flo
     clean_tree = find(X0, y0, depth=depth).tree
     h_tree = find(c.X, c.y, depth=depth).tree
     err_find = error(mu, h_tree.predict(points).astype(float))
+    fitted = {"L2 (low-degree)": low_degree_regression(c.X, c.y, degree=degree),
+              "L1 regression": l1_regression(c.X, c.y, degree=degree)}
+    gaps = sample_gaps(setting, X0, y0, find_tree=h_tree, fitted=fitted)
     rows = [{"algorithm": "FIND", "error": err_find, "proper": isinstance(h_tree, DecisionTree),
              "sample_lhs": training_errors(h_tree, X0, y0) / m,
              "sample_rhs": training_errors(clean_tree, X0, y0) / m + 2 * eta_k, "bound": final["FIND"],
              # Lemma 4.2: clean-sample error vs true error of the returned tree and of the best depth-d tree
-             "gap_fit": abs(training_errors(h_tree, X0, y0) / m - err_find),
-             "gap_q": abs(training_errors(setting.approx.tree, X0, y0) / m - setting.approx.error),
+             "gap_fit": gaps["FIND"]["gap_fit"], "gap_q": gaps["FIND"]["gap_q"],
              "optimality_ratio": np.nan, "optimality_excess": np.nan}]   # FIND's: against brute force and pystreed
-    q_clean = setting.q_tree.predict_proba(X0)
-    fitted = {"L2 (low-degree)": low_degree_regression(c.X, c.y, degree=degree),
-              "L1 regression": l1_regression(c.X, c.y, degree=degree)}
     q_seen = setting.q_tree.predict_proba(c.X)
     seen_loss = {"L2 (low-degree)": lambda v: float(np.mean((v - c.y) ** 2)),
                  "L1 regression": lambda v: float(np.mean(np.abs(v - c.y)))}
@@ -162,17 +226,13 @@ def run_learners(*, rng: np.random.Generator, rep: int, adversary: str, eta: flo
         rivals = [seen_loss[k](q_seen), *(seen_loss[k](f.value(c.X)) for other, f in fitted.items() if other != k)]
         opt_ratio[k] = seen_loss[k](own.value(c.X)) / min(rivals)
         opt_excess[k] = max(0.0, seen_loss[k](own.value(c.X)) - min(rivals))
-    population_loss = {"L2 (low-degree)": lambda f: float(np.mean((f - mu) ** 2)) + setting.var_term,
-                       "L1 regression": lambda f: float(np.mean(mu * (1 - f) + (1 - mu) * f))}
-    for name, loss in (("L2 (low-degree)", lambda v: (v - y0) ** 2), ("L1 regression", lambda v: np.abs(v - y0))):
-        p = fitted[name]
-        tp_sample, tp_cube = trunc(p.value(X0)), trunc(p.value(points))
-        lhs, rhs = float(loss(tp_sample).mean()), float(loss(q_clean).mean()) + 2 * eta_k
+    for name in ("L2 (low-degree)", "L1 regression"):
+        p, g = fitted[name], gaps[name]
         rows.append({"algorithm": name, "error": error(mu, p.predict_proba(points)),
-                     "proper": isinstance(p, DecisionTree), "sample_lhs": lhs, "sample_rhs": rhs, "bound": final[name],
+                     "proper": isinstance(p, DecisionTree), "sample_lhs": g["loss_fit"],
+                     "sample_rhs": g["loss_q"] + 2 * eta_k, "bound": final[name],
                      # Lemma 5.2 / 5.4 at the fitted polynomial, and Hoeffding at the fixed q
-                     "gap_fit": abs(lhs - population_loss[name](tp_cube)),
-                     "gap_q": abs(float(loss(q_clean).mean()) - population_loss[name](q_cube)),
+                     "gap_fit": g["gap_fit"], "gap_q": g["gap_q"],
                      "optimality_ratio": opt_ratio[name], "optimality_excess": opt_excess[name]})
     for row in rows:
         row.update(changed=changed, budget=allowed)
@@ -428,23 +488,37 @@ def check_chains(table: VerificationTable, worsts: pd.DataFrame) -> None:
                        computed_by=(SOLVERS[name], f"{SOLVERS[other]}, dtcore.stochastic.truncate_deterministic_depth"))
 
 
-def check_uniform_convergence(table: VerificationTable, setting: NoisySetting, worsts: pd.DataFrame) -> None:
+def check_uniform_convergence(table: VerificationTable, setting: NoisySetting, worsts: pd.DataFrame,
+                              small: pd.DataFrame) -> None:
     """Uniform convergence (Lemmas 4.2, 5.2, 5.4) at the returned hypotheses and Hoeffding at the fixed comparators:
-    a theorem row where the lemma's ε is below 1, an observation otherwise (:func:`theorem_or_observation`)."""
+    a theorem row where the lemma's ε is below 1, an observation otherwise (:func:`theorem_or_observation`).
+
+    Each row's power is the same gap on a deliberately too-small sample (``small``, :func:`small_sample_gaps`): the
+    learner fitted on, or the comparator scored on, a few clean rows, the worst of several such samples. A row whose
+    too-small sample passes its bound too cannot fail for any output we can name: it is shown, not counted."""
     m = setting.m
     for name, u in uniform_convergence_bounds(setting).iterrows():
+        few = f"{int(small.loc[name, 'm_small'])} clean rows (worst of {int(small.loc[name, 'samples'])} samples)"
+        worse_fit = (f"{name} fitted on {few}", float(small.loc[name, "gap_fit"]))
         theorem_or_observation(table, u["lemma"],
                                f"{name}: max |clean-sample loss − true loss| of the returned hypothesis",
                                worsts.loc[name, "gap_fit"], u["eps"], reach=(0.0, 1.0), box=u["box"],
                                measured_by=u["fit_by"], bound_by=u["eps_by"],
                                worst_case="worst over every adversary, η and repetition",
-                               why=f"the lemma's ε for m = {m} is at least 1, the largest gap there is")
+                               why=f"the lemma's ε for m = {m} is at least 1, the largest gap there is",
+                               fails_under=worse_fit,
+                               why_no_power=f"the lemma's ε = {u['eps']:.3f} for m = {m} is above the gap of {name} "
+                                            f"fitted on {few}, {worse_fit[1]:.3f}: even a sample that small passes, "
+                                            f"so no output we can name fails the row")
         theorem_or_observation(table, u["comparator_result"],
                                f"{name}: max |clean-sample loss − true loss| of {u['comparator']}",
                                worsts.loc[name, "gap_q"], u["comparator_bound"], reach=(0.0, 1.0), box=u["box"],
                                measured_by=u["comparator_by"], bound_by="dtcore.bounds.blt21_lemma42_uniform_deviation",
                                worst_case="worst over every clean sample",
-                               why=f"Hoeffding's deviation for m = {m} is at least 1, the largest gap there is")
+                               why=f"Hoeffding's deviation for m = {m} is at least 1, the largest gap there is",
+                               fails_under=(f"{u['comparator']} scored on {few}", float(small.loc[name, "gap_q"])),
+                               why_no_power=f"Hoeffding's deviation for m = {m} is above the gap of {u['comparator']} "
+                                            f"on {few}, {float(small.loc[name, 'gap_q']):.3f}")
 
 
 def check_final_bounds(table: VerificationTable, runs: pd.DataFrame, setting: NoisySetting) -> None:

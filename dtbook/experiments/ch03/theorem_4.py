@@ -76,8 +76,8 @@ def check_theorem_4(table: VerificationTable, l2_big: dict[str, Any] | None, *, 
                                l2_big["error"], l2_big["bound"], reach=(o, 1.0 - o), box="thm-blt21-4",
                                measured_by="dtcore.polyreg.low_degree_regression, dtcore.stochastic.error",
                                bound_by="dtcore.bounds.blt21_low_degree_error_bound, dtcore.bounds.blt21_lemma52_eps",
-                               worst_case=f"the '{l2_big['adversary']}' adversary (L2's strongest), one sample; the "
-                                          f"label-inverted hypothesis 1 − h has error {l2_big['inverted_error']:.4f}",
+                               worst_case=f"the '{l2_big['adversary']}' adversary (L2's strongest), one sample",
+                               fails_under=("the label-inverted hypothesis 1 − h", l2_big["inverted_error"]),
                                why=f"every hypothesis has error in [opt, 1 − opt] = [{o:.4f}, {1 - o:.4f}], below the "
                                    f"bound {l2_big['bound']:.4f}: the row passes for any output, the label-inverted "
                                    f"hypothesis (error {l2_big['inverted_error']:.4f}) included")
