@@ -652,7 +652,10 @@ class VerificationTable:
                                       tolerance=tolerance, note="", worst_case="", measured_by=measured_by,
                                       bound_by=bound_by, reach_why=reach_why, tight_by_construction="",
                                       reads_rule="", legacy=False)
-            row.update(fails_under=name, fails_under_value=value, fails_under_fails=not worse["holds"])
+            # a worse output outside the quantity's reach (or NaN) is not an output the row could meet
+            admissible = not math.isnan(value) and worse["reach_low"] - worse["tolerance"] <= value \
+                <= worse["reach_high"] + worse["tolerance"]
+            row.update(fails_under=name, fails_under_value=value, fails_under_fails=admissible and not worse["holds"])
         return self._add(row)
 
     def bound(self, result: str, quantity: str, measured: float, bound: float, *,

@@ -163,6 +163,11 @@ def test_a_theorem_row_without_a_failing_worse_output_has_no_power():
         t.assert_all(allow_no_power=False)
     with pytest.raises(ValueError, match="fails_under"):
         t.theorem("D", "error", 0.1, 0.2, fails_under="the inverted tree", **common)
+    # a worse value the quantity cannot take (NaN, or beyond its reach) shows nothing
+    t.theorem("E", "error", 0.1, 0.2, fails_under=("a broken computation", math.nan), **common)
+    t.theorem("F", "error", 0.1, 0.2, fails_under=("an error above one", 1.5), **common)
+    assert not t.frame().set_index("result").loc[["E", "F"], "fails_under_fails"].any()
+    t.rows = t.rows[:3]
     # the power survives the CSV a chapter writes
     buffer = io.StringIO()
     t.frame().to_csv(buffer, index=False)
