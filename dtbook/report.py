@@ -884,6 +884,12 @@ class VerificationTable:
                      f"at margin {format_margin(closest['margin'])}")
             if _text(closest.get("worst_case")):
                 text += f", worst case found at {closest['worst_case']}"
+        theorems = [r for r in self.rows if r["kind"] == "theorem"]
+        powered = sum(bool(r.get("fails_under_fails")) for r in theorems)
+        if theorems:
+            text += (". Every theorem check names a worse output under which it fails" if powered == len(theorems)
+                     else f". {powered} of the {len(theorems)} theorem checks name a worse output under which "
+                          f"they fail")
         return text + "."
 
     def summary(self) -> TableSummary:

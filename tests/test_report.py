@@ -171,6 +171,7 @@ def test_the_closest_call_is_a_theorem_check_with_room():
     assert "least room is [BGLT20] Theorem 1 (excess error at t = 8), at margin 0.6, worst case found at b = 8, t = 8" \
         in t.summary_sentence()
     assert "4 theorem checks, 1 identity and 0 counterexamples; 1 observation is shown" in t.summary_sentence()
+    assert "0 of the 4 theorem checks name a worse output under which they fail" in t.summary_sentence()
     # a failing theorem row is the closest call, and the summary says first that it fails
     t.theorem("[BGLT20] Theorem 1", "excess error at t = 4", 0.06, 0.05, reach=(0.0, 1.0), box="thm-bglt-1",
               measured_by="dtcore.cube.exact_error", bound_by="dtcore.bounds.bglt_eps")
