@@ -624,8 +624,8 @@ def test_hard_member_meets_the_premise_with_one_acceptable_pair():
 
 def test_hard_selection_counted_with_power_and_a_failing_schedule():
     member = ch04.selection.hard_member()
-    runs = ch04.selection.hard_runs_needed(0.1)
-    assert runs == ch04.selection.runs_for_power(0.1, 0.05) and ch04.selection.hard_runs_needed(0.1, 100) == 5 * runs
+    runs = ch04.selection.runs_for_power(0.1, 0.05)  # the fewest for power 0.8 against a rate δ
+    assert ch04.selection.hard_runs_needed(0.1) == 4 * runs and ch04.selection.hard_runs_needed(0.1, 100) == 20 * runs
     audit = ch04.selection.hard_selection_runs(member, delta=0.1, runs=runs, rng=np.random.default_rng(0),
                                                scales=(1 / 16, 1 / 256))
     assert set(audit["scale"]) == {1.0, 1 / 16, 1 / 256} and len(audit) == 3 * runs
@@ -639,6 +639,10 @@ def test_hard_selection_counted_with_power_and_a_failing_schedule():
     assert table.rows[1]["measured"] == 256  # bad picks reach δ/2 first at the smallest factor swept
     values = ch04.selection.hard_selection_glue(audit, member, 0.1)
     assert values["ch4_hard_runs"] == runs and values["ch4_hard_worse"] == "1/256"
+    # batches of at most HARD_BLOCK_RUNS runs: the frame has one row per run and factor all the same
+    blocked = ch04.selection.hard_selection_runs(member, delta=0.1, runs=1030, rng=np.random.default_rng(1),
+                                                 scales=(1 / 256,))
+    assert len(blocked) == 2 * 1030 and list(blocked["run"][:1030]) == list(range(1030))
     # too few runs for power 0.8 against a rate δ: the count is shown, not counted
     few = VerificationTable()
     ch04.selection.check_hard_selection(few, audit[audit["run"] < 60], member, 0.1)

@@ -227,7 +227,8 @@ def hard_member_hypotheses(member: dict[str, object], delta: float) -> dict[str,
 def hard_selection_runs(member: dict[str, object], *, delta: float, runs: int, rng: np.random.Generator,
                         scales: Sequence[float] = HARD_SCALES) -> pd.DataFrame:
     """Algorithm 2's first split in ``runs`` runs on the hard member at the paper's schedules and at each smaller
-    factor of ``scales`` (:func:`dtcore.product.practical_first_splits`, the runs vectorised), each choice
+    factor of ``scales`` (:func:`dtcore.product.practical_first_splits`, the runs vectorised in batches of at most
+    ``HARD_BLOCK_RUNS``), each choice
     measured on the truth table: the chosen variable's exact score over the best (``share``; NaN where the run
     stopped or split nothing) and whether it fell below ¼ (``failed``). One generator spawned from ``rng`` per
     factor. The first split is the only step in the premise (error > ε): after either split the error is below ε
@@ -236,9 +237,11 @@ def hard_selection_runs(member: dict[str, object], *, delta: float, runs: int, r
     exact = analysis.influences(table, dist, "rerandomised")  # the root's exact scores (p_ℓ = 1)
     factors = [1.0] + [float(c) for c in scales if c < 1.0]
     frames = []
-    for scale, child in zip(factors, rng.spawn(len(factors))):  # one vectorised batch per schedule factor
-        first = practical_first_splits(_table_oracle(table), dist, eps=eps, delta=delta, runs=runs, rng=child,
-                                       schedule_scale=scale)
+    for scale, child in zip(factors, rng.spawn(len(factors))):  # vectorised batches per schedule factor
+        blocks = [min(HARD_BLOCK_RUNS, runs - start) for start in range(0, runs, HARD_BLOCK_RUNS)]
+        batches = [practical_first_splits(_table_oracle(table), dist, eps=eps, delta=delta, runs=size, rng=block,
+                                          schedule_scale=scale) for size, block in zip(blocks, child.spawn(len(blocks)))]
+        first = {key: np.concatenate([b[key] for b in batches]) for key in ("feature", "stopped")}
         split = first["feature"] >= 0
         share = np.where(split, exact[np.maximum(first["feature"], 0)] / exact.max(), np.nan)
         frames.append(pd.DataFrame({"scale": scale, "run": np.arange(runs), "feature": first["feature"],
@@ -248,10 +251,18 @@ def hard_selection_runs(member: dict[str, object], *, delta: float, runs: int, r
     return out
 
 
+HARD_RUNS_FACTOR = 4
+"""The counted audit runs this many times the fewest runs for power 0.8 against a rate δ: its power is then close
+to 1, and each schedule factor of the sweep has runs enough to place the rate δ/2 within a step of √2."""
+HARD_BLOCK_RUNS = 1024
+"""Runs drawn in one vectorised batch (bounds the memory of a batch at the paper's schedules)."""
+
+
 def hard_runs_needed(delta: float, reps: int = 20) -> int:
-    """Runs of the counted audit: the fewest for power 0.8 against a bad-pick rate δ (twice the δ/2 it allows),
-    times ``reps`` // 20 (the chapter's ``selection_reps``: 20 at quick scale, 100 at full)."""
-    return runs_for_power(delta, delta / 2) * max(1, int(reps) // 20)
+    """Runs of the counted audit: ``HARD_RUNS_FACTOR`` times the fewest for power 0.8 against a bad-pick rate δ
+    (twice the δ/2 it allows), times ``reps`` // 20 (the chapter's ``selection_reps``: 20 at quick scale, 100 at
+    full)."""
+    return HARD_RUNS_FACTOR * runs_for_power(delta, delta / 2) * max(1, int(reps) // 20)
 
 
 def hard_selection_glue(runs: pd.DataFrame, member: dict[str, object], delta: float) -> dict[str, object]:
