@@ -638,7 +638,7 @@ def test_hard_selection_counted_with_power_and_a_failing_schedule():
     assert table.rows[0]["fails_under_fails"] and not lint_table(table)
     assert table.rows[1]["measured"] == 256  # bad picks reach δ/2 first at the smallest factor swept
     values = ch04.selection.hard_selection_glue(audit, member, 0.1)
-    assert values["ch4_hard_runs"] == runs and values["ch4_hard_worse"] == "1/256"
+    assert values["ch4_hard_runs"] == f"{runs:,}" and values["ch4_hard_worse"] == "1/256"
     # batches of at most HARD_BLOCK_RUNS runs: the frame has one row per run and factor all the same
     blocked = ch04.selection.hard_selection_runs(member, delta=0.1, runs=1030, rng=np.random.default_rng(1),
                                                  scales=(1 / 256,))

@@ -281,7 +281,7 @@ def hard_selection_glue(runs: pd.DataFrame, member: dict[str, object], delta: fl
 
     return {"ch4_hard_name": member["name"], "ch4_hard_share": facts["rival_share"], "ch4_hard_z": facts["z"],
             "ch4_hard_badpick": f"about 10{str(exponent).translate(superscript)}",
-            "ch4_hard_eps": float(member["eps"]), "ch4_hard_runs": numbers["runs"], "ch4_hard_fail": numbers["fails"],
+            "ch4_hard_eps": float(member["eps"]), "ch4_hard_runs": f"{numbers['runs']:,}", "ch4_hard_fail": numbers["fails"],
             "ch4_hard_allowed": numbers["allowed"], "ch4_hard_power": numbers["power"],
             "ch4_hard_safety": f"{numbers['safety']:.3g}" if math.isfinite(numbers["safety"]) else "not measured",
             "ch4_hard_predicted": f"{predicted:.3g}", "ch4_hard_onset": factor(numbers["onset"]),
