@@ -76,17 +76,20 @@ def m_error(j: int, eps: float, delta: float) -> float:
 # --- drawing and routing ---------------------------------------------------------------------
 
 def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_variable: int,
-                          *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+                          *, rng: np.random.Generator, rows_out: list[np.ndarray] | None = None,
+                          ) -> tuple[np.ndarray, np.ndarray, int]:
     """Draw ``pairs_per_variable`` pairs (x, x^(i)) for every variable i (Equation (1)).
 
     x ~ mu and x^(i) is x with x_i redrawn from mu_i. Returns the points x and variables i of the
     *sensitive* pairs (f(x) != f(x^(i))) — the only pairs with a non-zero term in Equation (1) —
     and the number of label queries made. A pair whose redrawn bit equals the old one has
-    x^(i) = x and cannot be sensitive, so f is not queried on it.
+    x^(i) = x and cannot be sensitive, so f is not queried on it. Pair k (k = 0, 1, ...) is row
+    k of the draw, for variable k mod n; with ``rows_out`` (a list) the rows of the kept pairs are
+    appended to it as one array (the draw itself does not change).
     """
     n = dist.n
     total = pairs_per_variable * n
-    kept_x, kept_var, queries = [], [], 0
+    kept_x, kept_var, kept_rows, queries = [], [], [], 0
     for start in range(0, total, _CHUNK_ROWS):  # fixed-size blocks of rows, vectorised inside
         rows = min(_CHUNK_ROWS, total - start)
         var = (np.arange(start, start + rows) % n).astype(np.int64)
@@ -101,8 +104,11 @@ def _draw_sensitive_pairs(dist: ProductDistribution, oracle: Oracle, pairs_per_v
         sens = ya != yb
         kept_x.append(Xa[sens])
         kept_var.append(var[moved][sens])
+        kept_rows.append(start + moved[sens])
     X_out = np.concatenate(kept_x) if kept_x else np.zeros((0, n), np.uint8)
     v_out = np.concatenate(kept_var) if kept_var else np.zeros(0, np.int64)
+    if rows_out is not None:
+        rows_out.append(np.concatenate(kept_rows).astype(np.int64) if kept_rows else np.zeros(0, np.int64))
     return X_out, v_out, queries
 
 
@@ -310,6 +316,50 @@ class PracticalScorer:
     def stop(self, frontier: Frontier) -> bool:
         """Line 16 of Algorithm 2: stop once the estimated error is at most 3ε/4 (after :meth:`refresh`)."""
         return self.mistakes <= 0.75 * self.eps * self.ee.code.size
+
+
+def practical_first_splits(oracle: Oracle, dist: ProductDistribution, *, eps: float, delta: float, runs: int,
+                           rng: np.random.Generator, schedule_scale: float = 1.0) -> dict[str, np.ndarray]:
+    """The first step (j = 1) of ``runs`` independent runs of Algorithm 2 at once (Moakhar et al. 2026, Sec. 5.2).
+
+    Every run does what :class:`PracticalScorer` does at j = 1, vectorised over the runs: it draws
+    ceil(scale M_S(1)) pairs per variable with Algorithm 2's own drawing (:func:`_draw_sensitive_pairs`;
+    run r owns rows [r P n, (r + 1) P n) of one draw, P the pairs per variable), ceil(scale M_LL(1))
+    labelling and ceil(scale M_EE(1)) error points; it estimates every score by Equation (1) (the
+    sensitive pairs of variable i over P), labels the root by the labelling set's majority (ties: 1),
+    stops when at most 3 eps/4 of its error points disagree with that label (line 16), and otherwise
+    splits the root on the variable of largest estimate (the first on ties) if that estimate is
+    positive. The runs draw from one stream in a different order than ``runs`` sequential calls of
+    :func:`practical_build_top_down_dt` would, so they are equal in distribution, not bit for bit.
+
+    Returns ``feature`` (``(runs,)``, the variable split, -1 when the run stopped or no estimate was
+    positive), ``scores`` (``(runs, n)`` estimates) and ``stopped`` (``(runs,)`` bool).
+    """
+    if not isinstance(dist, ProductDistribution):
+        raise ValueError(f"dist must be a ProductDistribution, got {type(dist).__name__}")
+    n = check_int("n", dist.n, 1, MAX_PRACTICAL_VARIABLES)
+    eps = check_real("eps", eps, 0.0, 1.0)
+    delta = check_real("delta", delta, 0.0, 1.0)
+    runs = check_int("runs", runs, 1)
+    rng = check_rng(rng)
+    if not callable(oracle):
+        raise ValueError(f"oracle must be a callable f(X) -> labels, got {type(oracle).__name__}")
+    scale = check_real("schedule_scale", schedule_scale, 0.0, math.inf)
+    pairs = math.ceil(scale * m_score(1, delta, eps, n))
+    rows: list[np.ndarray] = []
+    _, var, _ = _draw_sensitive_pairs(dist, oracle, pairs * runs, rng=rng, rows_out=rows)
+    run_of = rows[0] // (pairs * n)
+    scores = np.bincount(run_of * n + var, minlength=runs * n).reshape(runs, n) / float(pairs)
+    labelled = np.asarray(oracle(dist.sample(runs * math.ceil(scale * m_label(1, eps, delta)), rng=rng)))
+    ones = labelled.reshape(runs, -1).sum(axis=1)
+    label = (2 * ones >= labelled.size // runs).astype(np.int64)  # ones >= zeros
+    checked = np.asarray(oracle(dist.sample(runs * math.ceil(scale * m_error(1, eps, delta)), rng=rng)))
+    checked = checked.reshape(runs, -1)
+    mistakes = (checked != label[:, None]).sum(axis=1)
+    stopped = mistakes <= 0.75 * eps * checked.shape[1]
+    best = scores.argmax(axis=1)
+    feature = np.where(~stopped & (scores[np.arange(runs), best] > 0), best, -1)
+    return {"feature": feature, "scores": scores, "stopped": stopped}
 
 
 @dataclass(frozen=True)

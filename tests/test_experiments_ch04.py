@@ -80,7 +80,7 @@ def test_check_influence_example_holds_and_can_fail():
     table = VerificationTable()
     ch04.influence.check_influence_example(table, example)
     assert [r["kind"] for r in table.rows] == ["identity", "observation"] and counted_rows_hold(table)
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
     flip_as_rerandomised = example.copy()  # Inf^mu read as the flip influence: the definition disagrees
     flip_as_rerandomised.iloc[:, 3] = flip_as_rerandomised.iloc[:, 2]
     bad = VerificationTable()
@@ -144,10 +144,14 @@ def test_check_exact_lemmas_holds_and_can_fail(exact):
     table = VerificationTable()
     ch04.exact_lemmas.check_exact_lemmas(table, exact)
     kinds = [r["kind"] for r in table.rows]
-    assert len(kinds) == 11 and counted_rows_hold(table) and not lint_table(table, power=False)
+    assert len(kinds) == 11 and counted_rows_hold(table) and not lint_table(table)
     # random-instance rows of lemmas the exhaustive layer covers are illustrations now
     # the dictator's refutation of the printed C.1 is counted once, by the exhaustive row (issue 35)
     assert kinds.count("observation") == 8 and kinds.count("theorem") == 1
+    osss = next(r for r in table.rows if r["kind"] == "theorem")
+    # the p(1 - p) fault halves the right side at the worst target: the ratio doubles past 1
+    assert osss["fails_under_fails"] and osss["fails_under_value"] == pytest.approx(2 * osss["measured"])
+    assert ch04.exact_lemmas.osss_worse_output(exact) == pytest.approx(2 * osss["measured"])
     broken = exact.copy()
     broken["osss_rhs"] = broken["var"] / 1.5  # OSSS's right-hand side below the variance: OSSS must fail
     bad = VerificationTable()
@@ -184,8 +188,10 @@ def test_check_exhaustive_kinds_and_can_fail(suprema):
     ch04.suprema.check_exhaustive(table, frame, info)
     kinds = [r["kind"] for r in table.rows]
     # Lemma 4.4's Δ-form and Lemma 4.5's printed and Δ-forms are shown, not counted (issue 35)
-    assert kinds.count("counterexample") == 2 and kinds.count("observation") == 4 and kinds.count("identity") == 2
-    assert kinds.count("theorem") == 8 and counted_rows_hold(table) and not lint_table(table, power=False)
+    # Lemma 4.2's Δ-form (room 2 that no output can use: the Δ/2 form is counted) too (issue 35)
+    assert kinds.count("counterexample") == 2 and kinds.count("observation") == 5 and kinds.count("identity") == 2
+    assert kinds.count("theorem") == 7 and counted_rows_hold(table) and not lint_table(table)
+    assert all(r["fails_under_fails"] for r in table.rows if r["kind"] == "theorem")
     assert all(r["worst_case"].startswith("f = 0x") for r in table.rows if r["kind"] == "theorem")
     # a form whose supremum exceeded 1 without an exact violation would fail its theorem row
     looser = frame.copy()
@@ -245,7 +251,7 @@ def test_check_lemma44_holds_and_can_fail(runs):
     ch04.lemma44.check_lemma44(table, runs, dictator, 0.15)
     # the dictator refutes the printed Lemma 4.4 at the exhaustive row's witness: counted there once (issue 35)
     assert [r["kind"] for r in table.rows] == ["observation"] * 6
-    assert table.failures().empty and not lint_table(table, power=False)
+    assert table.failures().empty and not lint_table(table)
     assert table.rows[4]["result"] == "Lemma 4.4 (printed)" and table.rows[4]["measured"] < 1  # below the bound
 
 
@@ -272,7 +278,9 @@ def test_check_gated_majority(gated):
     table = VerificationTable()
     ch04.lemma44.check_gated_majority(table, gated)
     assert [r["kind"] for r in table.rows] == ["counterexample", "theorem", "theorem"] and counted_rows_hold(table)
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
+    # the worse output: a split of the constant leaf x0 = 0 scores 0, below both D-form bounds
+    assert [r["fails_under_value"] for r in table.rows[1:]] == [0.0, 0.0]
     bad = VerificationTable()
     ch04.lemma44.check_gated_majority(bad, gated.assign(**{"D-form": 0.5}))
     assert list(bad.failures()["result"]) == ["Lemma 4.4 (D-form, provable)"]
@@ -287,7 +295,7 @@ def test_size_figure(runs):
 def test_check_size_and_values(runs):
     table = VerificationTable()
     ch04.theorem11.check_size(table, runs, 0.15, 5)
-    assert len(table.rows) == 5 and counted_rows_hold(table) and not lint_table(table, power=False)
+    assert len(table.rows) == 5 and counted_rows_hold(table) and not lint_table(table)
     # the stop and selection rules are re-read: identities that guard the code, not theorem checks
     assert [r["kind"] for r in table.rows][:3] == ["identity"] * 3
     assert [r["reads_rule"] for r in table.rows][:3] == ["stop rule", "selection rule", "selection rule"]
@@ -314,7 +322,7 @@ def test_check_phases_and_values(runs):
     table = VerificationTable()
     ch04.theorem11.check_phases(table, runs, 5)
     assert [r["result"] for r in table.rows] == ["Lemma 4.6", "Lemma 4.7"] and counted_rows_hold(table)
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
     values = ch04.theorem11.phases_glue(runs, 5)
     greedy = runs[runs["rule"] == "greedy"]
     assert values["ch4_l46_bites"] == int((greedy["lemma46_bound"] < 2.0 ** greedy["relevant"] - 1).sum())
@@ -362,7 +370,7 @@ def test_check_appendix_e_holds_and_can_fail(paths):
     table = VerificationTable()
     ch04.appendix_e.check_appendix_e(table, paths, 0.0)
     assert [r["kind"] for r in table.rows] == ["identity", "observation", "observation", "identity"]
-    assert counted_rows_hold(table) and not lint_table(table, power=False)
+    assert counted_rows_hold(table) and not lint_table(table)
     bad = VerificationTable()
     ch04.appendix_e.check_appendix_e(bad, paths, 1e-6)
     assert list(bad.failures()["result"]) == ["App. E.1"]
@@ -388,7 +396,7 @@ def test_check_lemma52_holds_and_can_fail(lemma52):
     convergence, _ = lemma52
     table = VerificationTable()
     ch04.lemma52.check_lemma52(table, convergence)
-    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and not lint_table(table, power=False)
+    assert [r["kind"] for r in table.rows] == ["identity"] * 3 and not lint_table(table)
     broken = convergence.assign(zero_where_exact_zero=False)
     bad = VerificationTable()
     ch04.lemma52.check_lemma52(bad, broken)
@@ -444,7 +452,7 @@ def test_check_figure2_holds_and_can_fail(fig2):
     ch04.figure2.check_figure2(table, fig2, 0.1)
     # Lemma 5.4's two count rows have no power against the rates they guard: observations (issue 35)
     assert [r["kind"] for r in table.rows] == ["theorem"] + ["observation"] * 3 + ["identity"] + ["observation"] * 2
-    assert counted_rows_hold(table) and not lint_table(table, power=False)
+    assert counted_rows_hold(table) and not lint_table(table)
     off_schedule = VerificationTable()
     ch04.figure2.check_figure2(off_schedule, fig2.assign(queries_z=6.0), 0.1)
     assert list(off_schedule.failures()["result"]) == ["Secs. 5.2–5.3 (M_S, M_LL, M_EE)"]
@@ -461,16 +469,17 @@ def test_speed_run_small():
     assert len(speed) == 1
     row = speed.iloc[0]
     assert 0 <= row["error"] <= 0.5 and row["label queries"] > 0 and row["seconds"] >= 0
+    assert 0 <= row["one-leaf error"] <= 0.5
 
 
 def test_speed_values_and_check():
-    speed = pd.DataFrame([{"seconds": 1.5, "size": 16, "error": 0.05, "score pairs": 1234567,
+    speed = pd.DataFrame([{"seconds": 1.5, "size": 16, "error": 0.05, "one-leaf error": 0.5, "score pairs": 1234567,
                            "labelling points": 10, "error points": 20, "label queries": 7654321}])
     assert ch04.figure2.speed_glue(speed) == {"ch4_speed_s": 1.5, "ch4_speed_pairs": "1,234,567",
                                         "ch4_speed_queries": "7,654,321"}
     table = VerificationTable()
     ch04.figure2.check_speed(table, speed)
-    assert counted_rows_hold(table)
+    assert counted_rows_hold(table) and not lint_table(table) and table.rows[0]["fails_under_value"] == 0.5
     bad = VerificationTable()
     ch04.figure2.check_speed(bad, speed.assign(error=0.2))
     assert len(bad.failures()) == 1
@@ -504,7 +513,7 @@ def test_selection_runs_and_rows(selection):
     table = VerificationTable()
     ch04.selection.check_selection(table, selection, 0.1)
     ch04.selection.check_schedule_sweep(table, selection, 0.1)
-    assert counted_rows_hold(table) and not lint_table(table, power=False)
+    assert counted_rows_hold(table) and not lint_table(table)
     # a count allowed up to its 99% quantile at the rate it guards has power of about 1% against that rate
     assert table.rows[0]["kind"] == "observation" and "power" in table.rows[0]["note"]
     assert ch04.common.count_row_power(1000, 0, 0.05) == pytest.approx(1 - 0.95 ** 1000)
@@ -543,5 +552,98 @@ def test_theorem11_hardest_rows_are_observations_with_bite_sizes(search, gated):
     assert (t11["log10 bound"] > t11["log10 2^(k+1)"]).all()
     table = VerificationTable()
     ch04.theorem11.check_theorem11_hardest(table, search[1], t11, 0.1)
-    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table, power=False)
+    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table)
     assert "depth 9" in table.rows[0]["note"]
+
+
+# --- worse outputs (issue 35: every counted theorem row names one under which it fails) --------------
+
+def test_worse_outputs_at_the_suprema_witnesses(suprema):
+    frame, _ = suprema
+    worse = ch04.suprema.worse_output_values(frame)
+    assert set(worse) == set(ch04.suprema.WORSE_OUTPUTS)
+    for key, value in worse.items():
+        if key == ("Lemma 4.2", "average-depth form"):  # against the Δ/2 form's 1/2; against 1 it stays at 1
+            assert 0.5 < value <= 1 + 1e-12
+        else:
+            assert value > 1, key
+    # the p(1 - p) fault doubles C.1's corrected ratio at its witness (tight: exactly 1)
+    assert worse[("Lemma C.1", "corrected (factor 2)")] == pytest.approx(2.0)
+
+
+def test_worst_split_ratios_on_the_gated_majority(gated):
+    assert (gated["D-form, worst split"] == 0).all() and (gated["l45 D-form, worst split"] == 0).all()
+    target = ch04.lemma44.gated_majority_tree(3)
+    dist = ProductDistribution([0.3, 0.5, 0.5, 0.5])
+    worse = ch04.lemma44.worst_split_ratios(target, dist, 0.05)
+    assert worse["l44"] >= 0 and worse["l45"] >= 0
+
+
+def test_one_leaf_error_known_value():
+    target = ch04.common.target_tree("balanced", 3, 1, 2, rng=np.random.default_rng(0))  # a dictator
+    assert ch04.figure2.one_leaf_error(target, ProductDistribution([0.3, 0.5, 0.5])) in (
+        pytest.approx(0.3), pytest.approx(0.5))
+
+
+def test_check_figure2_worse_output_fails(fig2):
+    table = VerificationTable()
+    ch04.figure2.check_figure2(table, fig2.assign(one_leaf_error=0.5), 0.1)
+    assert table.rows[0]["fails_under_value"] == 0 and table.rows[0]["fails_under_fails"]
+
+
+def test_appendix_e1_class_rows_are_observations():
+    frame = ch04.appendix_e.appendix_e1_class(measures=((0.5, 0.5, 0.5), (0.1, 0.3, 0.9)), n=3)
+    inside = frame[frame["class"].str.startswith("in")]
+    np.testing.assert_allclose(inside[["max", "min"]].to_numpy(), 1.0)  # equality on the class
+    table = VerificationTable()
+    ch04.appendix_e.check_appendix_e1_class(table, frame)
+    assert [r["kind"] for r in table.rows] == ["observation", "observation"] and not lint_table(table)
+
+
+def test_lemma53_theorem_row_names_the_inverted_labels():
+    runs = pd.DataFrame({"error": [0.11, 0.2], "best_error": [0.1, 0.2], "lemma53_bound": [0.3, 0.6],
+                         "accepted": [True, True], "eps": [0.3, 0.3], "accept_slack": [0.1, 0.1], "scale": [1.0, 1.0]})
+    table = VerificationTable()
+    ch04.selection.check_schedule_sweep(table, runs, 0.1)
+    row = table.rows[0]
+    assert row["kind"] == "theorem" and row["fails_under_fails"]
+    assert row["fails_under_value"] == pytest.approx((1 - 0.11 - 0.1) / 0.3)
+
+
+# --- the hard member of Sec. 5.2's selection audit --------------------------------------------------
+
+def test_hard_member_meets_the_premise_with_one_acceptable_pair():
+    member = ch04.selection.hard_member()
+    facts = ch04.selection.hard_member_hypotheses(member, 0.1)
+    assert facts["acceptable"] == 1 and facts["rival_share"] == pytest.approx(0.24)
+    assert facts["error_over_eps"] > 1 > facts["split_error_over_eps"]
+    assert facts["best_over_threshold"] > 1 and 10 < facts["z"] < 15
+    with pytest.raises(ValueError, match="share"):
+        ch04.selection.hard_member(share=0.25)
+
+
+def test_hard_selection_counted_with_power_and_a_failing_schedule():
+    member = ch04.selection.hard_member()
+    runs = ch04.selection.runs_for_power(0.1, 0.05)  # the fewest for power 0.8 against a rate δ
+    assert ch04.selection.hard_runs_needed(0.1) == 4 * runs and ch04.selection.hard_runs_needed(0.1, 100) == 20 * runs
+    audit = ch04.selection.hard_selection_runs(member, delta=0.1, runs=runs, rng=np.random.default_rng(0),
+                                               scales=(1 / 16, 1 / 256))
+    assert set(audit["scale"]) == {1.0, 1 / 16, 1 / 256} and len(audit) == 3 * runs
+    assert not audit.loc[audit["scale"] == 1.0, "failed"].any()
+    numbers = ch04.selection.schedule_safety(audit, 0.1)
+    assert numbers["power"] >= 0.8 and numbers["worse_scale"] == 1 / 256 and numbers["worse_fails"] > numbers["allowed"]
+    table = VerificationTable()
+    ch04.selection.check_hard_selection(table, audit, member, 0.1)
+    assert [r["kind"] for r in table.rows] == ["theorem", "observation"] and counted_rows_hold(table)
+    assert table.rows[0]["fails_under_fails"] and not lint_table(table)
+    assert table.rows[1]["measured"] == 256  # bad picks reach δ/2 first at the smallest factor swept
+    values = ch04.selection.hard_selection_glue(audit, member, 0.1)
+    assert values["ch4_hard_runs"] == f"{runs:,}" and values["ch4_hard_worse"] == "1/256"
+    # batches of at most HARD_BLOCK_RUNS runs: the frame has one row per run and factor all the same
+    blocked = ch04.selection.hard_selection_runs(member, delta=0.1, runs=1030, rng=np.random.default_rng(1),
+                                                 scales=(1 / 256,))
+    assert len(blocked) == 2 * 1030 and list(blocked["run"][:1030]) == list(range(1030))
+    # too few runs for power 0.8 against a rate δ: the count is shown, not counted
+    few = VerificationTable()
+    ch04.selection.check_hard_selection(few, audit[audit["run"] < 60], member, 0.1)
+    assert few.rows[0]["kind"] == "observation"

@@ -334,3 +334,60 @@ def test_practical_variants_label_counts_and_default_unchanged():
     assert smaller.ee_samples < default.ee_samples
     with pytest.raises(ValueError, match="schedule_scale"):
         practical_build_top_down_dt(tree_oracle(target), dist, rng=np.random.default_rng(1), schedule_scale=0.0, **kw)
+
+
+# --- Algorithm 2's first split, many runs at once ---------------------------------------------
+
+def _and_not_member():
+    """x0 ∧ ¬x1 with p = (0.904, 0.4): the best pair x1, one rival x0 at 0.24 of it, eps just under the error."""
+    table = truth_table(lambda X: X[:, 0] & (1 - X[:, 1]), 2).astype(np.int8)
+    dist = ProductDistribution([0.904, 0.4])
+    return table, dist, analysis.constant_error(table, dist) * (1 - 1e-6)
+
+
+def test_first_splits_dictator_always_splits_its_variable():
+    from dtcore.product import practical_first_splits
+    table = truth_table(lambda X: X[:, 0], 3)
+    oracle = lambda X: table[X @ (1 << np.arange(3))]
+    first = practical_first_splits(oracle, ProductDistribution.uniform(3), eps=0.1, delta=0.1, runs=50,
+                                   rng=np.random.default_rng(0))
+    assert first["scores"].shape == (50, 3) and (first["scores"][:, 1:] == 0).all()
+    assert (first["feature"] == 0).all() and not first["stopped"].any()
+
+
+def test_first_splits_estimates_are_unbiased_and_sized_by_the_schedule():
+    from dtcore.product import practical_first_splits
+    table, dist, eps = _and_not_member()
+    oracle = lambda X: table[X @ (1 << np.arange(2))]
+    first = practical_first_splits(oracle, dist, eps=eps, delta=0.1, runs=400, rng=np.random.default_rng(1))
+    pairs = math.ceil(m_score(1, 0.1, eps, 2))
+    exact = analysis.influences(table, dist, "rerandomised")
+    # each estimate is a count over the pairs of one run: a multiple of 1/pairs, mean the exact score (Lemma 5.2)
+    np.testing.assert_allclose(first["scores"] * pairs, np.round(first["scores"] * pairs), atol=1e-9)
+    se = np.sqrt(exact * (1 - exact) / pairs / 400)
+    assert (np.abs(first["scores"].mean(axis=0) - exact) <= 5 * se).all()
+    with pytest.raises(ValueError, match="runs"):
+        practical_first_splits(oracle, dist, eps=eps, delta=0.1, runs=0, rng=np.random.default_rng(1))
+
+
+def test_first_splits_agree_with_algorithm2_run_by_run_in_distribution():
+    """At 1/200 of the schedules the rival x0 wins often: the share of first splits on x0, and of runs that stop
+    at once, agree between the batch and separate runs of Algorithm 2 (two binomial counts, 4.5 s.d.)."""
+    from dtcore.product import practical_first_splits
+    table, dist, eps = _and_not_member()
+    oracle = lambda X: table[X @ (1 << np.arange(2))]
+    runs, scale = 300, 1 / 200
+    first = practical_first_splits(oracle, dist, eps=eps, delta=0.1, runs=runs, rng=np.random.default_rng(2),
+                                   schedule_scale=scale)
+    rng = np.random.default_rng(3)
+    chosen = []
+    for _ in range(runs):  # separate runs, capped at their first split
+        res = practical_build_top_down_dt(oracle, dist, eps=eps, delta=0.1, rng=rng, size=2,
+                                          schedule_scale=scale)
+        chosen.append(int(res.tree.feature[0]) if res.tree.size > 1 else -1)
+    chosen = np.array(chosen)
+    for batch, single in (((first["feature"] == 0).mean(), (chosen == 0).mean()),
+                          ((first["feature"] == -1).mean(), (chosen == -1).mean())):
+        pooled = (batch + single) / 2
+        assert abs(batch - single) <= 4.5 * math.sqrt(max(pooled * (1 - pooled), 1e-4) * 2 / runs)
+    assert (first["feature"] == 0).sum() > 10  # the regime tested is one with bad picks

@@ -105,6 +105,13 @@ def exact_lemma_glue(exact: pd.DataFrame) -> dict[str, float]:
             "ch4_l43_dev": worst((exact["drop"] - exact["score"]).abs(), "max")}
 
 
+def osss_worse_output(exact: pd.DataFrame) -> float:
+    """OSSS's ratio Var(f) / Σ δ_i·2Inf_i at the worst target with each Inf^μ_i weighted by p_i(1 − p_i) instead of
+    2p_i(1 − p_i) (the fault ch4-rerandomised-normalisation): the right side halves, so the ratio doubles."""
+    k = (exact["var"] / exact["osss_rhs"]).to_numpy().argmax()
+    return float(exact["var"].iloc[k] / (exact["osss_rhs"].iloc[k] / 2))
+
+
 def check_exact_lemmas(table: VerificationTable, exact: pd.DataFrame) -> None:
     """[MGBH26] Lemmas 4.1, 4.2, 4.3, C.2, C.1 (corrected; printed refuted by the dictator) and OSSS."""
     l41_ratio = (exact["bare_error"] / exact["bare_cost"].where(exact["bare_cost"] > 0)).dropna()
@@ -123,12 +130,16 @@ def check_exact_lemmas(table: VerificationTable, exact: pd.DataFrame) -> None:
     table.identity("Lemma C.2", "max |Var(f) − 4·err·(1 − err)|, err = error(f,±1) (so 2·err ≤ Var)",
                    worst((exact["var"] - 4 * exact["err"] * (1 - exact["err"])).abs()), 1e-12, box="lem-mgbh-c-2",
                    computed_by=(analysis.variance, analysis.constant_error))
-    # not in the exhaustive layer: OSSS's product form stays a theorem row on random targets
-    table.theorem("OSSS (product form)", "max Var(f) / Σ δ_i·2Inf_i", worst(exact["var"] / exact["osss_rhs"]), 1.0,
+    # not in the exhaustive layer: OSSS's product form stays a theorem row on random targets; its power: the
+    # fault ch4-rerandomised-normalisation (Inf^mu weighted by p(1 - p)) halves the right side at the worst target
+    osss = exact["var"] / exact["osss_rhs"]
+    table.theorem("OSSS (product form)", "max Var(f) / Σ δ_i·2Inf_i", worst(osss), 1.0,
                   reach=UNBOUNDED, reach_why="Σ δ_i·2Inf_i can be arbitrarily small against Var(f) before OSSS is known",
                   measured_by=analysis.variance, bound_by=(analysis.influences, DecisionTree.leaf_probabilities),
                   worst_case=f"{len(exact)} random decision-tree targets (2 to 32 leaves) per bias and a mixed μ",
-                  tolerance=1e-12, box="lem-mgbh-c-1")
+                  tolerance=1e-12, box="lem-mgbh-c-1",
+                  fails_under=("Inf^μ weighted by p(1 − p), not 2p(1 − p) (the fault ch4-rerandomised-normalisation), "
+                               "at the worst target", osss_worse_output(exact)))
     table.observation("Lemma C.1 (corrected)", "min max_i Inf_i / (Var/(2Δ))", worst(exact["c1_correct"], "min"), 1.0,
                       relation=">=", box="lem-mgbh-c-1", why=RANDOM_INSTANCES)
     # the dictator x0 under p = 1/2 (Delta = 1): the printed C.1 fails, the corrected one is tight

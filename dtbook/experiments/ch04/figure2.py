@@ -15,12 +15,12 @@ from matplotlib.ticker import FormatStrFormatter
 from scipy.stats import binom
 
 from dtcore import bounds
-from dtcore.audit.oracles import CountingOracle
+from dtcore.audit.oracles import CountingOracle, leaf_label_masses
 from dtcore.audit.replay import audit_practical_run
 from dtcore.cube import ProductDistribution
 from dtcore.functions import balanced_tree
 from dtcore.product import practical_build_top_down_dt, tree_oracle
-from dtcore.tree import tree_disagreement
+from dtcore.tree import DecisionTree, tree_disagreement
 from ... import figures
 from ...report import VerificationTable, worst
 from ...sweep import grid, sweep
@@ -48,6 +48,15 @@ def _section55_queries(J: int, n: int, eps: float, delta: float) -> float:
                + bounds.mgbh26_error_points_needed(j, eps, delta) for j in range(1, J + 1))
 
 
+def one_leaf_error(target: DecisionTree, dist: ProductDistribution) -> float:
+    """Exact error of the one-leaf tree with the majority label on ``target`` under ``dist`` (the worse output of
+    Algorithm 2's guarantee rows: the tree of a run that stops before its first split)."""
+    masses = leaf_label_masses(DecisionTree(target.n), target, dist)[0]  # Pr[f = 0], Pr[f = 1]
+    one_leaf = DecisionTree(target.n)
+    one_leaf.set_value(0, float(masses[1] >= masses[0]))
+    return tree_disagreement(one_leaf, target, dist)
+
+
 def figure2_task(panel: str, family: str, bias: float, n: int, eps: float, delta: float, *,
                  rng: np.random.Generator) -> dict[str, float]:
     """[MGBH26] Algorithm 2 on one target of Figure 2, measured from outside (Lemmas 5.3, 5.4, Secs. 5.2-5.5).
@@ -72,6 +81,7 @@ def figure2_task(panel: str, family: str, bias: float, n: int, eps: float, delta
     return {"size": J, "target_size": target.size, "error": audit["error"], "best_error": audit["best_error"],
             "previous_best_error": audit["previous_best_error"],
             "estimated_error": res.estimated_error, "terminated": res.terminated, "samples": res.samples,
+            "one_leaf_error": one_leaf_error(target, dist),
             "score_pairs": res.score_pairs, "label_queries": oracle.queries, "expected_queries": expected,
             "queries_sd": sd, "seconds": seconds, "D": D, "Delta": avg,
             "lemma53_bound": bounds.mgbh26_lemma53_label_gap(J, J, delta, label_points),
@@ -199,7 +209,9 @@ def check_figure2(table: VerificationTable, runs: pd.DataFrame, delta: float) ->
              "(random draws)")
     table.theorem("Algorithm 2 (Sec. 5.3)", "fraction of runs with exact error ≤ ε", float(ok.mean()), 1 - delta,
                   relation=">=", reach=(0.0, 1.0), box="alg-mgbh-2", measured_by=audit_practical_run,
-                  bound_by="the guarantee's confidence 1 − δ", worst_case=where)
+                  bound_by="the guarantee's confidence 1 − δ", worst_case=where,
+                  fails_under=("the one-leaf tree (majority label) of every run's target",
+                               float((runs["one_leaf_error"] <= runs["eps"]).mean())))
     rate = delta * math.pi ** 2 / 96
     power = count_row_power(len(runs), accept_failures_allowed(len(runs), delta), rate)
     table.observation("Lemma 5.4 (case 2)",
@@ -244,6 +256,7 @@ def speed_run(*, rng: np.random.Generator, n: int = 20, eps: float = 0.10, delta
     res = practical_build_top_down_dt(tree_oracle(target), dist, eps=eps, delta=delta, rng=rng)
     seconds = time.perf_counter() - start
     return pd.DataFrame([{"seconds": seconds, "size": res.tree.size, "error": tree_disagreement(res.tree, target, dist),
+                          "one-leaf error": one_leaf_error(target, dist),
                           "score pairs": res.score_pairs, "labelling points": res.ll_samples,
                           "error points": res.ee_samples, "label queries": res.label_queries}])
 
@@ -258,7 +271,9 @@ def check_speed(table: VerificationTable, speed: pd.DataFrame, eps: float = 0.10
     """[MGBH26] Algorithm 2 (Sec. 5.3): the n = 20 run's exact error is at most eps."""
     table.theorem("Algorithm 2 (Sec. 5.3)", "n = 20, ε = 0.1 run: exact error", float(speed["error"].iloc[0]), eps,
                   reach=(0.0, 0.5), box="alg-mgbh-2", measured_by=tree_disagreement,
-                  bound_by="the guarantee's ε", worst_case="one balanced depth-4 target, uniform μ (random draw)")
+                  bound_by="the guarantee's ε", worst_case="one balanced depth-4 target, uniform μ (random draw)",
+                  fails_under=("the one-leaf tree (majority label) on the same target",
+                               float(speed["one-leaf error"].iloc[0])))
 
 
 def label_variants(*, n: int, biases: Sequence[float], eps: float, delta: float,

@@ -13,7 +13,9 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from dtcore import analysis, bounds
-from dtcore.audit.replay import exact_run_record
+from dtcore.analysis import ExactMeasure
+from dtcore.audit.replay import exact_run_record, split_steps
+from dtcore.buildtopdown import build_top_down_dt
 from dtcore.cube import ProductDistribution
 from dtcore.functions import gated_majority_tree
 from ... import figures
@@ -134,6 +136,33 @@ def check_lemma44(table: VerificationTable, runs: pd.DataFrame, dictator: pd.Dat
                       box="lem-mgbh-4-4", why="a hand-picked function; the exhaustive supremum above is the check")
 
 
+def worst_split_ratios(target: "DecisionTree", dist: ProductDistribution, eps: float) -> dict[str, float]:
+    """[MGBH26] Lemmas 4.4 and 4.5 (D-forms) on a worse output: at every step of Algorithm 1's exact run, the split
+    of smallest score p_ℓ Inf^μ_i(f_ℓ) over the frontier's leaves and their free variables instead of the best
+    (0 where a leaf is constant or a free variable irrelevant to it).
+
+    Returns the smallest ratio of that score to ε/(jD_opt) (``l44``, steps whose error exceeds ε) and to
+    cost/(2jD_opt²) (``l45``), measured on the truth table like the greedy ratios of :func:`exact_run_record`.
+    """
+    f = target.truth_table()
+    D = float(target.depth)
+    run = build_top_down_dt(f, eps=eps, dist=dist, kind="rerandomised")
+    measure = ExactMeasure(f, dist, "rerandomised")
+    l44, l45 = [], []
+    for frontier, node, _ in split_steps(run.tree, run.trace)[:-1]:  # one step at a time, at most 2^n - 1
+        restrictions = [run.tree.restriction(v) for v in frontier]
+        regions = [measure.region(r) for r in restrictions]
+        scores = np.concatenate([reg[2][r < 0] for reg, r in zip(regions, restrictions)])
+        error = sum(min(r[1], r[0] - r[1]) for r in regions)
+        cost = float(sum(r[2].sum() for r in regions))
+        worst_score = float(scores.min())
+        j = len(frontier)
+        if error > eps:
+            l44.append(worst_score / float(bounds.mgbh26_lemma44_score_lower(eps, j, D)))
+        l45.append(worst_score / float(bounds.mgbh26_lemma45_score_lower(cost, j, D, D)))
+    return {"l44": min(l44) if l44 else math.nan, "l45": min(l45) if l45 else math.nan}
+
+
 def gated_majority_runs(ks: Sequence[int] = (5, 7, 9), qs: Sequence[float] = (0.02, 0.05, 0.1)) -> pd.DataFrame:
     """[MGBH26] Lemma 4.4: exact greedy runs on x0 and Maj(x1..xk) with Pr[x0 = 1] = q, eps = 0.9 error.
 
@@ -147,9 +176,11 @@ def gated_majority_runs(ks: Sequence[int] = (5, 7, 9), qs: Sequence[float] = (0.
             dist = ProductDistribution([q] + [0.5] * k)
             eps = 0.9 * analysis.constant_error(target.truth_table(), dist)
             rec = exact_run_record(target, dist, eps)
+            worse = worst_split_ratios(target, dist, eps)
             rows.append({"k": k, "q": q, "D_opt": rec["D"], "Delta_opt": rec["Delta"], "eps": eps,
                          "printed": rec["l44_printed"], "Delta-form": rec["l44_corrected"], "D-form": rec["l44_Dform"],
-                         "l45 D-form": rec["l45_Dform"], "greedy size": rec["size"], "error": rec["final_error"]})
+                         "l45 D-form": rec["l45_Dform"], "greedy size": rec["size"], "error": rec["final_error"],
+                         "D-form, worst split": worse["l44"], "l45 D-form, worst split": worse["l45"]})
     return pd.DataFrame(rows)
 
 
@@ -173,6 +204,10 @@ def gated_majority_glue(gated: pd.DataFrame) -> dict[str, float]:
             "ch4_gm_count": len(gated)}
 
 
+WORST_SPLIT = ("the worst split of each step (smallest score over the frontier's leaves and free variables, "
+               "e.g. a split of the constant leaf x0 = 0)")
+
+
 def check_gated_majority(table: VerificationTable, gated: pd.DataFrame) -> None:
     """[MGBH26] Lemma 4.4's Δ-form refuted; the provable D-forms of Lemmas 4.4 and 4.5 hold."""
     settings = f"x0 ∧ Maj_k, k in {sorted(set(gated['k']))}, q in {sorted(set(gated['q']))}, ε = 0.9·error"
@@ -183,8 +218,10 @@ def check_gated_majority(table: VerificationTable, gated: pd.DataFrame) -> None:
     table.theorem("Lemma 4.4 (D-form, provable)", "gated majority: min score / (ε/(jD_opt))",
                   worst(gated["D-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="lem-mgbh-4-4",
                   measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma44_score_lower,
-                  worst_case=settings)
+                  worst_case=settings,
+                  fails_under=(WORST_SPLIT, worst(gated["D-form, worst split"], "min")))
     table.theorem("Lemma 4.5 (D-form, provable)", "gated majority: min score / (cost/(2jD²))",
                   worst(gated["l45 D-form"], "min"), 1.0, relation=">=", reach=UNBOUNDED, box="lem-mgbh-4-5",
                   measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma45_score_lower,
-                  worst_case=settings)
+                  worst_case=settings,
+                  fails_under=(WORST_SPLIT, worst(gated["l45 D-form, worst split"], "min")))

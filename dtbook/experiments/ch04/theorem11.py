@@ -55,12 +55,15 @@ def size_figure(runs: pd.DataFrame, eps: float) -> Figure:
 
 def _bound_where_it_bites(table: VerificationTable, result: str, quantity: str, measured: pd.Series,
                           bound: np.ndarray, ceiling: float, box: str, why: str, *, measured_by: str,
-                          bound_by: object, worst_case: str, note: str = "") -> int:
+                          bound_by: object, worst_case: str, worse: str, note: str = "") -> int:
     """A theorem row over the runs whose bound lies below the largest value the quantity can take.
 
     The reach of measured/bound is the largest ceiling/bound over those runs (a tree on n variables
-    has at most 2^n leaves and 2^n - 1 splits). An observation (with ``why``) when no run has such a
-    bound; returns the number of runs counted.
+    has at most 2^n leaves and 2^n - 1 splits). The row's worse output (``worse``, its name) is the
+    output at that ceiling: the complete tree on the run's r relevant variables, which computes f
+    exactly (so it is an ε-approximation) and has 2^r leaves after 2^r − 1 splits; where the bound
+    bites it exceeds the bound. An observation (with ``why``) when no run has such a bound; returns
+    the number of runs counted.
     """
     bound = np.asarray(bound, dtype=float)
     ceiling = np.broadcast_to(np.asarray(ceiling, dtype=float), bound.shape)
@@ -74,10 +77,17 @@ def _bound_where_it_bites(table: VerificationTable, result: str, quantity: str, 
     elif bites.any():
         table.theorem(result, f"{quantity}, {int(bites.sum())} of {bites.size} runs where the bound bites",
                       worst(ratio[bites]), 1.0, reach=(0.0, worst(ceiling[bites] / bound[bites])), box=box,
-                      measured_by=measured_by, bound_by=bound_by, worst_case=worst_case, note=note)
+                      measured_by=measured_by, bound_by=bound_by, worst_case=worst_case, note=note,
+                      fails_under=(worse, worst(ceiling[bites] / bound[bites])))
     else:
         table.observation(result, quantity, worst(ratio), 1.0, why=why, box=box)
     return int(bites.sum())
+
+
+COMPLETE_TREE = "the complete tree on the target's r relevant variables (2^r leaves; it computes f exactly)"
+COMPLETE_RUN = ("a run that splits in the worst order until its tree is complete on the r relevant variables "
+                "(2^r − 1 splits)")
+LONGEST_PHASE1 = "a run whose phase 1 lasts all 2^r − 1 splits on the r relevant variables (the most a run can make)"
 
 
 def _size_bound(log10_bound: pd.Series) -> np.ndarray:
@@ -107,11 +117,11 @@ def check_size(table: VerificationTable, runs: pd.DataFrame, eps: float, n: int)
     where = "balanced, path and shallow targets under each bias (random draws)"
     _bound_where_it_bites(table, "Theorem 1.1", "max size / bound, greedy", g["size"], _size_bound(g["log10_thm11"]),
                           2.0 ** g["relevant"], "thm-mgbh-1-1", VACUOUS, measured_by="dtcore.buildtopdown.build_top_down_dt",
-                          bound_by=bounds.mgbh26_log_size_bound, worst_case=where)
+                          bound_by=bounds.mgbh26_log_size_bound, worst_case=where, worse=COMPLETE_TREE)
     _bound_where_it_bites(table, "Theorem 5.1", "max size / bound, adversarial 1/4", a["size"],
                           _size_bound(a["log10_thm51"]), 2.0 ** a["relevant"], "thm-mgbh-5-1", VACUOUS,
                           measured_by="dtcore.buildtopdown.build_top_down_dt", bound_by=bounds.mgbh26_log_size_bound,
-                          worst_case=where)
+                          worst_case=where, worse=COMPLETE_TREE)
 
 
 def size_glue(runs: pd.DataFrame, n: int) -> dict[str, float]:
@@ -172,11 +182,11 @@ def check_phases(table: VerificationTable, runs: pd.DataFrame, n: int) -> None:
     _bound_where_it_bites(table, "Lemma 4.6", "max J_1 / max((Δ/(εD))^(DΔ), 1), greedy runs", g["phase1_splits"],
                           g["lemma46_bound"], ceiling, "lem-mgbh-4-6", VACUOUS_STEPS,
                           measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma46_phase1_steps,
-                          worst_case=where)
+                          worst_case=where, worse=LONGEST_PHASE1)
     _bound_where_it_bites(table, "Lemma 4.7", "max J_total / (J_1·e^(ΔD)), greedy runs", g["splits"],
                           g["lemma47_bound"], ceiling, "lem-mgbh-4-7", VACUOUS_STEPS,
                           measured_by="dtcore.audit.replay.replay", bound_by=bounds.mgbh26_lemma47_total_steps,
-                          worst_case=where, note="J_1 in the bound is the replayed phase-1 count: the lemma relates "
+                          worst_case=where, worse=COMPLETE_RUN, note="J_1 in the bound is the replayed phase-1 count: the lemma relates "
                                                  "two counts of one run")
 
 
