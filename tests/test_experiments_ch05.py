@@ -485,7 +485,7 @@ def test_check_path_audit_holds_and_fails_on_shifted_covariances(audit):
     dev, pairs = lemma8.gain_identity_deviation(filled, impurity="entropy")
     assert dev > 1e-6 and pairs > 0  # the audited gains are Gini's, not entropy's
     values = lemma8.path_audit_glue(audit, filled, delta=0.05)
-    assert values["ch5_audit_delta"] == "0.05" and values["ch5_audit_dev"] <= 1
+    assert values["ch5_audit_delta"] == "0.05" and values["ch5_audit_dev"] <= 1 < values["ch5_audit_inverted"]
     assert values["ch5_audit_relevant"] == int(filled.relevant.sum())
     assert 0 <= values["ch5_audit_strong"] <= values["ch5_audit_relevant"]
 

@@ -625,8 +625,9 @@ def _worst_split(sup: Supremum) -> tuple[str, float]:
     scores = np.where(free, stats.by_variable[:, 0, leaves].T, np.inf)
     leaf, j = np.unravel_index(int(np.argmin(scores)), scores.shape)
     worst = float(scores[leaf, j])
-    return (f"the worst split of the same {sup.step}-leaf bare tree (x{j}, score {worst:.4g}) in place of "
-            "BuildTopDownDT's, at the witness", _ratio(sup.ratio * float(runs.score[0, step]), worst))
+    where = "at the root" if sup.step == 1 else f"in the {sup.step}-leaf bare tree"
+    return (f"the worst split {where} (x{j}, score {worst:.4g}) in place of BuildTopDownDT's, at the witness",
+            _ratio(sup.ratio * float(runs.score[0, step]), worst))
 
 
 def _influence_fault(sup: Supremum) -> tuple[str, float]:
@@ -636,7 +637,7 @@ def _influence_fault(sup: Supremum) -> tuple[str, float]:
                                   ProductDistribution(np.asarray(sup.measure, dtype=np.float64)), "flip")
     root = ex.subcubes(sup.n).root
     faulty = 0.5 * stats.influences[0, root]
-    return ("the influence weighted ½ instead of 2pᵢ(1 − pᵢ) (fault ch7-rerandomised-factor-uniform-only), at the witness",
+    return ("the influence weighted ½ instead of 2pᵢ(1 − pᵢ) (a fault right only at pᵢ = ½), at the witness",
             _ratio(float(faulty.max()), 2.0 * float(stats.error[0, root])))
 
 

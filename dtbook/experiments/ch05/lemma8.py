@@ -172,6 +172,7 @@ def check_path_audit(table: VerificationTable, filled: pd.DataFrame, triples: in
 def path_audit_glue(audit: pd.DataFrame, filled: pd.DataFrame, *, delta: float) -> dict[str, object]:
     """The numbers the text quotes about the path audit, by glue name."""
     return {"ch5_audit_delta": f"{delta:g}", "ch5_audit_dev": _deviation_ratio(filled),
+            "ch5_audit_inverted": _deviation_ratio(filled, "I_S_inverted"),
             "ch5_audit_empty": float((audit["size"] == 0).mean()), "ch5_audit_strong": len(_lemma8_event(filled)),
             "ch5_audit_premise": float((filled.relevant & (np.abs(filled.I_D) >= 2 * filled.hoeffding)).sum()),
             "ch5_audit_relevant": int(filled.relevant.sum())}
