@@ -240,7 +240,8 @@ def test_atlas_rows_kinds_follow_the_verdicts():
     from dtbook.experiments.exhaustive import atlas as experiment
     from dtbook.report import VerificationTable, lint_table
 
-    base = dict(paper="MGBH26", statement="s", table="00ff", measure="uniform")
+    base = dict(paper="MGBH26", statement="s", table="00ff", measure="uniform",
+                worse_output="the one-leaf tree, at the witness", worse_ratio=float("inf"))
     frame = pd.DataFrame([
         dict(base, result="Lemma C.1", form="as printed", sup_ratio=2.0, verdict="violated", exact_ratio="2"),
         dict(base, result="Lemma C.1", form="corrected (factor 2)", sup_ratio=1.0, verdict="tight", exact_ratio=None),
@@ -258,6 +259,11 @@ def test_atlas_rows_kinds_follow_the_verdicts():
     assert kinds == ["observation", "theorem", "observation", "theorem", "observation"]
     assert all(row["box"] for row in table.rows)
     assert lint_table(table) == []
+    assert table.rows[1]["fails_under_fails"] and table.rows[3]["fails_under_fails"]
+    # a worse output that passes the bound too leaves the theorem row without power: the lint says so
+    weak = VerificationTable()
+    experiment.check_atlas(weak, frame.iloc[[2]].assign(worse_ratio=0.9), known_equalities=set(), own_rows=set())
+    assert [f.pattern for f in lint_table(weak)] == ["no-power"]
     # a bound exceeded without an exact confirmation fails its theorem row
     failing = VerificationTable()
     experiment.check_atlas(failing, frame.iloc[[2]].assign(sup_ratio=1.01), known_equalities=set(), own_rows=set())

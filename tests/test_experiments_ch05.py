@@ -32,7 +32,7 @@ def kinds(table: VerificationTable) -> list[str]:
 
 
 def all_hold(table: VerificationTable) -> bool:
-    return len(table.failures()) == 0 and not lint_table(table, power=False)
+    return len(table.failures()) == 0 and not lint_table(table)
 
 
 def is_figure(fig: object, n_axes: int) -> bool:
@@ -258,6 +258,9 @@ def test_exhaustive_gain_lemmas_closed_forms_and_entropy_step(sup56):
     table = VerificationTable()
     lemmas56.check_exhaustive_gains(table, sup56, measures=SMALL_MEASURES)
     assert kinds(table) == ["identity"] * 4 + ["theorem", "observation"] and all_hold(table)
+    # the row's power: the Kearns–Mansour gain at entropy's witness falls below entropy's bound
+    assert "Kearns–Mansour" in table.rows[4]["fails_under"] and table.rows[4]["fails_under_value"] < 1
+    assert table.rows[4]["fails_under_fails"]
     # a strong-concavity constant 10% too large breaks the entropy row; a Gini gain off by 1% breaks an identity
     worse = sup56.assign(sup_ratio=np.where(sup56.form == lemmas56.ENTROPY_LEMMA6_STEP[1], 1.1 * sup56.sup_ratio,
                                             np.where(sup56.form == lemmas56.GINI_LEMMA5[1], 1.01 * sup56.sup_ratio,
@@ -340,7 +343,7 @@ def test_check_theorem1_rows_for_finite_and_infinite_gamma(thm1, rate1):
     table = VerificationTable()
     theorem1.check_theorem1(table, thm10, gamma=GAMMA, impurity="gini", m_max=400, m_min=100)
     # random and extreme members illustrate: observations, two sample-size rows per reached m90
-    assert set(kinds(table)) == {"observation"} and len(table.rows) == 3 + 2 * finite and not lint_table(table, power=False)
+    assert set(kinds(table)) == {"observation"} and len(table.rows) == 3 + 2 * finite and not lint_table(table)
     assert all(math.isfinite(row["measured"]) for row in table.rows)          # never an infinite m90 on the page
     table = VerificationTable()
     theorem1.check_theorem1(table, thm10, gamma=math.inf, impurity="entropy", m_max=400)
@@ -464,6 +467,9 @@ def test_check_path_audit_holds_and_fails_on_shifted_covariances(audit):
     # Lemma 8 and the gain identity count; Lemmas 5 and 6 follow from them by algebra
     assert kinds(table) == ["theorem", "identity", "identity", "observation", "observation"] and all_hold(table)
     assert table.rows[1]["measured"] < 1e-12 and table.rows[2]["measured"] < 1e-12
+    # the row's power: the label-inverted sample's covariance is -I(S_w, i), exactly, and breaks Lemma 8's bound
+    assert np.allclose(filled.I_S_inverted, -filled.I_S, atol=1e-15)
+    assert table.rows[0]["fails_under_fails"] and table.rows[0]["fails_under_value"] > 1
     table = VerificationTable()
     lemma8.check_path_audit(table, filled.assign(I_S=filled.I_S + 0.3), triples, beta=BETA, gamma=GAMMA,
                           impurity="gini", delta=0.05, m=500)
@@ -479,7 +485,7 @@ def test_check_path_audit_holds_and_fails_on_shifted_covariances(audit):
     dev, pairs = lemma8.gain_identity_deviation(filled, impurity="entropy")
     assert dev > 1e-6 and pairs > 0  # the audited gains are Gini's, not entropy's
     values = lemma8.path_audit_glue(audit, filled, delta=0.05)
-    assert values["ch5_audit_delta"] == "0.05" and values["ch5_audit_dev"] <= 1
+    assert values["ch5_audit_delta"] == "0.05" and values["ch5_audit_dev"] <= 1 < values["ch5_audit_inverted"]
     assert values["ch5_audit_relevant"] == int(filled.relevant.sum())
     assert 0 <= values["ch5_audit_strong"] <= values["ch5_audit_relevant"]
 
@@ -541,7 +547,7 @@ def test_theorem12_samples_and_check(rate2):
     table = VerificationTable()
     theorem2.check_theorem2(table, thm12, gamma=GAMMA, impurity="gini", m_max=400, m_min=100)
     assert kinds(table) == ["observation"] * 4 and "1-juntas" in table.rows[0]["quantity"]
-    assert not lint_table(table, power=False)
+    assert not lint_table(table)
     assert (thm12[theorem2.THEOREM12_UNION] > thm12["Theorem 5.3 as printed, B = 1 (paper's Theorem 12)"]).all()
     table = VerificationTable()
     theorem2.check_theorem2(table, thm12.assign(**{"m90 (in the grid)": math.inf}), gamma=math.inf,
@@ -638,7 +644,7 @@ def test_hardest_members_rows_glue_and_growth():
     sizes = hardest.member_sizes(worst, beta=BETA, gamma=GAMMA, alpha=ALPHA, c=C, n=6)
     table = VerificationTable()
     hardest.check_hardest_members(table, sizes, gamma=GAMMA, impurity="gini", budget=budget)
-    assert set(kinds(table)) == {"observation"} and not lint_table(table, power=False)
+    assert set(kinds(table)) == {"observation"} and not lint_table(table)
     assert all("search: 1 restarts" in row["worst_case"] for row in table.rows[:2])
     values = hardest.hardest_glue(sizes, budget, k_max=2, alpha=ALPHA, c=C)
     assert values["ch5_thm2_worst_asks"] == common.power_of_ten(float(sizes["theorem asks (printed)"].iloc[1]))
@@ -699,7 +705,7 @@ def test_search_guard_rates_are_the_searchs_own_and_a_flipped_search_fails_the_r
     guards = pd.DataFrame([guard])
     table = VerificationTable()
     hardest.check_search(table, guards, budget=dict(restarts=2, sweeps=1, runs=6))
-    assert kinds(table) == ["identity", "identity"] and not lint_table(table, power=False)
+    assert kinds(table) == ["identity", "identity"] and not lint_table(table)
     assert all_hold(table) == (guard["rate found"] <= min(guard["grid min"], guard["reference rate"]))
     worse = guards.assign(**{"rate found": 1.0, "grid min": 0.5, "reference rate": 0.5})
     table = VerificationTable()
@@ -718,4 +724,4 @@ def test_the_bounds_of_the_counted_rows_are_computed_twice():
     sup9 = pd.DataFrame({"alpha": [0.1], "c": [0.15], "k": [2]})
     table = VerificationTable()
     lemma9.check_lemma9_bound(table, sup9)
-    assert kinds(table) == ["identity"] and all_hold(table) and not lint_table(table, power=False)
+    assert kinds(table) == ["identity"] and all_hold(table) and not lint_table(table)

@@ -90,3 +90,60 @@ def test_smoothed_suprema_on_two_variables_stay_far_below_the_bound():
     assert 0 < sup.ratio < 1e-3 and sup.cases > 0
     with pytest.raises(ValueError, match="deltas"):
         wc.smoothed_suprema([(0.1, 0.15)], rng=np.random.default_rng(1), deltas=(1.5,))
+
+
+# --- the power of each supremum: a named worse output at its witness fails the bound (issue 35) --------
+
+COUNTED = [("OSSS inequality", "size form (BLT20)"), ("OSSS inequality", "depth form"),
+           ("OSSS inequality", "average-depth form"), ("Lemma 5.1(1)", "as printed"),
+           ("Lemma 5.2", "as printed")]
+
+
+def test_worse_outputs_fail_every_uniform_supremum_at_its_witness():
+    tr = wc.worse_outputs(wc.uniform_suprema(3))
+    for key in COUNTED:
+        sup = tr.best[key]
+        assert sup.ratio <= 1 + wc.TIGHT_TOLERANCE and sup.worse, sup.row()
+        assert sup.worse_ratio > 1 + wc.TIGHT_TOLERANCE, sup.row()  # the same ratio, for the worse output, fails
+    assert "least influential" in tr.best[("OSSS inequality", "size form (BLT20)")].worse  # a dictator: Inf = 0
+    assert "inverted" in tr.best[("Lemma 5.1(1)", "as printed")].worse
+    # Lemma 5.3 at the page's witness, the parity on four variables (Inf = 4, Var = 1, s = 16: 4/6): a one-split
+    # tree's s = 2 gives 4 / log2(8) = 4/3 (on three variables it would only reach 3/3, the bound)
+    name, value = wc.WORSE_OUTPUTS["Lemma 5.3"](wc.Supremum("BLT20", "Lemma 5.3", "as printed", "", 2 / 3, 0x6996, 4))
+    assert "s = 2" in name and value == pytest.approx(4 / 3)
+    # Lemma 5.4 at the page's witness 03cf (first split): splitting on x0, on which f does not depend, scores 0
+    name, value = wc.WORSE_OUTPUTS["Lemma 5.4"](wc.Supremum("BLT20", "Lemma 5.4", "as printed", "", 0.25, 0x03CF, 4,
+                                                            step=1))
+    assert "worst split" in name and value == np.inf
+
+
+def test_worse_outputs_fail_every_product_measure_theorem_row():
+    tr = wc.worse_outputs(wc.product_suprema([ProductDistribution([0.5, 0.5, 0.5]),
+                                              ProductDistribution([0.1, 0.3, 0.5])], n=3))
+    for key in [("Lemma C.1", "corrected (factor 2)"), ("Lemma C.2", "first inequality"), ("Lemma 4.1", "as printed"),
+                ("Lemma 4.2", "depth form"), ("Lemma 4.2", "average-depth form"), ("Lemma 4.4", "D-form (provable)"),
+                ("Lemma 4.5", "D-form (provable)"), ("Lemma 6", "entropy, proof's step (beta I^2 / (2 p(1-p)))")]:
+        sup = tr.best[key]
+        assert sup.worse and sup.worse_ratio > 1 + wc.TIGHT_TOLERANCE, sup.row()
+    assert not tr.best[("Lemma C.2", "second inequality")].worse  # algebra: no worse output named
+    # the Kearns–Mansour gain at entropy's witness: entropy's beta / 4 (KM's) near a balanced leaf
+    assert tr.best[("Lemma 6", "entropy, proof's step (beta I^2 / (2 p(1-p)))")].worse_ratio == pytest.approx(
+        1 / np.log(2), rel=1e-2)
+
+
+def test_worse_output_of_a_symmetric_witness_is_a_one_split_tree():
+    # 0001 on three variables (f = 1 only at 000): every variable equally influential, so no variable is worse;
+    # a one-split tree (Delta = 1) in place of the least-Delta tree (1 + 1/2 + 1/4) fails OSSS's average-depth form
+    sup = wc.Supremum("OSSS05", "OSSS inequality", "average-depth form", "", 1.0, 1, 3)
+    name, value = wc.WORSE_OUTPUTS["OSSS inequality"](sup)
+    assert "one-split tree" in name and value == pytest.approx(1.75)
+
+
+def test_worse_outputs_of_the_impurity_constants_and_the_stochastic_facts_fail():
+    tr = wc.worse_outputs(wc.impurity_suprema(201))
+    for sup in tr.best.values():
+        assert sup.worse and sup.worse_ratio > 1 + wc.TIGHT_TOLERANCE, sup.row()
+    assert tr.best[("Definition 4", "gini")].worse_ratio == pytest.approx(2.0)  # 2q(1 - q): half the gap
+    st = wc.stochastic_suprema(n=1, depth=2, coins=(0.25, 0.5), copies=(1, 4))
+    assert st.best[("Fact 1.2", "every h on the grid")].worse_ratio > 1
+    assert st.best[("Lemma 2.1", "the proof's expectation")].worse_ratio == pytest.approx(2.0)  # mu = 1/2: 1/2 vs 1/4

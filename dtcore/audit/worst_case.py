@@ -45,7 +45,9 @@ class Supremum:
     table), ``measure`` the p vector (None: uniform), ``step`` the number of leaves of the witness
     bare tree (None: the lemma is about the function alone), ``exact`` the ratio recomputed in
     rational arithmetic where the float ratio exceeds 1, ``witness`` a description that replaces the
-    truth table when the witness is not a function on n variables (a mean function, a coin grid).
+    truth table when the witness is not a function on n variables (a mean function, a coin grid);
+    ``worse``/``worse_ratio`` name a worse output and the same ratio for it at the witness
+    (:func:`worse_outputs`; above 1: the check would fail for that output).
     """
 
     paper: str
@@ -61,6 +63,8 @@ class Supremum:
     exact: Fraction | None = None
     note: str = ""
     witness: str = ""
+    worse: str = ""
+    worse_ratio: float = math.nan
 
     @property
     def verdict(self) -> str:
@@ -83,7 +87,8 @@ class Supremum:
                 "table": self.witness or format(self.function, f"0{2 ** self.n // 4}x"), "n": self.n,
                 "measure": "uniform" if self.measure is None else "(" + ", ".join(f"{p:g}" for p in self.measure) + ")",
                 "leaves": self.step, "cases": self.cases,
-                "exact_ratio": None if self.exact is None else str(self.exact), "note": self.note}
+                "exact_ratio": None if self.exact is None else str(self.exact), "note": self.note,
+                "worse_output": self.worse, "worse_ratio": self.worse_ratio}
 
 
 def _sup(ratio: np.ndarray) -> tuple[float, tuple[int, ...]]:
@@ -489,11 +494,16 @@ def stochastic_suprema(n: int = 2, depth: int = 3, coins: Sequence[float] = (0.1
     point_bound = np.minimum(v, 1.0 - v) + 2.0 * np.abs(v - g)
     with np.errstate(divide="ignore", invalid="ignore"):
         pointwise = float(np.nanmax(np.where(point_bound > 0, point_err / point_bound, np.nan)))
+    # the worse output at the witness mu_T: h = mu_T rounded the wrong way, 1 - round(h), against the bound for h
+    inverted = 1.0 - stochastic.bayes_optimal(mu[k]).astype(np.float64)
+    inverted_error = float((mu[k] * (1.0 - inverted) + (1.0 - mu[k]) * inverted).mean())
     tr.best[("Fact 1.2", "every h on the grid")] = Supremum(
         "BLT21", "Fact 1.2", "every h on the grid", "Pr[round(h) != T] <= opt_T + 2 E|mu_T - h|",
         max(value, pointwise), 0, n, None, None, int(np.isfinite(r12).sum()),
         note=where + f", h(x) in {h_grid} grid values (constant h: {value:.6g}; pointwise over every h-table: "
-                     f"{pointwise:.6g})", witness=f"{describe(k)}, h = {grid[h]:g}")
+                     f"{pointwise:.6g})", witness=f"{describe(k)}, h = {grid[h]:g}",
+        worse="1 − round(h) in place of round(h), with h = μ_T at the witness μ_T",
+        worse_ratio=_ratio(inverted_error, opt[k] + 2.0 * float(np.abs(mu[k] - mu[k]).mean())))
     best = None
     for c in copies:  # a handful of copy counts; every mean function at once
         deviation = stochastic.copies_mean_deviation(values, int(c))
@@ -502,11 +512,15 @@ def stochastic_suprema(n: int = 2, depth: int = 3, coins: Sequence[float] = (0.1
         value, (k,) = _sup(ratio)
         if best is None or value > best[0]:
             best = (value, k, int(c))
+    # the worse output at the witness mu_T: one copy where the bound is for four (a sample four times too small)
+    one_copy = float(stochastic.copies_mean_deviation(mu[best[1]], 1).mean())
     tr.best[("Lemma 2.1", "the proof's expectation")] = Supremum(
         "BLT21", "Lemma 2.1", "the proof's expectation", "E_r E_x |mean of c copies - mu_T| <= 1 / (2 sqrt c)",
         best[0], 0, n, None, None, int(mu.shape[0] * len(copies)),
         note=where + ", c in {" + ", ".join(str(c) for c in copies) + "}",
-        witness=f"{describe(best[1])}, c = {best[2]}")
+        witness=f"{describe(best[1])}, c = {best[2]}",
+        worse="the mean of 1 copy against the bound for c = 4 copies, at the witness μ_T",
+        worse_ratio=one_copy / bounds.blt21_lemma21_expected_l1(4))
     return tr
 
 
@@ -555,6 +569,184 @@ def smoothed_suprema(alpha_c: Sequence[tuple[float, float]], *, rng: np.random.G
             "Pr_Delta[|I(D_w, i)| <= 2 alpha^2 delta^2 (c/2)^(2k)] <= delta for some free i", value, f, k,
             tuple(float(v) for v in centre), None, cases,
             note=f"k = {k}, delta = {d:g}, estimate {point:.3g}; {draws} Monte Carlo draws, ratio (estimate + 3 se) / delta")
+    return tr
+
+
+# --- the power of each supremum: the same ratio at its witness for a named worse output -----------
+
+#: BGLT20 Definition 4's impurities without their normalisation G(1/2) = 1: the textbook forms.
+UNNORMALISED = {"gini": (0.5, "Gini as 2q(1 − q)"), "entropy": (math.log(2.0), "entropy in nats"),
+                "kearns_mansour": (0.5, "Kearns–Mansour as √(q(1 − q))")}
+
+
+def _witness_statistics(sup: Supremum) -> ex.SubcubeStatistics:
+    """The subcube statistics of the witness function alone, under its measure, with the influence of its
+    paper (re-randomised for MGBH26, flip otherwise), as the search computed them."""
+    table = ex.all_tables(sup.n)[[sup.function]]
+    dist = None if sup.measure is None else ProductDistribution(np.asarray(sup.measure, dtype=np.float64))
+    return ex.subcube_statistics(table, dist, "rerandomised" if sup.paper == "MGBH26" else "flip")
+
+
+def _ratio(measured: float, bound: float) -> float:
+    """measured / bound, +inf when the bound is 0 and the measured side positive."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(measured) / np.float64(bound))
+
+
+def _variable_or_one_split(sup: Supremum) -> tuple[str, float]:
+    """OSSS and MGBH26 C.1 (max_i Inf_i >= Var / depth term): the least influential variable in place of the
+    most influential one; where every variable is equally influential (a symmetric witness), a one-split
+    tree (s = 2, D = Delta = 1) in place of the least tree computing f."""
+    stats = _witness_statistics(sup)
+    root = ex.subcubes(sup.n).root
+    inf = stats.influences[0, root]
+    j = int(np.argmin(inf))
+    if inf[j] < inf.max():
+        return (f"the least influential variable x{j} (Inf = {inf[j]:.4g}) in place of the most influential, at the witness",
+                _ratio(sup.ratio * inf.max(), inf[j]))
+    var = float(np.clip(stats.variance[0, root], 0.0, 1.0))
+    if sup.result == "Lemma C.1":
+        bound = bounds.mgbh26_lemma_c1_max_influence_lower(var, 1.0, paper_form=sup.form == "as printed")
+    elif sup.form == "size form (BLT20)":
+        bound = bounds.osss05_max_influence_lower(var, 2)
+    else:
+        bound = var / 1.0  # D = Delta = 1
+    return ("a one-split tree (s = 2, D = Δ = 1) in place of the least tree computing f (every variable is "
+            "equally influential at the witness)", _ratio(bound, inf.max()))
+
+
+def _one_split_size(sup: Supremum) -> tuple[str, float]:
+    """BLT20 Lemma 5.3 (Inf <= Var log2(4s/Var)): the size of a one-split tree, s = 2, in place of s(f)."""
+    stats = _witness_statistics(sup)
+    root = ex.subcubes(sup.n).root
+    var = float(np.clip(stats.variance[0, root], 0.0, 1.0))
+    total = float(stats.influences[0, root].sum())
+    return ("a one-split tree (s = 2) in place of f's least tree, at the witness", _ratio(total, bounds.blt20_lemma53_total_influence_upper(var, 2)))
+
+
+def _one_leaf_depth(sup: Supremum) -> tuple[str, float]:
+    """MGBH26 Lemma 4.2 (Inf <= D Var, Inf <= Delta): the one-leaf tree's depth, D = Delta = 0."""
+    stats = _witness_statistics(sup)
+    root = ex.subcubes(sup.n).root
+    total = float(stats.influences[0, root].sum())
+    var = float(stats.variance[0, root])
+    bound = 0.0 * var if sup.form == "depth form" else 0.0
+    return "the one-leaf tree (D = Δ = 0) in place of a least tree computing f, at the witness", _ratio(total, bound)
+
+
+def _inverted_tree(sup: Supremum) -> tuple[str, float]:
+    """BLT20 Lemma 5.1(1), MGBH26 Lemma 4.1 (error(T°, f) <= cost(T°)): BuildTopDownDT's tree at zero error
+    with every leaf label inverted (each leaf's error is its majority mass; its cost is 0)."""
+    stats = _witness_statistics(sup)
+    runs = ex.best_first_runs(*ex.build_top_down_scores(stats), sup.n)
+    leaves = runs.frontier(0, int(runs.size[0]) - 1)
+    ones, reach = stats.mass_one[0, leaves], stats.p_reach[leaves]
+    error = float(np.maximum(ones, reach - ones).sum())
+    cost = float(stats.cost[0, leaves].sum())
+    return (f"BuildTopDownDT's tree at zero error with its leaf labels inverted (error {error:.4g}, cost {cost:.4g}), at the witness",
+            _ratio(error, cost))
+
+
+def _worst_split(sup: Supremum) -> tuple[str, float]:
+    """The chosen-leaf lemmas (BLT20 5.2/5.4, MGBH26 4.4/4.5): at the witness's bare tree, the split of least
+    score (over every leaf and free variable) in place of BuildTopDownDT's, the bound unchanged."""
+    stats = _witness_statistics(sup)
+    runs = ex.best_first_runs(*ex.build_top_down_scores(stats), sup.n)
+    step = int(sup.step) - 1
+    leaves = runs.frontier(0, step)
+    sub = ex.subcubes(sup.n)
+    free = sub.free[leaves]  # (L, n)
+    scores = np.where(free, stats.by_variable[:, 0, leaves].T, np.inf)
+    leaf, j = np.unravel_index(int(np.argmin(scores)), scores.shape)
+    worst = float(scores[leaf, j])
+    where = "at the root" if sup.step == 1 else f"in the {sup.step}-leaf bare tree"
+    return (f"the worst split {where} (x{j}, score {worst:.4g}) in place of BuildTopDownDT's, at the witness",
+            _ratio(sup.ratio * float(runs.score[0, step]), worst))
+
+
+def _influence_fault(sup: Supremum) -> tuple[str, float]:
+    """MGBH26 Lemma C.2 (Inf_i <= 2 error(f, ±1)): the influence with fault
+    ch7-rerandomised-factor-uniform-only, weighted 1/2 (right at p = 1/2) instead of 2 p_i (1 - p_i)."""
+    stats = ex.subcube_statistics(ex.all_tables(sup.n)[[sup.function]],
+                                  ProductDistribution(np.asarray(sup.measure, dtype=np.float64)), "flip")
+    root = ex.subcubes(sup.n).root
+    faulty = 0.5 * stats.influences[0, root]
+    return ("the influence weighted ½ instead of 2pᵢ(1 − pᵢ) (a fault right only at pᵢ = ½), at the witness",
+            _ratio(float(faulty.max()), 2.0 * float(stats.error[0, root])))
+
+
+def _holder_exponent(sup: Supremum) -> tuple[str, float]:
+    """BGLT20 Definition 3 (|G(a) - G(b)| <= C |a - b|^alpha): the exponent alpha + 1/2 at the witness (a, b)."""
+    a, b = sup.measure
+    G = get_impurity(sup.form)
+    C, alpha = holder_constants(sup.form)
+    return (f"the Hölder exponent {alpha + 0.5:g} in place of {alpha:g}, at (a, b) = ({a:g}, {b:g})",
+            _ratio(abs(float(G(a)) - float(G(b))), C * abs(a - b) ** (alpha + 0.5)))
+
+
+def _unnormalised(sup: Supremum) -> tuple[str, float]:
+    """BGLT20 Definition 4 (kappa-strong concavity): the impurity without its normalisation G(1/2) = 1."""
+    a, b = sup.measure
+    scale, name = UNNORMALISED[sup.form]
+    G = get_impurity(sup.form)
+    gap = scale * (float(G((a + b) / 2)) - (float(G(a)) + float(G(b))) / 2)
+    return f"{name} in place of the normalised impurity, at (a, b) = ({a:g}, {b:g})", _ratio(kappa(sup.form) / 2 * (b - a) ** 2, gap)
+
+
+def _wrong_impurity_gain(sup: Supremum) -> tuple[str, float]:
+    """BDM20 Lemma 6 (Gain >= a multiple of I^2): at the witness's worst (w, i), the Kearns–Mansour gain in
+    place of the form's impurity's gain, the bound (with that impurity's beta) unchanged."""
+    name = sup.form.split(",")[0]
+    stats = _witness_statistics(sup)
+    sub = ex.subcubes(sup.n)
+    q, p = stats.mean[0], stats.dist.p
+    best = (-np.inf, 0.0)
+    beta = strong_concavity(name)
+    G, K = get_impurity(name), get_impurity("kearns_mansour")
+    for i in range(sup.n):  # one vectorised pass per coordinate
+        has = sub.free[:, i]
+        q1, q0, qw = q[sub.children[has, i, 1]], q[sub.children[has, i, 0]], q[has]
+        cov = p[i] * (1 - p[i]) * (q1 - q0)
+        gain = G(qw) - p[i] * G(q1) - (1 - p[i]) * G(q0)
+        km = K(qw) - p[i] * K(q1) - (1 - p[i]) * K(q0)
+        bound = (bounds.bdm20_lemma6_gain_lower(beta, np.abs(cov)) if "printed" in sup.form
+                 else beta / 2 * cov**2 / (p[i] * (1 - p[i])))
+        keep = (np.abs(cov) > 1e-15) & (gain > GAIN_FLOOR)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(keep, bound / gain, -np.inf)
+        k = int(np.argmax(ratio))
+        if ratio[k] > best[0]:
+            best = (float(ratio[k]), _ratio(float(bound[k]), float(km[k])))
+    return f"the Kearns–Mansour gain in place of the {name} gain, at the witness's worst (w, i)", best[1]
+
+
+WORSE_OUTPUTS: dict[str, Callable[[Supremum], tuple[str, float]]] = {
+    "OSSS inequality": _variable_or_one_split, "Lemma C.1": _variable_or_one_split,
+    "Lemma 5.3": _one_split_size, "Lemma 4.2": _one_leaf_depth,
+    "Lemma 5.1(1)": _inverted_tree, "Lemma 4.1": _inverted_tree, "Lemma C.2": _influence_fault,
+    "Lemma 5.2": _worst_split, "Lemma 5.4": _worst_split, "Lemma 4.4": _worst_split, "Lemma 4.5": _worst_split,
+    "Definition 3": _holder_exponent, "Definition 4": _unnormalised, "Lemma 6": _wrong_impurity_gain,
+}
+"""The worse output of each result whose supremum is a theorem check: see :func:`worse_outputs`."""
+
+
+def worse_outputs(tr: Tracker) -> Tracker:
+    """Fill ``worse``/``worse_ratio`` of each supremum: the same ratio, at its witness only, for a named worse
+    output the statement's setting admits (issue 35: a counted row must show that it can fail).
+
+    Lower bounds on the most influential variable (OSSS, MGBH26 C.1): the least influential variable, or a
+    one-split tree where every variable is equally influential; BLT20 Lemma 5.3: a one-split tree's size;
+    MGBH26 Lemma 4.2: the one-leaf tree; error <= cost (BLT20 5.1(1), MGBH26 4.1): the zero-error tree with
+    its labels inverted; the chosen-leaf lemmas: the worst split of the same bare tree; MGBH26 C.2's first
+    inequality: the influence with a named fault; BGLT20 Definitions 3 and 4: a wrong exponent, the
+    unnormalised impurity; BDM20 Lemma 6: the Kearns–Mansour gain. A ratio above 1 means the row would fail
+    for that output. Forms without an entry (and MGBH26 C.2's second inequality) are left empty.
+    """
+    for (result, form), sup in tr.best.items():
+        rule = WORSE_OUTPUTS.get(result)
+        if rule is None or (result == "Lemma C.2" and form != "first inequality") or sup.worse:
+            continue
+        sup.worse, sup.worse_ratio = rule(sup)
     return tr
 
 

@@ -202,6 +202,7 @@ def exhaustive_gain_lemmas(*, measures: Sequence[Sequence[float]] = EXHAUSTIVE_M
     if not 1 <= len(measures) <= 3:
         raise ValueError(f"measures must hold 1 to 3 measures (the full grid is page 7's), got {len(measures)}")
     tracker = worst_case.product_suprema([ProductDistribution(np.asarray(p, dtype=np.float64)) for p in measures], n)
+    worst_case.worse_outputs(tracker)  # the entropy row's worse output: the Kearns–Mansour gain at its witness
     return pd.DataFrame([s.row() for s in tracker.best.values() if s.paper == "BDM20"])
 
 
@@ -247,7 +248,8 @@ def check_exhaustive_gains(table: VerificationTable, sup56: pd.DataFrame, *,
                   measured_by=(worst_case.product_suprema, get_impurity), bound_by=strong_concavity, box="lem-id3-6",
                   worst_case=_witness(step),
                   note=f"tests entropy's strong-concavity constant beta = {strong_concavity('entropy'):.4g} "
-                       f"({step.verdict}; approached where the label frequency is near 1/2)")
+                       f"({step.verdict}; approached where the label frequency is near 1/2)",
+                  fails_under=(step.worse_output, 1 / step.worse_ratio))
     printed = _supremum(sup56, ENTROPY_LEMMA6_PRINTED)
     table.observation("Lemma 5.4 (paper's Lemma 6), exhaustive, entropy", "min over every f on n <= 4, w, i and measure of "
                       "Gain(D_w,i) / (beta I(D_w,i)^2 / 8), the printed form", 1 / printed.sup_ratio, 1.0,

@@ -43,6 +43,7 @@ def atlas(*, measures: Sequence[ProductDistribution], alpha_c: Sequence[tuple[fl
         run()
         seconds[name] = time.process_time() - start
     wc.first_violations(tracker)
+    wc.worse_outputs(tracker)  # each supremum's power: the same ratio at its witness for a named worse output
     frame = pd.DataFrame([s.row() for s in tracker.best.values()])
     return frame, dict(tracker.deviations), seconds
 
@@ -149,6 +150,13 @@ ATTAINED_WHY = ("the attainment restates the supremum of the theorem row above (
                 "a bound loosened by a constant is caught by the identity of the bounds against the printed formulas")
 
 
+def worse_output(r: object) -> tuple[str, float] | None:
+    """The atlas row's power (:func:`dtcore.audit.worst_case.worse_outputs`): ``(name, ratio)`` of the named
+    worse output at the row's witness, or None where the search names none."""
+    name = getattr(r, "worse_output", "")
+    return (name, float(getattr(r, "worse_ratio"))) if isinstance(name, str) and name else None
+
+
 def not_counted(result: str, form: str) -> str:
     """Why an atlas row is an observation ("" when it is counted)."""
     return NOT_COUNTED.get((result, form)) or NOT_COUNTED.get((result, None)) or ""
@@ -251,7 +259,7 @@ def check_atlas(table: VerificationTable, atlas_frame: pd.DataFrame, *,
         measured_by, bound_by = atlas_provenance(r.result, r.form)
         table.theorem(name, f"{statement}: sup of measured / bound", r.sup_ratio, 1.0,
                       reach=(0.0, float("inf")), reach_why=RATIO_REACH_WHY, measured_by=measured_by,
-                      bound_by=bound_by, worst_case=where, box=box, tolerance=tight)
+                      bound_by=bound_by, worst_case=where, box=box, tolerance=tight, fails_under=worse_output(r))
         if r.verdict == "tight" or (r.result, r.form) in known_equalities:
             table.observation(name, "|1 − sup of measured / bound|: the bound is attained on n ≤ 4",
                               abs(1.0 - r.sup_ratio), tight, why=ATTAINED_WHY, worst_case=where, box=box)

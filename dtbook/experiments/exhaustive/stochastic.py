@@ -25,14 +25,18 @@ def check_stochastic(table: VerificationTable, atlas_frame: pd.DataFrame) -> Non
                       float(own.loc[("Fact 1.1", "every deterministic h"), "sup_ratio"]), 1.0,
                       why="holds pointwise by algebra: at each point the Bayes rule errs min(μ, 1 − μ) and no h errs less",
                       worst_case=witness(atlas_frame, "Fact 1.1", "every deterministic h"))
+    fact12 = own.loc[("Fact 1.2", "every h on the grid")]
+    lemma21 = own.loc[("Lemma 2.1", "the proof's expectation")]
     table.theorem("[BLT21] Fact 1.2", "sup of Pr[round(h) ≠ T] / (opt_T + 2E|μ_T − h|) over every μ_T and grid h",
                   float(own.loc[("Fact 1.2", "every h on the grid"), "sup_ratio"]), 1.0, reach=(0.0, float("inf")),
                   reach_why=RATIO_WHY, measured_by=stochastic_suprema, bound_by=stochastic.bayes_optimal,
-                  worst_case=witness(atlas_frame, "Fact 1.2", "every h on the grid"), tolerance=tol)
+                  worst_case=witness(atlas_frame, "Fact 1.2", "every h on the grid"), tolerance=tol,
+                  fails_under=(fact12["worse_output"], float(fact12["worse_ratio"])))
     table.theorem("[BLT21] Lemma 2.1", "sup of E_r E_x|mean of c copies − μ_T| · 2√c over every μ_T and c ≤ 100",
                   float(own.loc[("Lemma 2.1", "the proof's expectation"), "sup_ratio"]), 1.0, reach=(0.0, 10.0),
                   measured_by=stochastic.copies_mean_deviation, bound_by=bounds.blt21_lemma21_expected_l1,
-                  worst_case=witness(atlas_frame, "Lemma 2.1", "the proof's expectation"), tolerance=tol)
+                  worst_case=witness(atlas_frame, "Lemma 2.1", "the proof's expectation"), tolerance=tol,
+                  fails_under=(lemma21["worse_output"], float(lemma21["worse_ratio"])))
 
 
 def check_lemma11(table: VerificationTable, atlas_frame: pd.DataFrame) -> None:
