@@ -637,8 +637,10 @@ class VerificationTable:
         ``fails_under=(name, value)`` is the row's power: the value of the same quantity for a named
         worse output (the label-inverted hypothesis, the one-leaf tree, the worst split, the
         algorithm with a named fault of ``faults/`` at the witness), computed by this run. The row
-        records whether that value violates the bound; :meth:`assert_all` fails on a counted theorem
-        row without a worse output that fails it (``no-power``), since such a row shows nothing.
+        records whether that value violates the bound. Where it does not (a worse output that passes
+        too, a NaN, a value beyond the reach), the row cannot be shown to fail at these parameters
+        and is recorded as an observation saying so. :meth:`assert_all` fails on a counted theorem
+        row that names no worse output (``no-power``) once a chapter asks for it.
         """
         row = self._theorem_row(result, quantity, measured, bound, reach=reach, relation=relation,
                                 box=box, tolerance=tolerance, note=note, worst_case=worst_case,
@@ -656,6 +658,14 @@ class VerificationTable:
             admissible = not math.isnan(value) and worse["reach_low"] - worse["tolerance"] <= value \
                 <= worse["reach_high"] + worse["tolerance"]
             row.update(fails_under=name, fails_under_value=value, fails_under_fails=admissible and not worse["holds"])
+            if not row["fails_under_fails"] and row["holds"]:
+                # At these parameters even the named worse output passes: the row shows nothing, so it
+                # is shown as an observation (a failing measurement stays a failing theorem row).
+                self.observation(result, quantity, measured, bound, relation=relation, box=box,
+                                 worst_case=worst_case,
+                                 why=f"no power at these parameters: {name}, a worse output, gives "
+                                     f"{format_number(value)}, which passes the bound too")
+                return True
         return self._add(row)
 
     def bound(self, result: str, quantity: str, measured: float, bound: float, *,

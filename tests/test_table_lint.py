@@ -152,21 +152,28 @@ def test_a_theorem_row_without_a_failing_worse_output_has_no_power():
     t = VerificationTable()
     common = dict(reach=(0.0, 1.0), measured_by=exact_error, bound_by=paper_bound)
     t.theorem("A", "error", 0.1, 0.2, **common)                                    # no worse output
-    t.theorem("B", "error", 0.1, 0.2, fails_under=("the second-best split", 0.15), **common)  # passes too
     t.theorem("C", "error", 0.1, 0.2, fails_under=("the label-inverted tree", 0.9), **common)
+    # a hand-made row whose worse output passes too (the row methods would make it an observation)
+    t.rows.append({**t.rows[1], "result": "B", "fails_under_value": 0.15, "fails_under_fails": False})
     assert patterns(t) == ["no-power"] and len(lint_table(t)) == 2
     assert lint_table(t, power=False) == []
     frame = t.frame().set_index("result")
-    assert list(frame["fails_under_fails"]) == [False, False, True]
+    assert list(frame["fails_under_fails"]) == [False, True, False]
     t.assert_all()  # a chapter may still carry rows without power while it is being converted
     with pytest.raises(AssertionError, match="no-power"):
         t.assert_all(allow_no_power=False)
     with pytest.raises(ValueError, match="fails_under"):
         t.theorem("D", "error", 0.1, 0.2, fails_under="the inverted tree", **common)
-    # a worse value the quantity cannot take (NaN, or beyond its reach) shows nothing
-    t.theorem("E", "error", 0.1, 0.2, fails_under=("a broken computation", math.nan), **common)
-    t.theorem("F", "error", 0.1, 0.2, fails_under=("an error above one", 1.5), **common)
-    assert not t.frame().set_index("result").loc[["E", "F"], "fails_under_fails"].any()
+    # a worse output that passes too, or a value the quantity cannot take (NaN, beyond its reach),
+    # shows nothing: the row is shown as an observation that says so
+    t.theorem("E", "error", 0.1, 0.2, fails_under=("the second-best split", 0.15), **common)
+    t.theorem("F", "error", 0.1, 0.2, fails_under=("a broken computation", math.nan), **common)
+    t.theorem("G", "error", 0.1, 0.2, fails_under=("an error above one", 1.5), **common)
+    assert [r["kind"] for r in t.rows[3:]] == ["observation"] * 3
+    assert "the second-best split, a worse output, gives 0.15" in t.rows[3]["note"]
+    # a failing measurement stays a failing theorem row whatever its worse output
+    t.theorem("H", "error", 0.3, 0.2, fails_under=("the second-best split", 0.15), **common)
+    assert t.rows[-1]["kind"] == "theorem" and not t.rows[-1]["holds"]
     t.rows = t.rows[:3]
     # the power survives the CSV a chapter writes
     buffer = io.StringIO()

@@ -105,7 +105,9 @@ def check_d1_row(table: VerificationTable, quantity: str, *, requests: int, boun
         table.theorem(result, quantity, requests, bound, reach=(0, reach), box=box, measured_by=measured_by,
                       bound_by=bounds.bglt20_lemma_d1_labels, worst_case=worst_case,
                       note=f"a run can request at most b·2ᴰ⁺¹ = {reach} labels",
-                      fails_under=(f"{WHOLE_TREE} (t' = {t_prime})", tree_requests))
+                      # the whole tree may read more minibatches than one run can: it counts up to the reach
+                      fails_under=(f"{WHOLE_TREE} (t' = {t_prime}), as far as one run can read",
+                                   min(tree_requests, reach)))
 
 
 def local_learner_request_reach(b: int, t: int, *, n_queries: int) -> int:
