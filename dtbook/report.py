@@ -1045,7 +1045,7 @@ class VerificationTable:
         display(obj)
         return obj
 
-    def assert_all(self, *, allow_legacy: bool = True, allow_no_power: bool = True) -> None:
+    def assert_all(self, *, allow_legacy: bool = True, allow_no_power: bool = False) -> None:
         """Raise ``AssertionError`` listing every counted row that fails (or if nothing is counted).
 
         Then run :func:`lint_table`: a finding fails the table too, except on ``legacy`` rows while
