@@ -71,6 +71,10 @@ class FindRealResult:
 
 # --------------------------------------------------------------------------------- kernels ------
 
+#: up to this many classes the depth-2 step sweeps class pairs (k (k - 1) / 2 passes, branch-free);
+#: above it one pass with a vector of class counts per side
+_PAIRED_K = 4
+
 @njit(cache=True)
 def _subset_orders(rows, order, rank_global):
     """For the rows of a subset: each column's order of them (row ids) and their dense ranks along
@@ -184,6 +188,74 @@ def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
 
 
 @njit(cache=True)
+def _pairs(k):
+    """The class pairs (c1, c2), c1 < c2: a depth-1 split's best score on a side with class
+    totals A is max(max_c A_c, max over pairs of A_c2 + max D, A_c1 - min D), D = a_c1 - a_c2
+    the running difference of the pair's counts left of the threshold."""
+    J = k * (k - 1) // 2
+    pr = np.empty((J, 2), np.int64)
+    j = 0
+    for c1 in range(k):
+        for c2 in range(c1 + 1, k):
+            pr[j, 0] = c1
+            pr[j, 1] = c2
+            j += 1
+    return pr
+
+
+@njit(cache=True)
+def _sweep(lo, sv, bm, bP, nd, left, acc):
+    """One pass over every column g and class pair j of the subset's order with the running
+    difference dL of the pair's counts among the rows sent left by the root (``left`` is 0/1 by
+    local row); at each boundary (``bm`` = 1) the left child's difference is dL and the right
+    child's P - dL (``bP`` = bm * P, P the difference over all rows so far). ``acc[j]`` gets
+    (min left, max left, min right, max right) over every column; non-boundaries count as 0,
+    which the trivial thresholds (nothing sent left) already give. Branch-free: the side of a
+    row is a multiplication, not a jump."""
+    p, J, s = sv.shape
+    z = sv[0, 0, 0] * 0
+    for j in range(J):
+        mnL = z
+        mxL = z
+        mnR = z
+        mxR = z
+        for g in range(p):
+            if nd[g] < 2:
+                continue
+            dL = z
+            for t in range(s):
+                dL += sv[g, j, t] * left[lo[g, t]]
+                x = bm[g, t] * dL
+                yv = bP[g, j, t] - x
+                mnL = x if x < mnL else mnL
+                mxL = x if x > mxL else mxL
+                mnR = yv if yv < mnR else mnR
+                mxR = yv if yv > mxR else mxR
+        acc[j, 0] = mnL
+        acc[j, 1] = mxL
+        acc[j, 2] = mnR
+        acc[j, 3] = mxR
+
+
+@njit(cache=True)
+def _side_score(A, pr, acc, o):
+    """(best depth-<=1 score, leaf score) of one side from the pair extremes ``acc[:, o:o+2]``."""
+    leaf = A[0]
+    for c in range(A.size):
+        if A[c] > leaf:
+            leaf = A[c]
+    best = leaf
+    for j in range(pr.shape[0]):
+        v = A[pr[j, 1]] + acc[j, o + 1]
+        if v > best:
+            best = v
+        v = A[pr[j, 0]] - acc[j, o]
+        if v > best:
+            best = v
+    return best, leaf
+
+
+@njit(cache=True)
 def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
     """(err, leaves, depth, column, cut rank) < the incumbent's, errors equal within ``tol``."""
     if err < be - tol:
@@ -212,8 +284,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     """
     sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
     p, s = sub.shape
-    A = np.zeros(k)
-    W = 0.0
+    A = np.zeros(k, w.dtype)
+    W = w[0] * 0
     for i in range(s):
         A[y[rows[i]]] += w[rows[i]]
         W += w[rows[i]]
@@ -226,7 +298,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     if s < 2:
         return best_e, best_l, best_d, bf, brow, True, best_e, 0
     ys = np.empty((p, s), np.int64)
-    ws = np.empty((p, s))
+    ws = np.empty((p, s), w.dtype)
     locs = np.empty((p, s), np.int64)
     bnd = np.zeros((p, s), np.bool_)
     for g in range(p):
@@ -237,18 +309,44 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             locs[g, t] = loc[row]
         for t in range(s - 1):
             bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
+    paired = k <= _PAIRED_K
+    pr = _pairs(k if paired else 2)
+    J = pr.shape[0]
+    # the pair sweep's inputs: each row's signed weight for each class pair, the boundary mask
+    # and the mask times the running difference over all rows (the right child's complement)
+    lidx = locs.astype(np.int32)
+    sv = np.zeros((p if paired else 1, J, s), w.dtype)
+    bm = np.zeros((p, s), w.dtype)
+    bP = np.zeros((p if paired else 1, J, s), w.dtype)
+    if paired:
+        for g in range(p):
+            for t in range(s):
+                if bnd[g, t]:
+                    bm[g, t] = 1
+            for j in range(J):
+                run = ws[g, 0] * 0
+                for t in range(s):
+                    c = ys[g, t]
+                    if c == pr[j, 0]:
+                        sv[g, j, t] = ws[g, t]
+                    elif c == pr[j, 1]:
+                        sv[g, j, t] = -ws[g, t]
+                    run += sv[g, j, t]
+                    bP[g, j, t] = bm[g, t] * run
+    left = np.zeros(s, w.dtype)
+    acc = np.zeros((J, 4), w.dtype)
     # the depth-1 optimum: bounds at the two ends of every root column
     e1 = best_e
-    a = np.zeros(k)
+    a = np.zeros(k, w.dtype)
     eg = np.full(p, W)          # each column's best depth-1 error: roots are tried best first
     bt = np.full(p, -1)         # and where its best threshold is
     for g in range(p):
-        a[:] = 0.0
+        a[:] = 0
         for t in range(s - 1):
             a[ys[g, t]] += ws[g, t]
             if bnd[g, t]:
-                lm = 0.0
-                rm = 0.0
+                lm = W * 0
+                rm = W * 0
                 for c in range(k):
                     if a[c] > lm:
                         lm = a[c]
@@ -267,10 +365,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     tol = 1e-9 * max(W, 1.0)
     lower = np.inf
     posf = np.empty(s, np.int64)
-    AL = np.zeros(k)
-    AR = np.zeros(k)
-    aL = np.zeros(k)
-    aR = np.zeros(k)
+    AL = np.zeros(k, w.dtype)
+    AR = np.zeros(k, w.dtype)
+    aL = np.zeros(k, w.dtype)
+    aR = np.zeros(k, w.dtype)
     cand = np.empty(s + 1, np.int64)
     cw = np.empty(s + 1)
     eL = np.empty(s + 1)
@@ -347,12 +445,21 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                             break
                         cnt += 1
             q = cand[mid]
-            AL[:] = 0.0
+            AL[:] = 0
             for t in range(q + 1):
                 AL[ys[f, t]] += ws[f, t]
             for c in range(k):
                 AR[c] = A[c] - AL[c]
-            sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
+            if paired:
+                for t in range(s):
+                    left[locs[f, t]] = 1 if t <= q else 0
+                _sweep(lidx, sv, bm, bP, nd, left, acc)
+                sL, leafL = _side_score(AL, pr, acc, 0)
+                sR, leafR = _side_score(AR, pr, acc, 2)
+                spL = sL > leafL
+                spR = sR > leafR
+            else:
+                sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
             nevals += 1
             eL[mid] = cw[mid] - sL
             eR[mid] = (W - cw[mid]) - sR
@@ -404,6 +511,9 @@ class _Search:
         self.X = X
         self.y = y
         self.w = w
+        # integral weights (the usual unit weights) run the kernels in integer arithmetic: exact
+        # ties and a one-cycle add on the sweep's running sums
+        self.wk = w.astype(np.int64) if np.array_equal(np.rint(w), w) and w.sum() < 2.0 ** 52 else w
         self.k = k
         m, p = X.shape
         self.order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
@@ -451,7 +561,7 @@ class _Search:
 
     def depth2(self, rows, ub, first=(-1, -1)) -> _Node:
         self.solved += 1
-        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.w, self.k,
+        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.wk, self.k,
                                                           float(ub), int(first[0]), int(first[1]))
         self.evaluations += evals
         if not exact:
