@@ -204,40 +204,6 @@ def _pairs(k):
 
 
 @njit(cache=True)
-def _sweep(lo, sv, bm, bP, nd, left, acc):
-    """One pass over every column g and class pair j of the subset's order with the running
-    difference dL of the pair's counts among the rows sent left by the root (``left`` is 0/1 by
-    local row); at each boundary (``bm`` = 1) the left child's difference is dL and the right
-    child's P - dL (``bP`` = bm * P, P the difference over all rows so far). ``acc[j]`` gets
-    (min left, max left, min right, max right) over every column; non-boundaries count as 0,
-    which the trivial thresholds (nothing sent left) already give. Branch-free: the side of a
-    row is a multiplication, not a jump."""
-    p, J, s = sv.shape
-    z = sv[0, 0, 0] * 0
-    for j in range(J):
-        mnL = z
-        mxL = z
-        mnR = z
-        mxR = z
-        for g in range(p):
-            if nd[g] < 2:
-                continue
-            dL = z
-            for t in range(s):
-                dL += sv[g, j, t] * left[lo[g, t]]
-                x = bm[g, t] * dL
-                yv = bP[g, j, t] - x
-                mnL = x if x < mnL else mnL
-                mxL = x if x > mxL else mxL
-                mnR = yv if yv < mnR else mnR
-                mxR = yv if yv > mxR else mxR
-        acc[j, 0] = mnL
-        acc[j, 1] = mxL
-        acc[j, 2] = mnR
-        acc[j, 3] = mxR
-
-
-@njit(cache=True)
 def _side_score(A, pr, acc, o):
     """(best depth-<=1 score, leaf score) of one side from the pair extremes ``acc[:, o:o+2]``."""
     leaf = A[0]
@@ -256,6 +222,46 @@ def _side_score(A, pr, acc, o):
 
 
 @njit(cache=True)
+def _sweep(lidx, sv, bm, bP, nd, left, acc, gorder, pr, AL, AR, goalL, goalR):
+    """One pass over the columns g (in the order ``gorder``) and class pairs j of the subset's
+    order with the running difference dL of the pair's counts among the rows sent left by the
+    root (``left`` is 0/1 by local row); at each boundary (``bm`` = 1) the left child's
+    difference is dL and the right child's P - dL (``bP`` = bm * P, P the difference over all
+    rows so far). ``acc[j]`` gets (min left, max left, min right, max right) over the columns;
+    non-boundaries count as 0, which the trivial thresholds (nothing sent left) already give.
+    Branch-free: the side of a row is a multiplication, not a jump. Stops after a column once
+    both children's best scores reach ``goalL``/``goalR`` (their weight minus a lower bound on
+    their error: no column can do better)."""
+    p, J, s = sv.shape
+    z = sv[0, 0, 0] * 0
+    acc[:, :] = z
+    for gi in range(p):
+        g = gorder[gi]
+        if nd[g] < 2:
+            continue
+        for j in range(J):
+            mnL = acc[j, 0]
+            mxL = acc[j, 1]
+            mnR = acc[j, 2]
+            mxR = acc[j, 3]
+            dL = z
+            for t in range(s):
+                dL += sv[g, j, t] * left[lidx[g, t]]
+                x = bm[g, t] * dL
+                yv = bP[g, j, t] - x
+                mnL = x if x < mnL else mnL
+                mxL = x if x > mxL else mxL
+                mnR = yv if yv < mnR else mnR
+                mxR = yv if yv > mxR else mxR
+            acc[j, 0] = mnL
+            acc[j, 1] = mxL
+            acc[j, 2] = mnR
+            acc[j, 3] = mxR
+        if _side_score(AL, pr, acc, 0)[0] >= goalL and _side_score(AR, pr, acc, 2)[0] >= goalR:
+            break
+
+
+@njit(cache=True)
 def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
     """(err, leaves, depth, column, cut rank) < the incumbent's, errors equal within ``tol``."""
     if err < be - tol:
@@ -269,6 +275,36 @@ def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
     if f != bfe:
         return f < bfe
     return r < br
+
+
+@njit(cache=True)
+def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk, tol):
+    """Can root threshold i (between solved thresholds lo < i < hi) still win? Returns (state,
+    lower bound): 0 its bound exceeds ``bound`` strictly; 1 only a tie can reach the incumbent's
+    error and no tie can win FIND's tie rule; 2 it must be solved. The tie test (when ``tie``: the
+    incumbent errs at most the budget) takes the fewest leaves a tree at i erring at most the
+    incumbent can have: 2 when the two children as leaves already do (leaf errors ``lfL``,
+    ``lfR``), 3 when one child as a leaf beside the other's lower bound does, else 4; and the
+    least depth that number of leaves allows."""
+    l1 = eL[lo]
+    l2 = eL[hi] - (cw[hi] - cw[i])
+    r1 = eR[hi]
+    r2 = eR[lo] - (cw[i] - cw[lo])
+    lbL = l1 if l1 > l2 else l2
+    lbR = r1 if r1 > r2 else r2
+    lb = lbL + lbR
+    if lb > bound:
+        return 0, lb
+    if tie and lb >= best_e - tol:
+        if lfL[i] + lfR[i] <= best_e + tol:
+            ml = 2
+        elif lfL[i] + lbR <= best_e + tol or lbL + lfR[i] <= best_e + tol:
+            ml = 3
+        else:
+            ml = 4
+        if not _lex_less(best_e, ml, 1 if ml == 2 else 2, f, rk, best_e, best_l, best_d, bf, brank, tol):
+            return 1, lb
+    return 2, lb
 
 
 @njit(cache=True)
@@ -373,6 +409,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     cw = np.empty(s + 1)
     eL = np.empty(s + 1)
     eR = np.empty(s + 1)
+    lfL = np.empty(s + 1)
+    lfR = np.empty(s + 1)
+    crk = np.empty(s + 1, np.int64)
+    live = np.zeros(s + 1, np.bool_)
     stack = np.empty((2 * s + 4, 2), np.int64)
     nevals = 0
     for ff in range(-1, p):
@@ -385,20 +425,36 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
         n = 0
         run = 0.0
         start_at = -1
+        a[:] = 0
         for t in range(s - 1):
             run += ws[f, t]
+            a[ys[f, t]] += ws[f, t]
             if bnd[f, t]:
                 n += 1
                 cand[n] = t
                 cw[n] = run
+                crk[n] = lrank[f, locs[f, t]]
+                lm = a[0]
+                rm = A[0] - a[0]
+                for c in range(1, k):
+                    if a[c] > lm:
+                        lm = a[c]
+                    if A[c] - a[c] > rm:
+                        rm = A[c] - a[c]
+                lfL[n] = run - lm
+                lfR[n] = (W - run) - rm
                 if ff < 0 and sub[f, t] == first_row:
                     start_at = n
         cw[0] = 0.0
         eL[0] = 0.0
         eR[0] = e1
+        lfL[0] = 0.0
+        lfR[0] = W - leaf
         cw[n + 1] = W
         eL[n + 1] = e1
         eR[n + 1] = 0.0
+        lfL[n + 1] = W - leaf
+        lfR[n + 1] = 0.0
         top = 0
         stack[0, 0] = 0
         stack[0, 1] = n + 1
@@ -408,38 +464,28 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             lo = stack[top, 0]
             hi = stack[top, 1]
             bound = min(best_e, ub) + tol
+            tie = best_e <= ub + tol
+            brank = lrank[bf, loc[brow]] if bf >= 0 else -1
             nlive = 0
-            first_live = -1
-            last_live = -1
             for i in range(lo + 1, hi):
-                l1 = eL[lo]
-                l2 = eL[hi] - (cw[hi] - cw[i])
-                r1 = eR[hi]
-                r2 = eR[lo] - (cw[i] - cw[lo])
-                lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
-                if lb <= bound:
+                state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best_d,
+                                       bf, brank, f, crk[i], tol)
+                live[i] = state == 2
+                if state == 2:
                     nlive += 1
-                    if first_live < 0:
-                        first_live = i
-                    last_live = i
-                elif lb < lower:
+                elif state == 0 and lb < lower:
                     lower = lb
             if nlive == 0:
                 continue
-            if start_at > 0 and lo < start_at < hi:
+            if start_at > 0 and lo < start_at < hi and live[start_at]:
                 mid = start_at
                 start_at = -1
             else:
                 # the median live candidate
                 cnt = 0
-                mid = first_live
-                for i in range(first_live, last_live + 1):
-                    l1 = eL[lo]
-                    l2 = eL[hi] - (cw[hi] - cw[i])
-                    r1 = eR[hi]
-                    r2 = eR[lo] - (cw[i] - cw[lo])
-                    lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
-                    if lb <= bound:
+                mid = -1
+                for i in range(lo + 1, hi):
+                    if live[i]:
                         if cnt == nlive // 2:
                             mid = i
                             break
@@ -453,7 +499,14 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             if paired:
                 for t in range(s):
                     left[locs[f, t]] = 1 if t <= q else 0
-                _sweep(lidx, sv, bm, bP, nd, left, acc)
+                # the children's lower bounds from the neighbours: a sweep reaching both is final
+                l1 = eL[lo]
+                l2 = eL[hi] - (cw[hi] - cw[mid])
+                r1 = eR[hi]
+                r2 = eR[lo] - (cw[mid] - cw[lo])
+                goalL = cw[mid] - (l1 if l1 > l2 else l2) - tol
+                goalR = (W - cw[mid]) - (r1 if r1 > r2 else r2) - tol
+                _sweep(lidx, sv, bm, bP, nd, left, acc, roots, pr, AL, AR, goalL, goalR)
                 sL, leafL = _side_score(AL, pr, acc, 0)
                 sR, leafR = _side_score(AR, pr, acc, 2)
                 spL = sL > leafL
@@ -466,8 +519,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             err = eL[mid] + eR[mid]
             lv = 2 + (1 if spL else 0) + (1 if spR else 0)
             dp = 2 if (spL or spR) else 1
-            better = _lex_less(err, lv, dp, f, lrank[f, loc[sub[f, q]]], best_e, best_l, best_d, bf,
-                               lrank[bf, loc[brow]] if bf >= 0 else -1, tol)
+            better = _lex_less(err, lv, dp, f, crk[mid], best_e, best_l, best_d, bf, brank, tol)
             if better:
                 best_e = err
                 best_l = lv
@@ -591,6 +643,16 @@ class _Search:
             return self.depth2(rows, ub)
         return self.deep(rows, depth, ub)
 
+    @staticmethod
+    def _tie_loses(best, lb, lbL, lbR, lfL, lfR, f, rk, tol):
+        """Thresholds that can at best tie the incumbent's error ``best[0]`` and then lose FIND's
+        tie rule even with the fewest leaves a tree there can have (see :func:`_candidate`)."""
+        e, bl, bd, bf, br = best
+        ml = np.where(lfL + lfR <= e + tol, 2, np.where((lfL + lbR <= e + tol) | (lbL + lfR <= e + tol), 3, 4))
+        md = np.where(ml == 2, 1, 2)
+        wins = (ml < bl) | ((ml == bl) & ((md < bd) | ((md == bd) & ((f < bf) | ((f == bf) & (rk < br))))))
+        return (lb >= e - tol) & ~wins
+
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
         """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
@@ -600,6 +662,7 @@ class _Search:
         if not shallow.exact:   # the (depth - 1)-optimum errs more than ub: only deeper trees can do
             shallow = self.solve(rows, depth - 1)
         W = float(self.w[rows].sum())
+        counts_all = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
         tol = 1e-9 * max(W, 1.0)
         # incumbent: (error, leaves, depth, column, cut rank); the shallow optimum wins ties
         best = [shallow.error, shallow.leaves, shallow.depth, -1, -1]
@@ -618,6 +681,13 @@ class _Search:
                 continue
             n = cand.size
             cw = np.concatenate([[0.0], np.cumsum(self.w[srt])[cand], [W]])
+            # the children's errors as leaves at each threshold (for the tie test)
+            counts = np.zeros((n + 2, self.k))
+            counts[1:-1] = np.cumsum(np.eye(self.k)[self.y[srt]] * self.w[srt, None], axis=0)[cand]
+            counts[-1] = counts_all
+            lfL = cw - counts.max(axis=1)
+            lfR = (W - cw) - (counts_all - counts).max(axis=1)
+            crk = np.concatenate([[-1], rk[cand], [-1]])
             eL = np.full(n + 2, np.nan)
             eR = np.full(n + 2, np.nan)
             eL[0], eR[0], eL[-1], eR[-1] = 0.0, shallow.error, shallow.error, 0.0
@@ -628,12 +698,16 @@ class _Search:
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 inner = np.arange(lo + 1, hi)
-                lb = (np.maximum(eL[lo], eL[hi] - (cw[hi] - cw[inner]))
-                      + np.maximum(eR[hi], eR[lo] - (cw[inner] - cw[lo])))
+                lbL = np.maximum(eL[lo], eL[hi] - (cw[hi] - cw[inner]))
+                lbR = np.maximum(eR[hi], eR[lo] - (cw[inner] - cw[lo]))
+                lb = lbL + lbR
                 bound = min(best[0], ub) + tol
-                live = inner[lb <= bound]
-                if lb.size > live.size:
-                    lower = min(lower, float(lb[lb > bound].min()))
+                ok = lb <= bound
+                if not ok.all():
+                    lower = min(lower, float(lb[~ok].min()))
+                if best[0] <= ub + tol:
+                    ok &= ~self._tie_loses(best, lb, lbL, lbR, lfL[inner], lfR[inner], f, crk[inner], tol)
+                live = inner[ok]
                 if live.size == 0:
                     continue
                 mid = start if lo < start < hi else int(live[live.size // 2])
@@ -643,7 +717,9 @@ class _Search:
                 # the larger child first: its error tightens the smaller child's budget, widened by
                 # the weight to the interval's ends so that the bounds still prune the neighbours
                 big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
-                nb = self.solve(big, depth - 1, bound)
+                i_mid = int(np.searchsorted(inner, mid))
+                lb_small = float((lbR if big is left_rows else lbL)[i_mid])
+                nb = self.solve(big, depth - 1, bound - lb_small)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
                 ns = self.solve(small, depth - 1, budget) if budget >= 0 else _Node(0.0, 1, 0, False, None)
