@@ -308,6 +308,24 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best
 
 
 @njit(cache=True)
+def _interval(lo, hi, eL, eR, cw, lfL, lfR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol):
+    """The thresholds strictly between solved thresholds lo and hi that must still be solved
+    (:func:`_candidate`) and the least bound of those skipped for their error."""
+    live = np.empty(max(hi - lo - 1, 0), np.int64)
+    n = 0
+    lower = np.inf
+    for i in range(lo + 1, hi):
+        state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best_d, bf, brank,
+                               f, crk[i], tol)
+        if state == 2:
+            live[n] = i
+            n += 1
+        elif state == 0 and lb < lower:
+            lower = lb
+    return live[:n], lower
+
+
+@njit(cache=True)
 def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
 
@@ -643,16 +661,6 @@ class _Search:
             return self.depth2(rows, ub)
         return self.deep(rows, depth, ub)
 
-    @staticmethod
-    def _tie_loses(best, lb, lbL, lbR, lfL, lfR, f, rk, tol):
-        """Thresholds that can at best tie the incumbent's error ``best[0]`` and then lose FIND's
-        tie rule even with the fewest leaves a tree there can have (see :func:`_candidate`)."""
-        e, bl, bd, bf, br = best
-        ml = np.where(lfL + lfR <= e + tol, 2, np.where((lfL + lbR <= e + tol) | (lbL + lfR <= e + tol), 3, 4))
-        md = np.where(ml == 2, 1, 2)
-        wins = (ml < bl) | ((ml == bl) & ((md < bd) | ((md == bd) & ((f < bf) | ((f == bf) & (rk < br))))))
-        return (lb >= e - tol) & ~wins
-
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
         """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
@@ -697,17 +705,10 @@ class _Search:
             stack = [(0, n + 1)]
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
-                inner = np.arange(lo + 1, hi)
-                lbL = np.maximum(eL[lo], eL[hi] - (cw[hi] - cw[inner]))
-                lbR = np.maximum(eR[hi], eR[lo] - (cw[inner] - cw[lo]))
-                lb = lbL + lbR
                 bound = min(best[0], ub) + tol
-                ok = lb <= bound
-                if not ok.all():
-                    lower = min(lower, float(lb[~ok].min()))
-                if best[0] <= ub + tol:
-                    ok &= ~self._tie_loses(best, lb, lbL, lbR, lfL[inner], lfR[inner], f, crk[inner], tol)
-                live = inner[ok]
+                live, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, crk, bound, best[0] <= ub + tol,
+                                                    best[0], best[1], best[2], best[3], best[4], f, tol)
+                lower = min(lower, low)
                 if live.size == 0:
                     continue
                 mid = start if lo < start < hi else int(live[live.size // 2])
@@ -717,12 +718,15 @@ class _Search:
                 # the larger child first: its error tightens the smaller child's budget, widened by
                 # the weight to the interval's ends so that the bounds still prune the neighbours
                 big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
-                i_mid = int(np.searchsorted(inner, mid))
-                lb_small = float((lbR if big is left_rows else lbL)[i_mid])
+                lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo])) if big is left_rows
+                            else max(eL[lo], eL[hi] - (cw[hi] - cw[mid])))
                 nb = self.solve(big, depth - 1, bound - lb_small)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
-                ns = self.solve(small, depth - 1, budget) if budget >= 0 else _Node(0.0, 1, 0, False, None)
+                if budget >= 0:
+                    ns = self.solve(small, depth - 1, budget)
+                else:
+                    ns = _Node(lb_small, 1, 0, False, None)
                 left, right = (nb, ns) if big is left_rows else (ns, nb)
                 eL[mid], eR[mid] = left.error, right.error
                 if left.exact and right.exact:
