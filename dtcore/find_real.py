@@ -278,20 +278,44 @@ def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
 
 
 @njit(cache=True)
-def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk, tol):
+def _beyond2(a):
+    """The weight of the classes of count vector ``a`` beyond its two largest: a lower bound on
+    the error of any tree with two leaves."""
+    m1 = a[0] * 0
+    m2 = m1
+    tot = m1
+    for c in range(a.size):
+        v = a[c]
+        tot += v
+        if v > m1:
+            m2 = m1
+            m1 = v
+        elif v > m2:
+            m2 = v
+    return tot - m1 - m2
+
+
+@njit(cache=True)
+def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk,
+               tol):
     """Can root threshold i (between solved thresholds lo < i < hi) still win? Returns (state,
     lower bound): 0 its bound exceeds ``bound`` strictly; 1 only a tie can reach the incumbent's
     error and no tie can win FIND's tie rule; 2 it must be solved. The tie test (when ``tie``: the
     incumbent errs at most the budget) takes the fewest leaves a tree at i erring at most the
     incumbent can have: 2 when the two children as leaves already do (leaf errors ``lfL``,
     ``lfR``), 3 when one child as a leaf beside the other's lower bound does, else 4; and the
-    least depth that number of leaves allows."""
+    least depth that number of leaves allows. Each child's bound is also at least ``clL[i]`` /
+    ``clR[i]``, the weight of its classes beyond the most its leaves can predict."""
     l1 = eL[lo]
     l2 = eL[hi] - (cw[hi] - cw[i])
     r1 = eR[hi]
     r2 = eR[lo] - (cw[i] - cw[lo])
     lbL = l1 if l1 > l2 else l2
     lbR = r1 if r1 > r2 else r2
+    if clL[i] > lbL:
+        lbL = clL[i]
+    if clR[i] > lbR:
+        lbR = clR[i]
     lb = lbL + lbR
     if lb > bound:
         return 0, lb
@@ -308,15 +332,15 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best
 
 
 @njit(cache=True)
-def _interval(lo, hi, eL, eR, cw, lfL, lfR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol):
+def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol):
     """The thresholds strictly between solved thresholds lo and hi that must still be solved
     (:func:`_candidate`) and the least bound of those skipped for their error."""
     live = np.empty(max(hi - lo - 1, 0), np.int64)
     n = 0
     lower = np.inf
     for i in range(lo + 1, hi):
-        state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best_d, bf, brank,
-                               f, crk[i], tol)
+        state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf,
+                               brank, f, crk[i], tol)
         if state == 2:
             live[n] = i
             n += 1
@@ -429,6 +453,9 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     eR = np.empty(s + 1)
     lfL = np.empty(s + 1)
     lfR = np.empty(s + 1)
+    clL = np.zeros(s + 1)
+    clR = np.zeros(s + 1)
+    ar = np.empty(k, w.dtype)
     crk = np.empty(s + 1, np.int64)
     live = np.zeros(s + 1, np.bool_)
     stack = np.empty((2 * s + 4, 2), np.int64)
@@ -461,6 +488,11 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                         rm = A[c] - a[c]
                 lfL[n] = run - lm
                 lfR[n] = (W - run) - rm
+                if k > 2:
+                    clL[n] = _beyond2(a)
+                    for c in range(k):
+                        ar[c] = A[c] - a[c]
+                    clR[n] = _beyond2(ar)
                 if ff < 0 and sub[f, t] == first_row:
                     start_at = n
         cw[0] = 0.0
@@ -473,6 +505,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
         eR[n + 1] = 0.0
         lfL[n + 1] = W - leaf
         lfR[n + 1] = 0.0
+        clL[0] = 0.0
+        clR[0] = 0.0
+        clL[n + 1] = 0.0
+        clR[n + 1] = 0.0
         top = 0
         stack[0, 0] = 0
         stack[0, 1] = n + 1
@@ -486,8 +522,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             brank = lrank[bf, loc[brow]] if bf >= 0 else -1
             nlive = 0
             for i in range(lo + 1, hi):
-                state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, bound, tie, best_e, best_l, best_d,
-                                       bf, brank, f, crk[i], tol)
+                state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l,
+                                       best_d, bf, brank, f, crk[i], tol)
                 live[i] = state == 2
                 if state == 2:
                     nlive += 1
@@ -522,8 +558,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 l2 = eL[hi] - (cw[hi] - cw[mid])
                 r1 = eR[hi]
                 r2 = eR[lo] - (cw[mid] - cw[lo])
-                goalL = cw[mid] - (l1 if l1 > l2 else l2) - tol
-                goalR = (W - cw[mid]) - (r1 if r1 > r2 else r2) - tol
+                goalL = cw[mid] - max(l1, l2, clL[mid]) - tol
+                goalR = (W - cw[mid]) - max(r1, r2, clR[mid]) - tol
                 _sweep(lidx, sv, bm, bP, nd, left, acc, roots, pr, AL, AR, goalL, goalR)
                 sL, leafL = _side_score(AL, pr, acc, 0)
                 sR, leafR = _side_score(AR, pr, acc, 2)
@@ -696,6 +732,15 @@ class _Search:
             lfL = cw - counts.max(axis=1)
             lfR = (W - cw) - (counts_all - counts).max(axis=1)
             crk = np.concatenate([[-1], rk[cand], [-1]])
+            # a child of depth d - 1 has at most 2^(d-1) leaves: the classes beyond that many err
+            t = 2 ** (depth - 1)
+            if self.k > t:
+                clL = np.sort(counts, axis=1)[:, :self.k - t].sum(axis=1)
+                clR = np.sort(counts_all - counts, axis=1)[:, :self.k - t].sum(axis=1)
+                clL[[0, -1]] = 0.0
+                clR[[0, -1]] = 0.0
+            else:
+                clL = clR = np.zeros(n + 2)
             eL = np.full(n + 2, np.nan)
             eR = np.full(n + 2, np.nan)
             eL[0], eR[0], eL[-1], eR[-1] = 0.0, shallow.error, shallow.error, 0.0
@@ -706,7 +751,7 @@ class _Search:
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 bound = min(best[0], ub) + tol
-                live, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, crk, bound, best[0] <= ub + tol,
+                live, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, best[0] <= ub + tol,
                                                     best[0], best[1], best[2], best[3], best[4], f, tol)
                 lower = min(lower, low)
                 if live.size == 0:
@@ -718,8 +763,8 @@ class _Search:
                 # the larger child first: its error tightens the smaller child's budget, widened by
                 # the weight to the interval's ends so that the bounds still prune the neighbours
                 big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
-                lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo])) if big is left_rows
-                            else max(eL[lo], eL[hi] - (cw[hi] - cw[mid])))
+                lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid]) if big is left_rows
+                            else max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid]))
                 nb = self.solve(big, depth - 1, bound - lb_small)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
