@@ -108,11 +108,12 @@ def _nested(result, binarizer):
     return node(0)
 
 
-@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("k", [2, 3, 4, 6])
 def test_tie_rule_by_brute_force_with_many_ties(k):
     """Few rows, few distinct values, several classes: many trees reach the least error (often
     zero), so the pruning of ties (fewest leaves a threshold's tree can have) decides the tree;
-    it must be the brute-force lexicographic optimum, at depths 1 to 3."""
+    it must be the brute-force lexicographic optimum, at depths 1 to 3 (with 6 classes the
+    class bounds prune: a child with more classes than leaves errs)."""
     rng = np.random.default_rng(10 + k)
     for _ in range(12):
         m = int(rng.integers(6, 15))
