@@ -71,8 +71,8 @@ class FindRealResult:
 
 # --------------------------------------------------------------------------------- kernels ------
 
-#: up to this many classes the depth-2 step sweeps class pairs (k (k - 1) / 2 passes, branch-free);
-#: above it one pass with a vector of class counts per side
+#: up to this many classes present in a subproblem the depth-2 step sweeps class pairs (k (k - 1) / 2
+#: passes, branch-free); above it one pass with a vector of class counts per side
 _PAIRED_K = 4
 
 @njit(cache=True)
@@ -188,18 +188,25 @@ def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
 
 
 @njit(cache=True)
-def _pairs(k):
-    """The class pairs (c1, c2), c1 < c2: a depth-1 split's best score on a side with class
-    totals A is max(max_c A_c, max over pairs of A_c2 + max D, A_c1 - min D), D = a_c1 - a_c2
-    the running difference of the pair's counts left of the threshold."""
-    J = k * (k - 1) // 2
-    pr = np.empty((J, 2), np.int64)
+def _pairs(A):
+    """The pairs (c1, c2), c1 < c2, of the classes present (``A`` > 0): a depth-1 split's best
+    score on a side with class totals A is max(max_c A_c, max over pairs of A_c2 + max D,
+    A_c1 - min D), D = a_c1 - a_c2 the running difference of the pair's counts left of the
+    threshold. A pair with an absent class scores no more than a leaf, so it is left out."""
+    k = A.size
+    present = 0
+    for c in range(k):
+        if A[c] > 0:
+            present += 1
+    pr = np.empty((present * (present - 1) // 2, 2), np.int64)
     j = 0
     for c1 in range(k):
-        for c2 in range(c1 + 1, k):
-            pr[j, 0] = c1
-            pr[j, 1] = c2
-            j += 1
+        if A[c1] > 0:
+            for c2 in range(c1 + 1, k):
+                if A[c2] > 0:
+                    pr[j, 0] = c1
+                    pr[j, 1] = c2
+                    j += 1
     return pr
 
 
@@ -373,7 +380,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     best_d = 0
     bf = -1
     brow = -1
-    if s < 2:
+    if s < 2 or best_e <= 0:     # a pure leaf: no tree errs less or has fewer leaves
         return best_e, best_l, best_d, bf, brow, True, best_e, 0
     ys = np.empty((p, s), np.int64)
     ws = np.empty((p, s), w.dtype)
@@ -387,9 +394,12 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             locs[g, t] = loc[row]
         for t in range(s - 1):
             bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
-    paired = k <= _PAIRED_K
-    pr = _pairs(k if paired else 2)
+    pr = _pairs(A)
     J = pr.shape[0]
+    paired = J <= _PAIRED_K * (_PAIRED_K - 1) // 2
+    if not paired:
+        pr = pr[:1]
+        J = 1
     # the pair sweep's inputs: each row's signed weight for each class pair, the boundary mask
     # and the mask times the running difference over all rows (the right child's complement)
     lidx = locs.astype(np.int32)
