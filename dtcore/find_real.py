@@ -421,7 +421,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                         sv[g, j, t] = -ws[g, t]
                     run += sv[g, j, t]
                     bP[g, j, t] = bm[g, t] * run
-    left = np.zeros(s, w.dtype)
+    left = np.zeros(s, np.uint8)
     acc = np.zeros((J, 4), w.dtype)
     # the depth-1 optimum: bounds at the two ends of every root column
     e1 = best_e
