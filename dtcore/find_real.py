@@ -467,7 +467,6 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     clR = np.zeros(s + 1)
     ar = np.empty(k, w.dtype)
     crk = np.empty(s + 1, np.int64)
-    live = np.zeros(s + 1, np.bool_)
     stack = np.empty((2 * s + 4, 2), np.int64)
     nevals = 0
     for ff in range(-1, p):
@@ -530,30 +529,19 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             bound = min(best_e, ub) + tol
             tie = best_e <= ub + tol
             brank = lrank[bf, loc[brow]] if bf >= 0 else -1
-            nlive = 0
-            for i in range(lo + 1, hi):
-                state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l,
-                                       best_d, bf, brank, f, crk[i], tol)
-                live[i] = state == 2
-                if state == 2:
-                    nlive += 1
-                elif state == 0 and lb < lower:
-                    lower = lb
-            if nlive == 0:
+            lv_idx, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
+                                    best_d, bf, brank, f, tol)
+            if low < lower:
+                lower = low
+            if lv_idx.size == 0:
                 continue
-            if start_at > 0 and lo < start_at < hi and live[start_at]:
-                mid = start_at
-                start_at = -1
-            else:
-                # the median live candidate
-                cnt = 0
-                mid = -1
-                for i in range(lo + 1, hi):
-                    if live[i]:
-                        if cnt == nlive // 2:
-                            mid = i
-                            break
-                        cnt += 1
+            mid = lv_idx[lv_idx.size // 2]     # the median live candidate
+            if start_at > 0 and lo < start_at < hi:
+                for i in range(lv_idx.size):
+                    if lv_idx[i] == start_at:
+                        mid = start_at
+                        start_at = -1
+                        break
             q = cand[mid]
             AL[:] = 0
             for t in range(q + 1):
