@@ -339,21 +339,39 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, be
 
 
 @njit(cache=True)
-def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol):
+def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol,
+              live):
     """The thresholds strictly between solved thresholds lo and hi that must still be solved
-    (:func:`_candidate`) and the least bound of those skipped for their error."""
-    live = np.empty(max(hi - lo - 1, 0), np.int64)
+    (:func:`_candidate`), written to ``live``: returns their number and the least bound of those
+    skipped for their error. The error bound is tested first, inline (most thresholds stop there)."""
     n = 0
     lower = np.inf
+    el_lo = eL[lo]
+    el_hi = eL[hi] - cw[hi]
+    er_hi = eR[hi]
+    er_lo = eR[lo] + cw[lo]
     for i in range(lo + 1, hi):
-        state, lb = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf,
-                               brank, f, crk[i], tol)
-        if state == 2:
-            live[n] = i
-            n += 1
-        elif state == 0 and lb < lower:
-            lower = lb
-    return live[:n], lower
+        l2 = el_hi + cw[i]
+        lbL = el_lo if el_lo > l2 else l2
+        if clL[i] > lbL:
+            lbL = clL[i]
+        r2 = er_lo - cw[i]
+        lbR = er_hi if er_hi > r2 else r2
+        if clR[i] > lbR:
+            lbR = clR[i]
+        lb = lbL + lbR
+        if lb > bound:
+            if lb < lower:
+                lower = lb
+            continue
+        if tie and lb >= best_e - tol:
+            state, _ = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d,
+                                  bf, brank, f, crk[i], tol)
+            if state != 2:
+                continue
+        live[n] = i
+        n += 1
+    return n, lower
 
 
 @njit(cache=True)
@@ -423,19 +441,35 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                     bP[g, j, t] = bm[g, t] * run
     left = np.zeros(s, np.uint8)
     acc = np.zeros((J, 4), w.dtype)
-    # the depth-1 optimum: bounds at the two ends of every root column
+    # one pass over every column with running class counts: the depth-1 optimum (the bounds at the
+    # two ends of every root column; columns are tried best first, each from its best threshold),
+    # and each threshold's weight to the left, its children's errors as leaves and class bounds.
+    # Thresholds 1..n of column g; 0 and n + 1 are the virtual ends (nothing / everything left)
     e1 = best_e
     a = np.zeros(k, w.dtype)
-    eg = np.full(p, W)          # each column's best depth-1 error: roots are tried best first
-    bt = np.full(p, -1)         # and where its best threshold is
+    ar = np.empty(k, w.dtype)
+    eg = np.full(p, W)
+    bt = np.full(p, -1)
+    ncand = np.zeros(p, np.int64)
+    cand2 = np.empty((p, s + 1), np.int64)
+    cw2 = np.empty((p, s + 1))
+    lf2L = np.empty((p, s + 1))
+    lf2R = np.empty((p, s + 1))
+    cl2L = np.zeros((p, s + 1))
+    cl2R = np.zeros((p, s + 1))
+    crk2 = np.empty((p, s + 1), np.int64)
     for g in range(p):
         a[:] = 0
+        n = 0
+        run = W * 0
         for t in range(s - 1):
+            run += ws[g, t]
             a[ys[g, t]] += ws[g, t]
             if bnd[g, t]:
-                lm = W * 0
-                rm = W * 0
-                for c in range(k):
+                n += 1
+                lm = a[0]
+                rm = A[0] - a[0]
+                for c in range(1, k):
                     if a[c] > lm:
                         lm = a[c]
                     if A[c] - a[c] > rm:
@@ -443,6 +477,27 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 if W - lm - rm < eg[g]:
                     eg[g] = W - lm - rm
                     bt[g] = t
+                cand2[g, n] = t
+                cw2[g, n] = run
+                crk2[g, n] = lrank[g, locs[g, t]]
+                lf2L[g, n] = run - lm
+                lf2R[g, n] = (W - run) - rm
+                if k > 2:
+                    cl2L[g, n] = _beyond2(a)
+                    for c in range(k):
+                        ar[c] = A[c] - a[c]
+                    cl2R[g, n] = _beyond2(ar)
+        ncand[g] = n
+        cw2[g, 0] = 0.0
+        lf2L[g, 0] = 0.0
+        lf2R[g, 0] = W - leaf
+        cw2[g, n + 1] = W
+        lf2L[g, n + 1] = W - leaf
+        lf2R[g, n + 1] = 0.0
+        cl2L[g, 0] = 0.0
+        cl2R[g, 0] = 0.0
+        cl2L[g, n + 1] = 0.0
+        cl2R[g, n + 1] = 0.0
         if eg[g] < e1:
             e1 = eg[g]
     roots = np.argsort(eg, kind="mergesort")
@@ -457,67 +512,36 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     AR = np.zeros(k, w.dtype)
     aL = np.zeros(k, w.dtype)
     aR = np.zeros(k, w.dtype)
-    cand = np.empty(s + 1, np.int64)
-    cw = np.empty(s + 1)
     eL = np.empty(s + 1)
     eR = np.empty(s + 1)
-    lfL = np.empty(s + 1)
-    lfR = np.empty(s + 1)
-    clL = np.zeros(s + 1)
-    clR = np.zeros(s + 1)
-    ar = np.empty(k, w.dtype)
-    crk = np.empty(s + 1, np.int64)
+    lv_idx = np.empty(s + 1, np.int64)
     stack = np.empty((2 * s + 4, 2), np.int64)
     nevals = 0
     for ff in range(-1, p):
         f = first_f if ff < 0 else roots[ff]
         if f < 0 or (ff >= 0 and f == first_f) or nd[f] < 2:
             continue
-        for t in range(s):
-            posf[locs[f, t]] = t
-        # candidates 1..n; 0 and n + 1 are the virtual ends (nothing / everything sent left)
-        n = 0
-        run = 0.0
+        if not paired:
+            for t in range(s):
+                posf[locs[f, t]] = t
+        n = ncand[f]
+        cand = cand2[f]
+        cw = cw2[f]
+        lfL = lf2L[f]
+        lfR = lf2R[f]
+        clL = cl2L[f]
+        clR = cl2R[f]
+        crk = crk2[f]
         start_at = -1
-        a[:] = 0
-        for t in range(s - 1):
-            run += ws[f, t]
-            a[ys[f, t]] += ws[f, t]
-            if bnd[f, t]:
-                n += 1
-                cand[n] = t
-                cw[n] = run
-                crk[n] = lrank[f, locs[f, t]]
-                lm = a[0]
-                rm = A[0] - a[0]
-                for c in range(1, k):
-                    if a[c] > lm:
-                        lm = a[c]
-                    if A[c] - a[c] > rm:
-                        rm = A[c] - a[c]
-                lfL[n] = run - lm
-                lfR[n] = (W - run) - rm
-                if k > 2:
-                    clL[n] = _beyond2(a)
-                    for c in range(k):
-                        ar[c] = A[c] - a[c]
-                    clR[n] = _beyond2(ar)
-                if ff < 0 and sub[f, t] == first_row:
-                    start_at = n
-        cw[0] = 0.0
+        if ff < 0:
+            for i in range(1, n + 1):
+                if sub[f, cand[i]] == first_row:
+                    start_at = i
+                    break
         eL[0] = 0.0
         eR[0] = e1
-        lfL[0] = 0.0
-        lfR[0] = W - leaf
-        cw[n + 1] = W
         eL[n + 1] = e1
         eR[n + 1] = 0.0
-        lfL[n + 1] = W - leaf
-        lfR[n + 1] = 0.0
-        clL[0] = 0.0
-        clR[0] = 0.0
-        clL[n + 1] = 0.0
-        clR[n + 1] = 0.0
         top = 0
         stack[0, 0] = 0
         stack[0, 1] = n + 1
@@ -529,15 +553,15 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             bound = min(best_e, ub) + tol
             tie = best_e <= ub + tol
             brank = lrank[bf, loc[brow]] if bf >= 0 else -1
-            lv_idx, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
-                                    best_d, bf, brank, f, tol)
+            nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
+                                   best_d, bf, brank, f, tol, lv_idx)
             if low < lower:
                 lower = low
-            if lv_idx.size == 0:
+            if nlive == 0:
                 continue
-            mid = lv_idx[lv_idx.size // 2]     # the median live candidate
+            mid = lv_idx[nlive // 2]     # the median live candidate
             if start_at > 0 and lo < start_at < hi:
-                for i in range(lv_idx.size):
+                for i in range(nlive):
                     if lv_idx[i] == start_at:
                         mid = start_at
                         start_at = -1
@@ -746,12 +770,14 @@ class _Search:
             if f == first[0]:
                 start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
             stack = [(0, n + 1)]
+            buf = np.empty(n + 2, np.int64)
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 bound = min(best[0], ub) + tol
-                live, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, best[0] <= ub + tol,
-                                                    best[0], best[1], best[2], best[3], best[4], f, tol)
+                nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, best[0] <= ub + tol,
+                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf)
                 lower = min(lower, low)
+                live = buf[:nlive]
                 if live.size == 0:
                     continue
                 mid = start if lo < start < hi else int(live[live.size // 2])
