@@ -11,27 +11,41 @@ ConTree (Briţa, van der Linden, Demirović 2025):
 * **one sort per feature.** Every subproblem is a set of rows; its order along each column is
   read off the global sort by a membership mask (no sort after the first).
 * **depth 2: one pass per column and root threshold.** For a root threshold of column f, one pass
-  over every column g's order of the subset, with running class counts on each side of the root,
-  gives both children's best depth-<=1 trees (ConTree's specialised depth-2 step): O(|S| p k) per
-  root threshold, never one Boolean column per threshold. The root thresholds are searched by the
-  branch and bound below, starting from the depth-1 optimum's threshold (a greedy upper bound), the
-  columns in order of their depth-1 error.
+  over every column g's order of the subset gives both children's best depth-<=1 trees (ConTree's
+  specialised depth-2 step): O(|S| p) per root threshold and class pair, never one Boolean column
+  per threshold. A depth-1 split's best score on a side with class totals A is max(max_c A_c, over
+  the pairs c1 < c2 of present classes: A_c2 + max D, A_c1 - min D), D = a_c1 - a_c2 the running
+  difference of the pair's counts left of the threshold; so the pass keeps, per pair, the running
+  D of the rows the root sends left (a row's side is a multiplication, not a branch) and the
+  complement over all rows for the right child, and tracks their extremes at the value
+  boundaries. Integral weights run in integer arithmetic. The pass stops early once both children
+  reach their lower bounds. The root thresholds are searched by the branch and bound below,
+  starting from the depth-1 optimum's threshold (a greedy upper bound), the columns in order of
+  their depth-1 error.
 * **branch and bound over a root's thresholds (depth >= 2).** Along a root column the left
   child's optimal error errL(i) never decreases and grows by at most the weight of the rows that
   move, and the right child's errR(i) the other way round; so two solved thresholds a < b bound
   every threshold between them, errL(k) + errR(k) >= max(errL(a), errL(b) - W(a..b)) + max(...),
   and an interval whose bound exceeds the best error found is skipped whole (the two ends of a column
-  are virtual: nothing or everything sent left, bounded by the (d - 1)-optimum). Depth >= 3 tries the
-  (d - 1)-optimum's root first, solves the larger child first and gives the smaller one the budget
-  left (widened by the weight to the interval's ends, so the neighbours stay bounded).
-  Ties: only intervals whose bound is *strictly* above the best error are skipped, so every
-  threshold that could tie is solved and the tie rule above holds exactly.
+  are virtual: nothing or everything sent left, bounded by the (d - 1)-optimum). A child is also
+  bounded by the weight of its classes beyond the most its leaves can predict (two below a depth-2
+  root, 2^(d-1) below a depth-d one). Depth >= 3 tries the (d - 1)-optimum's root first, solves
+  the larger child first with the budget less the smaller child's lower bound, and gives the
+  smaller one the budget left (widened by the weight to the interval's ends, so the neighbours stay
+  bounded).
+* **ties.** Only thresholds whose bound is *strictly* above the best error are skipped for their
+  error. A threshold whose bound equals the incumbent's error can only win FIND's tie rule, so it
+  is skipped when even the fewest leaves a tree there can have (2 when both children as leaves
+  already reach the incumbent's error, 3 when one does beside the other's bound, else 4), with the
+  least depth those leaves allow and the threshold's own (column, cut), loses to the incumbent.
+  Every threshold that could win is solved, so the tie rule above holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
-Memory is linear in m x p (the sorts, ranks and per-subset copies of them). The kernels are
-compiled with numba (``cache=True``): the per-threshold pass is a loop over rows whose every step
-branches on the row's side and on a change of value, which has no vectorised NumPy form at this cost.
+Memory is linear in m x p (the sorts, ranks and per-subset copies of them; times the class pairs,
+at most six, in the depth-2 pass). The kernels are compiled with numba (``cache=True``): the
+per-threshold pass is a running sum over rows in each column's order, read through the root's side
+of each row, which has no vectorised NumPy form at this cost.
 """
 
 from __future__ import annotations
