@@ -806,6 +806,8 @@ class _Search:
                 nb = self.solve(big, depth - 1, bound - lb_small)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
+                if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
+                    budget = min(budget, bound)
                 if budget >= 0:
                     ns = self.solve(small, depth - 1, budget)
                 else:
