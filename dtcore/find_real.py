@@ -639,13 +639,15 @@ class _Timeout(Exception):
 class _Node:
     """A solved subproblem: its error (a lower bound when not ``exact``), leaves, depth, and a
     function building its structure ("leaf", class) or ("split", column, row, left, right), where
-    ``row`` is the last row sent left (the cut is halfway above its value)."""
+    ``row`` is the last row sent left (the cut is halfway above its value); ``root`` (column, row)
+    of the best depth-2 tree found, a first root to try on a neighbouring threshold's child."""
 
     error: float
     leaves: int
     depth: int
     exact: bool
     build: object
+    root: tuple = (-1, -1)
 
 
 class _Search:
@@ -707,7 +709,7 @@ class _Search:
                                                           float(ub), int(first[0]), int(first[1]))
         self.evaluations += evals
         if not exact:
-            return _Node(float(lower), int(lv), int(dp), False, None)
+            return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
 
         def build():
             if f < 0:
@@ -715,9 +717,9 @@ class _Search:
             left, right = self.halves(rows, f, row)
             return ("split", int(f), int(row), self.depth1_structure(left), self.depth1_structure(right))
 
-        return _Node(float(e), int(lv), int(dp), True, build)
+        return _Node(float(e), int(lv), int(dp), True, build, (int(f), int(row)))
 
-    def solve(self, rows, depth, ub=np.inf) -> _Node:
+    def solve(self, rows, depth, ub=np.inf, first=(-1, -1)) -> _Node:
         """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
         bound above ``ub``, not exact)."""
         if rows.size <= 1 or depth == 0:
@@ -730,7 +732,7 @@ class _Search:
             err = float(self.w[rows].sum() - sc)
             return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
         if depth == 2:
-            return self.depth2(rows, ub)
+            return self.depth2(rows, ub, first)
         return self.deep(rows, depth, ub)
 
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
@@ -785,6 +787,7 @@ class _Search:
                 start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
             stack = [(0, n + 1)]
             buf = np.empty(n + 2, np.int64)
+            hintL = hintR = (-1, -1)
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 bound = min(best[0], ub) + tol
@@ -803,17 +806,22 @@ class _Search:
                 big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
                 lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid]) if big is left_rows
                             else max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid]))
-                nb = self.solve(big, depth - 1, bound - lb_small)
+                hint_big, hint_small = (hintL, hintR) if big is left_rows else (hintR, hintL)
+                nb = self.solve(big, depth - 1, bound - lb_small, hint_big)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
                 if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
                     budget = min(budget, bound)
                 if budget >= 0:
-                    ns = self.solve(small, depth - 1, budget)
+                    ns = self.solve(small, depth - 1, budget, hint_small)
                 else:
                     ns = _Node(lb_small, 1, 0, False, None)
                 left, right = (nb, ns) if big is left_rows else (ns, nb)
                 eL[mid], eR[mid] = left.error, right.error
+                if left.root[0] >= 0:
+                    hintL = left.root
+                if right.root[0] >= 0:
+                    hintR = right.root
                 if left.exact and right.exact:
                     cand_key = [left.error + right.error, left.leaves + right.leaves,
                                 1 + max(left.depth, right.depth), f, int(rk[q])]
