@@ -11,27 +11,41 @@ ConTree (Briţa, van der Linden, Demirović 2025):
 * **one sort per feature.** Every subproblem is a set of rows; its order along each column is
   read off the global sort by a membership mask (no sort after the first).
 * **depth 2: one pass per column and root threshold.** For a root threshold of column f, one pass
-  over every column g's order of the subset, with running class counts on each side of the root,
-  gives both children's best depth-<=1 trees (ConTree's specialised depth-2 step): O(|S| p k) per
-  root threshold, never one Boolean column per threshold. The root thresholds are searched by the
-  branch and bound below, starting from the depth-1 optimum's threshold (a greedy upper bound), the
-  columns in order of their depth-1 error.
+  over every column g's order of the subset gives both children's best depth-<=1 trees (ConTree's
+  specialised depth-2 step): O(|S| p) per root threshold and class pair, never one Boolean column
+  per threshold. A depth-1 split's best score on a side with class totals A is max(max_c A_c, over
+  the pairs c1 < c2 of present classes: A_c2 + max D, A_c1 - min D), D = a_c1 - a_c2 the running
+  difference of the pair's counts left of the threshold; so the pass keeps, per pair, the running
+  D of the rows the root sends left (a row's side is a multiplication, not a branch) and the
+  complement over all rows for the right child, and tracks their extremes at the value
+  boundaries. Integral weights run in integer arithmetic. The pass stops early once both children
+  reach their lower bounds. The root thresholds are searched by the branch and bound below,
+  starting from the depth-1 optimum's threshold (a greedy upper bound), the columns in order of
+  their depth-1 error.
 * **branch and bound over a root's thresholds (depth >= 2).** Along a root column the left
   child's optimal error errL(i) never decreases and grows by at most the weight of the rows that
   move, and the right child's errR(i) the other way round; so two solved thresholds a < b bound
   every threshold between them, errL(k) + errR(k) >= max(errL(a), errL(b) - W(a..b)) + max(...),
   and an interval whose bound exceeds the best error found is skipped whole (the two ends of a column
-  are virtual: nothing or everything sent left, bounded by the (d - 1)-optimum). Depth >= 3 tries the
-  (d - 1)-optimum's root first, solves the larger child first and gives the smaller one the budget
-  left (widened by the weight to the interval's ends, so the neighbours stay bounded).
-  Ties: only intervals whose bound is *strictly* above the best error are skipped, so every
-  threshold that could tie is solved and the tie rule above holds exactly.
+  are virtual: nothing or everything sent left, bounded by the (d - 1)-optimum). A child is also
+  bounded by the weight of its classes beyond the most its leaves can predict (two below a depth-2
+  root, 2^(d-1) below a depth-d one). Depth >= 3 tries the (d - 1)-optimum's root first, solves
+  the larger child first with the budget less the smaller child's lower bound, and gives the
+  smaller one the budget left (widened by the weight to the interval's ends, so the neighbours stay
+  bounded).
+* **ties.** Only thresholds whose bound is *strictly* above the best error are skipped for their
+  error. A threshold whose bound equals the incumbent's error can only win FIND's tie rule, so it
+  is skipped when even the fewest leaves a tree there can have (2 when both children as leaves
+  already reach the incumbent's error, 3 when one does beside the other's bound, else 4), with the
+  least depth those leaves allow and the threshold's own (column, cut), loses to the incumbent.
+  Every threshold that could win is solved, so the tie rule above holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
-Memory is linear in m x p (the sorts, ranks and per-subset copies of them). The kernels are
-compiled with numba (``cache=True``): the per-threshold pass is a loop over rows whose every step
-branches on the row's side and on a change of value, which has no vectorised NumPy form at this cost.
+Memory is linear in m x p (the sorts, ranks and per-subset copies of them; times the class pairs,
+at most six, in the depth-2 pass). The kernels are compiled with numba (``cache=True``): the
+per-threshold pass is a running sum over rows in each column's order, read through the root's side
+of each row, which has no vectorised NumPy form at this cost.
 """
 
 from __future__ import annotations
@@ -70,6 +84,10 @@ class FindRealResult:
 
 
 # --------------------------------------------------------------------------------- kernels ------
+
+#: up to this many classes present in a subproblem the depth-2 step sweeps class pairs (k (k - 1) / 2
+#: passes, branch-free); above it one pass with a vector of class counts per side
+_PAIRED_K = 4
 
 @njit(cache=True)
 def _subset_orders(rows, order, rank_global):
@@ -184,6 +202,87 @@ def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
 
 
 @njit(cache=True)
+def _pairs(A):
+    """The pairs (c1, c2), c1 < c2, of the classes present (``A`` > 0): a depth-1 split's best
+    score on a side with class totals A is max(max_c A_c, max over pairs of A_c2 + max D,
+    A_c1 - min D), D = a_c1 - a_c2 the running difference of the pair's counts left of the
+    threshold. A pair with an absent class scores no more than a leaf, so it is left out."""
+    k = A.size
+    present = 0
+    for c in range(k):
+        if A[c] > 0:
+            present += 1
+    pr = np.empty((present * (present - 1) // 2, 2), np.int64)
+    j = 0
+    for c1 in range(k):
+        if A[c1] > 0:
+            for c2 in range(c1 + 1, k):
+                if A[c2] > 0:
+                    pr[j, 0] = c1
+                    pr[j, 1] = c2
+                    j += 1
+    return pr
+
+
+@njit(cache=True)
+def _side_score(A, pr, acc, o):
+    """(best depth-<=1 score, leaf score) of one side from the pair extremes ``acc[:, o:o+2]``."""
+    leaf = A[0]
+    for c in range(A.size):
+        if A[c] > leaf:
+            leaf = A[c]
+    best = leaf
+    for j in range(pr.shape[0]):
+        v = A[pr[j, 1]] + acc[j, o + 1]
+        if v > best:
+            best = v
+        v = A[pr[j, 0]] - acc[j, o]
+        if v > best:
+            best = v
+    return best, leaf
+
+
+@njit(cache=True)
+def _sweep(lidx, sv, bm, bP, nd, left, acc, gorder, pr, AL, AR, goalL, goalR):
+    """One pass over the columns g (in the order ``gorder``) and class pairs j of the subset's
+    order with the running difference dL of the pair's counts among the rows sent left by the
+    root (``left`` is 0/1 by local row); at each boundary (``bm`` = 1) the left child's
+    difference is dL and the right child's P - dL (``bP`` = bm * P, P the difference over all
+    rows so far). ``acc[j]`` gets (min left, max left, min right, max right) over the columns;
+    non-boundaries count as 0, which the trivial thresholds (nothing sent left) already give.
+    Branch-free: the side of a row is a multiplication, not a jump. Stops after a column once
+    both children's best scores reach ``goalL``/``goalR`` (their weight minus a lower bound on
+    their error: no column can do better)."""
+    p, J, s = sv.shape
+    z = sv[0, 0, 0] * 0
+    acc[:, :] = z
+    for gi in range(p):
+        g = gorder[gi]
+        if nd[g] < 2:
+            continue
+        for j in range(J):
+            mnL = acc[j, 0]
+            mxL = acc[j, 1]
+            mnR = acc[j, 2]
+            mxR = acc[j, 3]
+            dL = z
+            for t in range(s):
+                dL += sv[g, j, t] * left[lidx[g, t]]
+                x = bm[g, t] * dL
+                yv = bP[g, j, t] - x
+                mnL = x if x < mnL else mnL
+                mxL = x if x > mxL else mxL
+                mnR = yv if yv < mnR else mnR
+                mxR = yv if yv > mxR else mxR
+            acc[j, 0] = mnL
+            acc[j, 1] = mxL
+            acc[j, 2] = mnR
+            acc[j, 3] = mxR
+        if _side_score(AL, pr, acc, 0)[0] >= goalL and _side_score(AR, pr, acc, 2)[0] >= goalR:
+            break
+
+
+@njit(cache=True)
 def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
     """(err, leaves, depth, column, cut rank) < the incumbent's, errors equal within ``tol``."""
     if err < be - tol:
@@ -200,6 +299,96 @@ def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
 
 
 @njit(cache=True)
+def _beyond2(a):
+    """The weight of the classes of count vector ``a`` beyond its two largest: a lower bound on
+    the error of any tree with two leaves."""
+    m1 = a[0] * 0
+    m2 = m1
+    tot = m1
+    for c in range(a.size):
+        v = a[c]
+        tot += v
+        if v > m1:
+            m2 = m1
+            m1 = v
+        elif v > m2:
+            m2 = v
+    return tot - m1 - m2
+
+
+@njit(cache=True)
+def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk,
+               tol):
+    """Can root threshold i (between solved thresholds lo < i < hi) still win? Returns (state,
+    lower bound): 0 its bound exceeds ``bound`` strictly; 1 only a tie can reach the incumbent's
+    error and no tie can win FIND's tie rule; 2 it must be solved. The tie test (when ``tie``: the
+    incumbent errs at most the budget) takes the fewest leaves a tree at i erring at most the
+    incumbent can have: 2 when the two children as leaves already do (leaf errors ``lfL``,
+    ``lfR``), 3 when one child as a leaf beside the other's lower bound does, else 4; and the
+    least depth that number of leaves allows. Each child's bound is also at least ``clL[i]`` /
+    ``clR[i]``, the weight of its classes beyond the most its leaves can predict."""
+    l1 = eL[lo]
+    l2 = eL[hi] - (cw[hi] - cw[i])
+    r1 = eR[hi]
+    r2 = eR[lo] - (cw[i] - cw[lo])
+    lbL = l1 if l1 > l2 else l2
+    lbR = r1 if r1 > r2 else r2
+    if clL[i] > lbL:
+        lbL = clL[i]
+    if clR[i] > lbR:
+        lbR = clR[i]
+    lb = lbL + lbR
+    if lb > bound:
+        return 0, lb
+    if tie and lb >= best_e - tol:
+        if lfL[i] + lfR[i] <= best_e + tol:
+            ml = 2
+        elif lfL[i] + lbR <= best_e + tol or lbL + lfR[i] <= best_e + tol:
+            ml = 3
+        else:
+            ml = 4
+        if not _lex_less(best_e, ml, 1 if ml == 2 else 2, f, rk, best_e, best_l, best_d, bf, brank, tol):
+            return 1, lb
+    return 2, lb
+
+
+@njit(cache=True)
+def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol,
+              live):
+    """The thresholds strictly between solved thresholds lo and hi that must still be solved
+    (:func:`_candidate`), written to ``live``: returns their number and the least bound of those
+    skipped for their error. The error bound is tested first, inline (most thresholds stop there)."""
+    n = 0
+    lower = np.inf
+    el_lo = eL[lo]
+    el_hi = eL[hi] - cw[hi]
+    er_hi = eR[hi]
+    er_lo = eR[lo] + cw[lo]
+    for i in range(lo + 1, hi):
+        l2 = el_hi + cw[i]
+        lbL = el_lo if el_lo > l2 else l2
+        if clL[i] > lbL:
+            lbL = clL[i]
+        r2 = er_lo - cw[i]
+        lbR = er_hi if er_hi > r2 else r2
+        if clR[i] > lbR:
+            lbR = clR[i]
+        lb = lbL + lbR
+        if lb > bound:
+            if lb < lower:
+                lower = lb
+            continue
+        if tie and lb >= best_e - tol:
+            state, _ = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d,
+                                  bf, brank, f, crk[i], tol)
+            if state != 2:
+                continue
+        live[n] = i
+        n += 1
+    return n, lower
+
+
+@njit(cache=True)
 def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
 
@@ -212,8 +401,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     """
     sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
     p, s = sub.shape
-    A = np.zeros(k)
-    W = 0.0
+    A = np.zeros(k, w.dtype)
+    W = w[0] * 0
     for i in range(s):
         A[y[rows[i]]] += w[rows[i]]
         W += w[rows[i]]
@@ -223,10 +412,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     best_d = 0
     bf = -1
     brow = -1
-    if s < 2:
+    if s < 2 or best_e <= 0:     # a pure leaf: no tree errs less or has fewer leaves
         return best_e, best_l, best_d, bf, brow, True, best_e, 0
     ys = np.empty((p, s), np.int64)
-    ws = np.empty((p, s))
+    ws = np.empty((p, s), w.dtype)
     locs = np.empty((p, s), np.int64)
     bnd = np.zeros((p, s), np.bool_)
     for g in range(p):
@@ -237,19 +426,64 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             locs[g, t] = loc[row]
         for t in range(s - 1):
             bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
-    # the depth-1 optimum: bounds at the two ends of every root column
+    pr = _pairs(A)
+    J = pr.shape[0]
+    paired = J <= _PAIRED_K * (_PAIRED_K - 1) // 2
+    if not paired:
+        pr = pr[:1]
+        J = 1
+    # the pair sweep's inputs: each row's signed weight for each class pair, the boundary mask
+    # and the mask times the running difference over all rows (the right child's complement)
+    lidx = locs.astype(np.int32)
+    sv = np.zeros((p if paired else 1, J, s), w.dtype)
+    bm = np.zeros((p, s), w.dtype)
+    bP = np.zeros((p if paired else 1, J, s), w.dtype)
+    if paired:
+        for g in range(p):
+            for t in range(s):
+                if bnd[g, t]:
+                    bm[g, t] = 1
+            for j in range(J):
+                run = ws[g, 0] * 0
+                for t in range(s):
+                    c = ys[g, t]
+                    if c == pr[j, 0]:
+                        sv[g, j, t] = ws[g, t]
+                    elif c == pr[j, 1]:
+                        sv[g, j, t] = -ws[g, t]
+                    run += sv[g, j, t]
+                    bP[g, j, t] = bm[g, t] * run
+    left = np.zeros(s, np.uint8)
+    acc = np.zeros((J, 4), w.dtype)
+    # one pass over every column with running class counts: the depth-1 optimum (the bounds at the
+    # two ends of every root column; columns are tried best first, each from its best threshold),
+    # and each threshold's weight to the left, its children's errors as leaves and class bounds.
+    # Thresholds 1..n of column g; 0 and n + 1 are the virtual ends (nothing / everything left)
     e1 = best_e
-    a = np.zeros(k)
-    eg = np.full(p, W)          # each column's best depth-1 error: roots are tried best first
-    bt = np.full(p, -1)         # and where its best threshold is
+    a = np.zeros(k, w.dtype)
+    ar = np.empty(k, w.dtype)
+    eg = np.full(p, W)
+    bt = np.full(p, -1)
+    ncand = np.zeros(p, np.int64)
+    cand2 = np.empty((p, s + 1), np.int64)
+    cw2 = np.empty((p, s + 1))
+    lf2L = np.empty((p, s + 1))
+    lf2R = np.empty((p, s + 1))
+    cl2L = np.zeros((p, s + 1))
+    cl2R = np.zeros((p, s + 1))
+    crk2 = np.empty((p, s + 1), np.int64)
     for g in range(p):
-        a[:] = 0.0
+        a[:] = 0
+        n = 0
+        run = W * 0
         for t in range(s - 1):
+            run += ws[g, t]
             a[ys[g, t]] += ws[g, t]
             if bnd[g, t]:
-                lm = 0.0
-                rm = 0.0
-                for c in range(k):
+                n += 1
+                lm = a[0]
+                rm = A[0] - a[0]
+                for c in range(1, k):
                     if a[c] > lm:
                         lm = a[c]
                     if A[c] - a[c] > rm:
@@ -257,6 +491,27 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 if W - lm - rm < eg[g]:
                     eg[g] = W - lm - rm
                     bt[g] = t
+                cand2[g, n] = t
+                cw2[g, n] = run
+                crk2[g, n] = lrank[g, locs[g, t]]
+                lf2L[g, n] = run - lm
+                lf2R[g, n] = (W - run) - rm
+                if k > 2:
+                    cl2L[g, n] = _beyond2(a)
+                    for c in range(k):
+                        ar[c] = A[c] - a[c]
+                    cl2R[g, n] = _beyond2(ar)
+        ncand[g] = n
+        cw2[g, 0] = 0.0
+        lf2L[g, 0] = 0.0
+        lf2R[g, 0] = W - leaf
+        cw2[g, n + 1] = W
+        lf2L[g, n + 1] = W - leaf
+        lf2R[g, n + 1] = 0.0
+        cl2L[g, 0] = 0.0
+        cl2R[g, 0] = 0.0
+        cl2L[g, n + 1] = 0.0
+        cl2R[g, n + 1] = 0.0
         if eg[g] < e1:
             e1 = eg[g]
     roots = np.argsort(eg, kind="mergesort")
@@ -267,38 +522,38 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     tol = 1e-9 * max(W, 1.0)
     lower = np.inf
     posf = np.empty(s, np.int64)
-    AL = np.zeros(k)
-    AR = np.zeros(k)
-    aL = np.zeros(k)
-    aR = np.zeros(k)
-    cand = np.empty(s + 1, np.int64)
-    cw = np.empty(s + 1)
+    AL = np.zeros(k, w.dtype)
+    AR = np.zeros(k, w.dtype)
+    aL = np.zeros(k, w.dtype)
+    aR = np.zeros(k, w.dtype)
     eL = np.empty(s + 1)
     eR = np.empty(s + 1)
+    lv_idx = np.empty(s + 1, np.int64)
     stack = np.empty((2 * s + 4, 2), np.int64)
     nevals = 0
     for ff in range(-1, p):
         f = first_f if ff < 0 else roots[ff]
         if f < 0 or (ff >= 0 and f == first_f) or nd[f] < 2:
             continue
-        for t in range(s):
-            posf[locs[f, t]] = t
-        # candidates 1..n; 0 and n + 1 are the virtual ends (nothing / everything sent left)
-        n = 0
-        run = 0.0
+        if not paired:
+            for t in range(s):
+                posf[locs[f, t]] = t
+        n = ncand[f]
+        cand = cand2[f]
+        cw = cw2[f]
+        lfL = lf2L[f]
+        lfR = lf2R[f]
+        clL = cl2L[f]
+        clR = cl2R[f]
+        crk = crk2[f]
         start_at = -1
-        for t in range(s - 1):
-            run += ws[f, t]
-            if bnd[f, t]:
-                n += 1
-                cand[n] = t
-                cw[n] = run
-                if ff < 0 and sub[f, t] == first_row:
-                    start_at = n
-        cw[0] = 0.0
+        if ff < 0:
+            for i in range(1, n + 1):
+                if sub[f, cand[i]] == first_row:
+                    start_at = i
+                    break
         eL[0] = 0.0
         eR[0] = e1
-        cw[n + 1] = W
         eL[n + 1] = e1
         eR[n + 1] = 0.0
         top = 0
@@ -310,57 +565,51 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             lo = stack[top, 0]
             hi = stack[top, 1]
             bound = min(best_e, ub) + tol
-            nlive = 0
-            first_live = -1
-            last_live = -1
-            for i in range(lo + 1, hi):
-                l1 = eL[lo]
-                l2 = eL[hi] - (cw[hi] - cw[i])
-                r1 = eR[hi]
-                r2 = eR[lo] - (cw[i] - cw[lo])
-                lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
-                if lb <= bound:
-                    nlive += 1
-                    if first_live < 0:
-                        first_live = i
-                    last_live = i
-                elif lb < lower:
-                    lower = lb
+            tie = best_e <= ub + tol
+            brank = lrank[bf, loc[brow]] if bf >= 0 else -1
+            nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
+                                   best_d, bf, brank, f, tol, lv_idx)
+            if low < lower:
+                lower = low
             if nlive == 0:
                 continue
+            mid = lv_idx[nlive // 2]     # the median live candidate
             if start_at > 0 and lo < start_at < hi:
-                mid = start_at
-                start_at = -1
-            else:
-                # the median live candidate
-                cnt = 0
-                mid = first_live
-                for i in range(first_live, last_live + 1):
-                    l1 = eL[lo]
-                    l2 = eL[hi] - (cw[hi] - cw[i])
-                    r1 = eR[hi]
-                    r2 = eR[lo] - (cw[i] - cw[lo])
-                    lb = (l1 if l1 > l2 else l2) + (r1 if r1 > r2 else r2)
-                    if lb <= bound:
-                        if cnt == nlive // 2:
-                            mid = i
-                            break
-                        cnt += 1
+                for i in range(nlive):
+                    if lv_idx[i] == start_at:
+                        mid = start_at
+                        start_at = -1
+                        break
             q = cand[mid]
-            AL[:] = 0.0
+            AL[:] = 0
             for t in range(q + 1):
                 AL[ys[f, t]] += ws[f, t]
             for c in range(k):
                 AR[c] = A[c] - AL[c]
-            sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
+            if paired:
+                for t in range(s):
+                    left[locs[f, t]] = 1 if t <= q else 0
+                # the children's lower bounds from the neighbours: a sweep reaching both is final
+                l1 = eL[lo]
+                l2 = eL[hi] - (cw[hi] - cw[mid])
+                r1 = eR[hi]
+                r2 = eR[lo] - (cw[mid] - cw[lo])
+                goalL = cw[mid] - max(l1, l2, clL[mid]) - tol
+                goalR = (W - cw[mid]) - max(r1, r2, clR[mid]) - tol
+                _sweep(lidx, sv, bm, bP, nd, left, acc, roots, pr, AL, AR, goalL, goalR)
+                sL, leafL = _side_score(AL, pr, acc, 0)
+                sR, leafR = _side_score(AR, pr, acc, 2)
+                spL = sL > leafL
+                spR = sR > leafR
+            else:
+                sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
             nevals += 1
             eL[mid] = cw[mid] - sL
             eR[mid] = (W - cw[mid]) - sR
             err = eL[mid] + eR[mid]
             lv = 2 + (1 if spL else 0) + (1 if spR else 0)
             dp = 2 if (spL or spR) else 1
-            better = _lex_less(err, lv, dp, f, lrank[f, loc[sub[f, q]]], best_e, best_l, best_d, bf,
-                               lrank[bf, loc[brow]] if bf >= 0 else -1, tol)
+            better = _lex_less(err, lv, dp, f, crk[mid], best_e, best_l, best_d, bf, brank, tol)
             if better:
                 best_e = err
                 best_l = lv
@@ -390,13 +639,15 @@ class _Timeout(Exception):
 class _Node:
     """A solved subproblem: its error (a lower bound when not ``exact``), leaves, depth, and a
     function building its structure ("leaf", class) or ("split", column, row, left, right), where
-    ``row`` is the last row sent left (the cut is halfway above its value)."""
+    ``row`` is the last row sent left (the cut is halfway above its value); ``root`` (column, row)
+    of the best depth-2 tree found, a first root to try on a neighbouring threshold's child."""
 
     error: float
     leaves: int
     depth: int
     exact: bool
     build: object
+    root: tuple = (-1, -1)
 
 
 class _Search:
@@ -404,6 +655,9 @@ class _Search:
         self.X = X
         self.y = y
         self.w = w
+        # integral weights (the usual unit weights) run the kernels in integer arithmetic: exact
+        # ties and a one-cycle add on the sweep's running sums
+        self.wk = w.astype(np.int64) if np.array_equal(np.rint(w), w) and w.sum() < 2.0 ** 52 else w
         self.k = k
         m, p = X.shape
         self.order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
@@ -451,11 +705,11 @@ class _Search:
 
     def depth2(self, rows, ub, first=(-1, -1)) -> _Node:
         self.solved += 1
-        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.w, self.k,
+        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.wk, self.k,
                                                           float(ub), int(first[0]), int(first[1]))
         self.evaluations += evals
         if not exact:
-            return _Node(float(lower), int(lv), int(dp), False, None)
+            return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
 
         def build():
             if f < 0:
@@ -463,9 +717,9 @@ class _Search:
             left, right = self.halves(rows, f, row)
             return ("split", int(f), int(row), self.depth1_structure(left), self.depth1_structure(right))
 
-        return _Node(float(e), int(lv), int(dp), True, build)
+        return _Node(float(e), int(lv), int(dp), True, build, (int(f), int(row)))
 
-    def solve(self, rows, depth, ub=np.inf) -> _Node:
+    def solve(self, rows, depth, ub=np.inf, first=(-1, -1)) -> _Node:
         """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
         bound above ``ub``, not exact)."""
         if rows.size <= 1 or depth == 0:
@@ -478,7 +732,7 @@ class _Search:
             err = float(self.w[rows].sum() - sc)
             return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
         if depth == 2:
-            return self.depth2(rows, ub)
+            return self.depth2(rows, ub, first)
         return self.deep(rows, depth, ub)
 
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
@@ -490,6 +744,7 @@ class _Search:
         if not shallow.exact:   # the (depth - 1)-optimum errs more than ub: only deeper trees can do
             shallow = self.solve(rows, depth - 1)
         W = float(self.w[rows].sum())
+        counts_all = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
         tol = 1e-9 * max(W, 1.0)
         # incumbent: (error, leaves, depth, column, cut rank); the shallow optimum wins ties
         best = [shallow.error, shallow.leaves, shallow.depth, -1, -1]
@@ -508,6 +763,22 @@ class _Search:
                 continue
             n = cand.size
             cw = np.concatenate([[0.0], np.cumsum(self.w[srt])[cand], [W]])
+            # the children's errors as leaves at each threshold (for the tie test)
+            counts = np.zeros((n + 2, self.k))
+            counts[1:-1] = np.cumsum(np.eye(self.k)[self.y[srt]] * self.w[srt, None], axis=0)[cand]
+            counts[-1] = counts_all
+            lfL = cw - counts.max(axis=1)
+            lfR = (W - cw) - (counts_all - counts).max(axis=1)
+            crk = np.concatenate([[-1], rk[cand], [-1]])
+            # a child of depth d - 1 has at most 2^(d-1) leaves: the classes beyond that many err
+            t = 2 ** (depth - 1)
+            if self.k > t:
+                clL = np.sort(counts, axis=1)[:, :self.k - t].sum(axis=1)
+                clR = np.sort(counts_all - counts, axis=1)[:, :self.k - t].sum(axis=1)
+                clL[[0, -1]] = 0.0
+                clR[[0, -1]] = 0.0
+            else:
+                clL = clR = np.zeros(n + 2)
             eL = np.full(n + 2, np.nan)
             eR = np.full(n + 2, np.nan)
             eL[0], eR[0], eL[-1], eR[-1] = 0.0, shallow.error, shallow.error, 0.0
@@ -515,15 +786,15 @@ class _Search:
             if f == first[0]:
                 start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
             stack = [(0, n + 1)]
+            buf = np.empty(n + 2, np.int64)
+            hintL = hintR = (-1, -1)
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
-                inner = np.arange(lo + 1, hi)
-                lb = (np.maximum(eL[lo], eL[hi] - (cw[hi] - cw[inner]))
-                      + np.maximum(eR[hi], eR[lo] - (cw[inner] - cw[lo])))
                 bound = min(best[0], ub) + tol
-                live = inner[lb <= bound]
-                if lb.size > live.size:
-                    lower = min(lower, float(lb[lb > bound].min()))
+                nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, best[0] <= ub + tol,
+                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf)
+                lower = min(lower, low)
+                live = buf[:nlive]
                 if live.size == 0:
                     continue
                 mid = start if lo < start < hi else int(live[live.size // 2])
@@ -533,12 +804,24 @@ class _Search:
                 # the larger child first: its error tightens the smaller child's budget, widened by
                 # the weight to the interval's ends so that the bounds still prune the neighbours
                 big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
-                nb = self.solve(big, depth - 1, bound)
+                lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid]) if big is left_rows
+                            else max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid]))
+                hint_big, hint_small = (hintL, hintR) if big is left_rows else (hintR, hintL)
+                nb = self.solve(big, depth - 1, bound - lb_small, hint_big)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
-                ns = self.solve(small, depth - 1, budget) if budget >= 0 else _Node(0.0, 1, 0, False, None)
+                if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
+                    budget = min(budget, bound)
+                if budget >= 0:
+                    ns = self.solve(small, depth - 1, budget, hint_small)
+                else:
+                    ns = _Node(lb_small, 1, 0, False, None)
                 left, right = (nb, ns) if big is left_rows else (ns, nb)
                 eL[mid], eR[mid] = left.error, right.error
+                if left.root[0] >= 0:
+                    hintL = left.root
+                if right.root[0] >= 0:
+                    hintR = right.root
                 if left.exact and right.exact:
                     cand_key = [left.error + right.error, left.leaves + right.leaves,
                                 1 + max(left.depth, right.depth), f, int(rk[q])]

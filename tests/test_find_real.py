@@ -71,6 +71,61 @@ def test_predictions_count_the_reported_errors():
     assert float((r.leaf_class[leaf] != y).sum()) == r.errors
 
 
+def _lex_optimum(Xb, y, k, depth):
+    """FIND's tie rule by brute force on the binarised matrix, for any number of classes: the
+    least (errors, leaves, depth, feature) over the leaf and every split into two non-empty
+    parts, each part's subtree chosen by the same rule; the leaf predicts the first majority
+    class. Returns the tree as nested tuples ("leaf", class) / (feature, left, right)."""
+
+    def best(rows, d):
+        counts = np.bincount(y[rows], minlength=k)
+        key, tree = (rows.size - counts.max(), 1, 0, -1), ("leaf", int(np.argmax(counts)))
+        if d > 0:
+            for j in range(Xb.shape[1]):
+                right = Xb[rows, j] == 1
+                if right.all() or not right.any():
+                    continue
+                (kl, tl), (kr, tr) = best(rows[~right], d - 1), best(rows[right], d - 1)
+                cand = (kl[0] + kr[0], kl[1] + kr[1], 1 + max(kl[2], kr[2]), j)
+                if cand < key:
+                    key, tree = cand, (j, tl, tr)
+        return key, tree
+
+    return best(np.arange(y.size), depth)[1]
+
+
+def _nested(result, binarizer):
+    """find_real's tree as _lex_optimum's nested tuples, features renumbered as the binarised matrix's."""
+    index = {(int(c), float(t)): i for i, (c, t) in enumerate(zip(binarizer.columns, binarizer.cuts))}
+    tree = result.tree
+
+    def node(v):
+        if tree.feature[v] < 0:
+            return ("leaf", int(result.leaf_class[v]))
+        f = tree.feature[v]
+        return (index[(int(result.columns[f]), float(result.cuts[f]))], node(tree.child0[v]), node(tree.child1[v]))
+
+    return node(0)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 6])
+def test_tie_rule_by_brute_force_with_many_ties(k):
+    """Few rows, few distinct values, several classes: many trees reach the least error (often
+    zero), so the pruning of ties (fewest leaves a threshold's tree can have) decides the tree;
+    it must be the brute-force lexicographic optimum, at depths 1 to 3 (with 6 classes the
+    class bounds prune: a child with more classes than leaves errs)."""
+    rng = np.random.default_rng(10 + k)
+    for _ in range(12):
+        m = int(rng.integers(6, 15))
+        X = rng.integers(0, 4, size=(m, 2)).astype(np.float64)
+        y = rng.integers(0, k, size=m)
+        binarizer = ThresholdBinarizer(None).fit(X)
+        Xb = binarizer.transform(X)
+        for depth in (1, 2, 3):
+            ours = find_real(X, y, depth=depth, n_classes=k)
+            assert _nested(ours, binarizer) == _lex_optimum(Xb, y, k, depth), (m, depth)
+
+
 @pytest.mark.parametrize("k", [3, 4])
 def test_multiclass_errors_as_multiclass_find(k):
     rng = np.random.default_rng(k)
