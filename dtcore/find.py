@@ -974,15 +974,222 @@ def _class_depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndar
     return best
 
 
+_CLASS_BATCH_BUDGET = 1 << 22   # entries (subproblems x classes x features^2) of one depth-2 batch
+
+
+@dataclass(frozen=True)
+class _ClassBatch:
+    """Best depth-<=2 trees of a batch of k-class subproblems (:func:`_class_depth2_batch`): the
+    errors and the choices that rebuild each tree (``-1``: no split)."""
+
+    err: np.ndarray        # (B,) least weighted misclassification
+    root: np.ndarray       # (B,) root feature, -1: a leaf or a depth-1 tree
+    stump: np.ndarray      # (B,) the depth-1 tree's feature when root is -1 (-1: a leaf)
+    below: np.ndarray      # (B, 2) feature of the split below branch a of the root (-1: a leaf)
+
+    def shape(self, b: int) -> tuple:
+        """Subproblem b's tree with unlabelled leaves (None)."""
+        r = int(self.root[b])
+        if r < 0:
+            j = int(self.stump[b])
+            return None if j < 0 else ("split", j, None, None)
+        sub = [None if int(self.below[b, a]) < 0 else ("split", int(self.below[b, a]), None, None) for a in (0, 1)]
+        return ("split", r, sub[0], sub[1])
+
+
+def _class_depth2_batch(W: np.ndarray, s: np.ndarray, P: np.ndarray | None) -> _ClassBatch:
+    """Best depth-<=2 trees (depth <= 1 when ``P`` is None) of a batch of k-class subproblems from
+    their class counts, exact for integer weights and with :class:`_ClassSums`' choices.
+
+    ``W[b, c]`` is subproblem b's class-c weight, ``s[b, c, j]`` its class-c weight with x_j = 1
+    and ``P[b, c, j, l]`` with x_j = x_l = 1 (P's diagonal is s). A leaf errs its weight outside its
+    majority class; a depth-1 tree (the first feature of least error) replaces the leaf only when it
+    errs less by more than 1e-9 of the weight, a depth-2 tree (the first root of least error, below
+    each branch the first feature of least error) the depth-1 optimum likewise, and a branch keeps a
+    leaf unless its split errs less by as much. Classes are the second axis so that every maximum
+    over classes is an elementwise maximum of contiguous slabs.
+    """
+    B, k, n = s.shape
+    at = np.arange(B)
+    W = np.asarray(W, dtype=np.float64)
+    Wt = W.sum(axis=1)
+    tol = 1e-9 * np.maximum(Wt, 1.0)
+    leaf = Wt - W.max(axis=1)
+    none = np.full((B, 2), -1, dtype=np.int64)
+    if n == 0:
+        return _ClassBatch(leaf, none[:, 0], none[:, 0], none)
+    sf = s.astype(np.float64)
+    err1 = Wt[:, None] - sf.max(axis=1) - (W[:, :, None] - sf).max(axis=1)       # (B, j)
+    stump = err1.argmin(axis=1)
+    use1 = err1[at, stump] < leaf - tol
+    best = np.where(use1, err1[at, stump], leaf)
+    stump = np.where(use1, stump, -1)
+    if P is None:
+        return _ClassBatch(best, np.full(B, -1, dtype=np.int64), stump, none)
+    S1 = s.sum(axis=1)                                                            # (B, i): weight with x_i = 1
+    c11 = P.max(axis=1)                                                           # (B, i, j)
+    cell = np.subtract(s[:, :, :, None], P)                                       # (x_i, x_j) = (1, 0)
+    c10 = cell.max(axis=1)
+    np.subtract(W.astype(P.dtype)[:, :, None, None], s[:, :, :, None], out=cell)
+    cell -= s[:, :, None, :]
+    cell += P                                                                     # (0, 0)
+    c00 = cell.max(axis=1)
+    del cell
+    right = S1[:, :, None] - c11 - c10                                            # error in x_i = 1, per j
+    left = (Wt.astype(P.dtype)[:, None] - S1)[:, :, None] - c10.transpose(0, 2, 1) - c00
+    j1, j0 = right.argmin(axis=2), left.argmin(axis=2)                             # (B, i)
+    e1 = np.take_along_axis(right, j1[:, :, None], axis=2)[:, :, 0].astype(np.float64)
+    e0 = np.take_along_axis(left, j0[:, :, None], axis=2)[:, :, 0].astype(np.float64)
+    root_err = e1 + e0
+    root = root_err.argmin(axis=1)
+    use2 = root_err[at, root] < best - tol
+    err = np.where(use2, root_err[at, root], best)
+    side1 = sf[at, :, root]                                                       # (B, k)
+    side0 = W - side1
+    keep0 = e0[at, root] < side0.sum(axis=1) - side0.max(axis=1) - tol
+    keep1 = e1[at, root] < side1.sum(axis=1) - side1.max(axis=1) - tol
+    below = np.stack([np.where(keep0, j0[at, root], -1), np.where(keep1, j1[at, root], -1)], axis=1)
+    return _ClassBatch(err, np.where(use2, root, -1), stump, np.where(use2[:, None], below, none))
+
+
+class _ClassCounts(_Counting):
+    """FIND's counting with k classes on integer weights (class weights ``Y``, (m, k), one class a
+    row), with :class:`_ClassSums`' tie rule and choices, exactly, but fast:
+
+    * the pair counts of one class are one BLAS product over that class's rows only (float32 while
+      the total weight is below 2^24, exact), so k classes cost one pass over the rows, not k;
+    * depth <= 2 from the pair counts in a few reductions over classes (:func:`_class_depth2_batch`);
+    * **depth 3** at once: for every root x_i the pair counts of its smaller half are counted on
+      its rows and the other half's are the subproblem's minus them (sibling subtraction); the 2n
+      halves' depth-2 optima are solved in batches, and the roots are then taken in FIND's order
+      with :class:`_Search`'s rule (a root wins when it errs less by more than 1e-9 of the weight).
+    """
+
+    kernel_depth = 3
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray) -> None:
+        self.X, self.Y = X, Y
+        self.n, self.k = X.shape[1], Y.shape[1]
+        self.dtype = np.float32 if float(Y.sum()) < 2**24 else np.float64
+        self.cls = Y.argmax(axis=1)
+        weight = Y.sum(axis=1)
+        self.Xf = X.astype(self.dtype)
+        self.Xw = self.Xf if np.all(weight == 1) else self.Xf * weight.astype(self.dtype)[:, None]
+        self.memo: dict[tuple, _Best] = {}
+
+    def all_rows(self) -> np.ndarray:
+        return np.arange(self.X.shape[0])
+
+    def trivial(self, rows: np.ndarray, allowed: np.ndarray) -> bool:
+        return rows.size == 0
+
+    def better(self, candidate: _Best, than: _Best, rows: np.ndarray) -> bool:
+        return candidate.err < than.err - 1e-9 * max(float(self.Y[rows].sum()), 1.0)
+
+    def split(self, rows: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+        mask = self.X[rows, i] == 1
+        return rows[~mask], rows[mask]
+
+    def skip(self, halves) -> bool:
+        return halves[0].size == 0 or halves[1].size == 0    # x_i constant on the rows
+
+    def class_rows(self, rows: np.ndarray) -> list[np.ndarray]:
+        cls = self.cls[rows]
+        return [rows[cls == c] for c in range(self.k)]
+
+    def ones(self, rows: np.ndarray) -> np.ndarray:
+        """s[c, j] = class-c weight with x_j = 1, (k, n) float64."""
+        out = np.zeros((self.k, self.n))
+        for c, r in enumerate(self.class_rows(rows)):  # loop over classes; NumPy body
+            out[c] = self.Xw[r].sum(axis=0, dtype=np.float64)
+        return out
+
+    def pair_counts(self, rows: np.ndarray, out: np.ndarray) -> None:
+        """out[c, j, l] = class-c weight with x_j = x_l = 1: one BLAS product per class."""
+        for c, r in enumerate(self.class_rows(rows)):  # loop over classes; BLAS body
+            np.matmul(self.Xw[r].T, self.Xf[r], out=out[c])
+
+    def structure(self, rows: np.ndarray, shape) -> _Node:
+        """A tree of unlabelled leaves (None) on ``rows``, each leaf labelled by its majority class."""
+        if shape is None:
+            return ("leaf", int(np.argmax(self.Y[rows].sum(axis=0))))
+        zero, one = self.split(rows, shape[1])
+        return ("split", shape[1], self.structure(zero, shape[2]), self.structure(one, shape[3]))
+
+    def best(self, rows: np.ndarray, err: float, shape) -> _Best:
+        structure = self.structure(rows, shape)
+        return _Best(float(err), *_shape(structure), lambda: structure)
+
+    def kernel(self, rows: np.ndarray, depth: int, fixed: frozenset, allowed: np.ndarray, context) -> _Best:
+        if depth == 0 or rows.size == 0:
+            total = self.Y[rows].sum(axis=0)
+            return self.best(rows, _leaf_error(total), None)
+        W = self.Y[rows].sum(axis=0)[None]
+        if depth == 1:
+            batch = _class_depth2_batch(W, self.ones(rows)[None], None)
+            return self.best(rows, batch.err[0], batch.shape(0))
+        P = np.empty((self.k, self.n, self.n), dtype=self.dtype)
+        self.pair_counts(rows, P)
+        s = np.ascontiguousarray(P[:, np.arange(self.n), np.arange(self.n)])
+        shallow = _class_depth2_batch(W, s[None], P[None])
+        if depth == 2:
+            return self.best(rows, shallow.err[0], shallow.shape(0))
+        return self.solve3(rows, W[0], s, P, shallow)
+
+    def solve3(self, rows: np.ndarray, W: np.ndarray, s: np.ndarray, P: np.ndarray, shallow: _ClassBatch) -> _Best:
+        """Depth <= 3 on ``rows`` from the depth-2 optima of the 2n halves x_i = a."""
+        n, k = self.n, self.k
+        X8 = self.X[rows]
+        ones = X8.sum(axis=0, dtype=np.int64)
+        roots = np.flatnonzero((ones > 0) & (ones < rows.size))
+        errs = np.full((n, 2), np.inf)
+        halves: dict[int, _ClassBatch] = {}
+        chunk = max(1, _CLASS_BATCH_BUDGET // (2 * k * n * n))
+        Ph = np.empty((2 * min(chunk, max(roots.size, 1)), k, n, n), dtype=self.dtype)
+        for start in range(0, roots.size, chunk):  # loop over batches of roots; NumPy and BLAS body
+            block = roots[start:start + chunk]
+            C = block.size
+            for c, i in enumerate(block):  # loop over roots; BLAS body
+                counted = 1 if 2 * ones[i] <= rows.size else 0     # the smaller half is counted
+                self.pair_counts(rows[X8[:, i] == counted], Ph[2 * c + counted])
+                np.subtract(P, Ph[2 * c + counted], out=Ph[2 * c + 1 - counted])
+            Wh = np.empty((C, 2, k))
+            Wh[:, 1] = s[:, block].T
+            Wh[:, 0] = W[None] - Wh[:, 1]
+            sh = np.ascontiguousarray(Ph[:2 * C][:, :, np.arange(n), np.arange(n)])
+            batch = _class_depth2_batch(Wh.reshape(2 * C, k), sh, Ph[:2 * C])
+            errs[block] = batch.err.reshape(C, 2)
+            for c, i in enumerate(block):  # loop over roots; bookkeeping only
+                halves[int(i)] = (batch, 2 * c)
+        # FIND's order: the depth-2 optimum, then every root, a root winning when it errs less by
+        # more than 1e-9 of the weight (the rule of _Search with _ClassSums)
+        tol = 1e-9 * max(float(W.sum()), 1.0)
+        best_err, best_root = float(shallow.err[0]), -1
+        for i in roots.tolist():  # loop over roots; scalars only
+            left = errs[i, 0]
+            if left >= best_err:
+                continue
+            candidate = left + errs[i, 1]
+            if candidate < best_err - tol:
+                best_err, best_root = candidate, i
+        if best_root < 0:
+            return self.best(rows, best_err, shallow.shape(0))
+        batch, b = halves[best_root]
+        return self.best(rows, best_err, ("split", best_root, batch.shape(b), batch.shape(b + 1)))
+
+
 def find_classes(X: np.ndarray, Y: np.ndarray, depth: int) -> tuple[float, _Node]:
     """FIND with k classes on validated inputs (0/1 ``X``, class weights ``Y`` of shape (m, k)):
     (the least weighted misclassification of a depth-<= ``depth`` tree, its structure). The search
     of :func:`find` with the k-class counting and tie rule (:class:`_ClassSums`); used by
     :func:`dtcore.multiclass.multiclass_find`."""
-    backend = _ClassSums(X, Y)
+    whole = bool(np.all(Y == np.round(Y))) and float(Y.sum()) < 2**53
+    backend = _ClassCounts(X, Y) if whole else _ClassSums(X, Y)
     search = _Search(backend, better=backend.better, prune_ties=True)
-    best = search.solve(backend.all_rows(), depth, frozenset(), np.ones(X.shape[1], dtype=bool))
-    return float(best.err), best.build()
+    with _one_blas_thread():
+        best = search.solve(backend.all_rows(), depth, frozenset(), np.ones(X.shape[1], dtype=bool))
+        structure = best.build()
+    return float(best.err), structure
 
 
 @functools.cache
