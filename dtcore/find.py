@@ -1026,29 +1026,29 @@ def _class_depth2_batch(W: np.ndarray, s: np.ndarray, P: np.ndarray | None) -> _
     stump = np.where(use1, stump, -1)
     if P is None:
         return _ClassBatch(best, np.full(B, -1, dtype=np.int64), stump, none)
-    S1 = s.sum(axis=1)                                                            # (B, i): weight with x_i = 1
-    c11 = P.max(axis=1)                                                           # (B, i, j)
+    S1 = s.sum(axis=1, dtype=P.dtype)                                             # (B, i): weight with x_i = 1
+    c11 = P.max(axis=1)                                                           # (B, i, j), symmetric
     cell = np.subtract(s[:, :, :, None], P)                                       # (x_i, x_j) = (1, 0)
     c10 = cell.max(axis=1)
-    np.subtract(W.astype(P.dtype)[:, :, None, None], s[:, :, :, None], out=cell)
-    cell -= s[:, :, None, :]
-    cell += P                                                                     # (0, 0)
+    # (0, 0) = W - s_i - s_j + P = (W - s_j) - (s_i - P), symmetric
+    np.subtract((W.astype(P.dtype)[:, :, None] - s)[:, :, None, :], cell, out=cell)
     c00 = cell.max(axis=1)
     del cell
-    right = S1[:, :, None] - c11 - c10                                            # error in x_i = 1, per j
-    left = (Wt.astype(P.dtype)[:, None] - S1)[:, :, None] - c10.transpose(0, 2, 1) - c00
-    j1, j0 = right.argmin(axis=2), left.argmin(axis=2)                             # (B, i)
-    e1 = np.take_along_axis(right, j1[:, :, None], axis=2)[:, :, 0].astype(np.float64)
-    e0 = np.take_along_axis(left, j0[:, :, None], axis=2)[:, :, 0].astype(np.float64)
+    right = S1[:, :, None] - c11 - c10                                            # [b, i, j]: error in x_i = 1
+    right_t = (Wt.astype(P.dtype)[:, None] - S1)[:, None, :] - c10 - c00          # [b, j, i]: error in x_i = 0
+    e1 = right.min(axis=2).astype(np.float64)                                     # (B, i)
+    e0 = right_t.min(axis=1).astype(np.float64)
     root_err = e1 + e0
     root = root_err.argmin(axis=1)
     use2 = root_err[at, root] < best - tol
     err = np.where(use2, root_err[at, root], best)
+    j1 = right[at, root].argmin(axis=1)                                           # the first least, per branch
+    j0 = right_t[at, :, root].argmin(axis=1)
     side1 = sf[at, :, root]                                                       # (B, k)
     side0 = W - side1
     keep0 = e0[at, root] < side0.sum(axis=1) - side0.max(axis=1) - tol
     keep1 = e1[at, root] < side1.sum(axis=1) - side1.max(axis=1) - tol
-    below = np.stack([np.where(keep0, j0[at, root], -1), np.where(keep1, j1[at, root], -1)], axis=1)
+    below = np.stack([np.where(keep0, j0, -1), np.where(keep1, j1, -1)], axis=1)
     return _ClassBatch(err, np.where(use2, root, -1), stump, np.where(use2[:, None], below, none))
 
 
@@ -1071,6 +1071,8 @@ class _ClassCounts(_Counting):
         self.X, self.Y = X, Y
         self.n, self.k = X.shape[1], Y.shape[1]
         self.dtype = np.float32 if float(Y.sum()) < 2**24 else np.float64
+        # the cells of the depth-2 step: int16 while every count fits (half the bytes to reduce)
+        self.cell_dtype = np.int16 if float(Y.sum()) < 2**15 else self.dtype
         self.cls = Y.argmax(axis=1)
         weight = Y.sum(axis=1)
         self.Xf = X.astype(self.dtype)
@@ -1106,8 +1108,12 @@ class _ClassCounts(_Counting):
 
     def pair_counts(self, rows: np.ndarray, out: np.ndarray) -> None:
         """out[c, j, l] = class-c weight with x_j = x_l = 1: one BLAS product per class."""
+        direct = out.dtype == self.dtype
         for c, r in enumerate(self.class_rows(rows)):  # loop over classes; BLAS body
-            np.matmul(self.Xw[r].T, self.Xf[r], out=out[c])
+            if direct:
+                np.matmul(self.Xw[r].T, self.Xf[r], out=out[c])
+            else:
+                out[c] = self.Xw[r].T @ self.Xf[r]
 
     def structure(self, rows: np.ndarray, shape) -> _Node:
         """A tree of unlabelled leaves (None) on ``rows``, each leaf labelled by its majority class."""
@@ -1128,7 +1134,7 @@ class _ClassCounts(_Counting):
         if depth == 1:
             batch = _class_depth2_batch(W, self.ones(rows)[None], None)
             return self.best(rows, batch.err[0], batch.shape(0))
-        P = np.empty((self.k, self.n, self.n), dtype=self.dtype)
+        P = np.empty((self.k, self.n, self.n), dtype=self.cell_dtype)
         self.pair_counts(rows, P)
         s = np.ascontiguousarray(P[:, np.arange(self.n), np.arange(self.n)])
         shallow = _class_depth2_batch(W, s[None], P[None])
@@ -1145,7 +1151,7 @@ class _ClassCounts(_Counting):
         errs = np.full((n, 2), np.inf)
         halves: dict[int, _ClassBatch] = {}
         chunk = max(1, _CLASS_BATCH_BUDGET // (2 * k * n * n))
-        Ph = np.empty((2 * min(chunk, max(roots.size, 1)), k, n, n), dtype=self.dtype)
+        Ph = np.empty((2 * min(chunk, max(roots.size, 1)), k, n, n), dtype=self.cell_dtype)
         for start in range(0, roots.size, chunk):  # loop over batches of roots; NumPy and BLAS body
             block = roots[start:start + chunk]
             C = block.size
