@@ -975,6 +975,7 @@ def _class_depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndar
 
 
 _CLASS_BATCH_BUDGET = 1 << 22   # entries (subproblems x classes x features^2) of one depth-2 batch
+_CLASS_PROBE_ROOTS = 4          # roots of least upper bound a depth-3 step solves first, in full
 
 
 @dataclass(frozen=True)
@@ -1143,34 +1144,86 @@ class _ClassCounts(_Counting):
         return self.solve3(rows, W[0], s, P, shallow)
 
     def solve3(self, rows: np.ndarray, W: np.ndarray, s: np.ndarray, P: np.ndarray, shallow: _ClassBatch) -> _Best:
-        """Depth <= 3 on ``rows`` from the depth-2 optima of the 2n halves x_i = a."""
+        """Depth <= 3 on ``rows`` from the depth-2 optima of the halves x_i = a, skipping the roots
+        that bounds show cannot win.
+
+        A depth-2 tree on a half errs at least, for its best second feature x_j, the weight outside
+        the two largest classes of each cell (x_i, x_j) = (a, b) (a depth-1 subtree has two
+        leaves), and at most the weight outside the largest (leaves on the cells): both from the
+        pair counts, for every root at once. On integer weights (errors then differ by 1 or more,
+        above the 1e-9 tolerance) the winner is the first root of least error, so roots are taken
+        best bound first: the few of least upper bound in full (a good tree early), then the larger
+        half of every root whose lower bound is below the best error so far, then the other half
+        where the larger half's error plus the other's bound still is; a root is skipped once its
+        bound exceeds the best error (or equals it with a larger index). Every root that could win
+        is solved exactly, so the choice is FIND's.
+        """
         n, k = self.n, self.k
         X8 = self.X[rows]
         ones = X8.sum(axis=0, dtype=np.int64)
         roots = np.flatnonzero((ones > 0) & (ones < rows.size))
+        counted = (2 * ones <= rows.size).astype(np.int64)    # the smaller half is counted, the other derived
         errs = np.full((n, 2), np.inf)
-        halves: dict[int, _ClassBatch] = {}
-        chunk = max(1, _CLASS_BATCH_BUDGET // (2 * k * n * n))
-        Ph = np.empty((2 * min(chunk, max(roots.size, 1)), k, n, n), dtype=self.cell_dtype)
-        for start in range(0, roots.size, chunk):  # loop over batches of roots; NumPy and BLAS body
-            block = roots[start:start + chunk]
-            C = block.size
-            for c, i in enumerate(block):  # loop over roots; BLAS body
-                counted = 1 if 2 * ones[i] <= rows.size else 0     # the smaller half is counted
-                self.pair_counts(rows[X8[:, i] == counted], Ph[2 * c + counted])
-                np.subtract(P, Ph[2 * c + counted], out=Ph[2 * c + 1 - counted])
-            Wh = np.empty((C, 2, k))
-            Wh[:, 1] = s[:, block].T
-            Wh[:, 0] = W[None] - Wh[:, 1]
-            sh = np.ascontiguousarray(Ph[:2 * C][:, :, np.arange(n), np.arange(n)])
-            batch = _class_depth2_batch(Wh.reshape(2 * C, k), sh, Ph[:2 * C])
-            errs[block] = batch.err.reshape(C, 2)
-            for c, i in enumerate(block):  # loop over roots; bookkeeping only
-                halves[int(i)] = (batch, 2 * c)
-        # FIND's order: the depth-2 optimum, then every root, a root winning when it errs less by
-        # more than 1e-9 of the weight (the rule of _Search with _ClassSums)
+        found: dict[tuple[int, int], tuple[_ClassBatch, int]] = {}
+        per_batch = max(1, _CLASS_BATCH_BUDGET // (k * n * n))
+        Ph = np.empty((min(per_batch, 2 * max(roots.size, 1)), k, n, n), dtype=self.cell_dtype)
         tol = 1e-9 * max(float(W.sum()), 1.0)
-        best_err, best_root = float(shallow.err[0]), -1
+        shallow_err = float(shallow.err[0])
+
+        def solve(halves: list[tuple[int, int]]) -> None:
+            """The depth-2 optima of the halves (root i, branch a), a batch at a time."""
+            for start in range(0, len(halves), per_batch):  # loop over batches of halves; NumPy body
+                block = halves[start:start + per_batch]
+                Wh = np.empty((len(block), k))
+                for h, (i, a) in enumerate(block):  # loop over halves; BLAS body
+                    self.pair_counts(rows[X8[:, i] == counted[i]], Ph[h])
+                    if a != counted[i]:
+                        np.subtract(P, Ph[h], out=Ph[h])
+                    Wh[h] = s[:, i] if a == 1 else W - s[:, i]
+                B = len(block)
+                sh = np.ascontiguousarray(Ph[:B][:, :, np.arange(n), np.arange(n)])
+                batch = _class_depth2_batch(Wh, sh, Ph[:B])
+                for h, (i, a) in enumerate(block):  # loop over halves; bookkeeping only
+                    errs[i, a] = batch.err[h]
+                    found[(i, a)] = (batch, h)
+
+        if tol < 0.5 and roots.size > 1:
+            upper, lower = self.half_bounds(W, s, P)
+            best = [shallow_err, -1]          # the least error found and its first root (-1: depth 2)
+
+            def update() -> None:
+                cand = errs.sum(axis=1)
+                if np.isfinite(cand).any():
+                    i = int(np.argmin(cand))
+                    if cand[i] < best[0] or (cand[i] == best[0] and 0 <= i < best[1]):
+                        best[0], best[1] = float(cand[i]), i
+
+            def alive(candidates: np.ndarray, bound: np.ndarray) -> np.ndarray:
+                keep = (bound < best[0]) | ((bound == best[0]) & (best[1] >= 0) & (candidates < best[1]))
+                return candidates[keep]
+
+            probe = roots[np.argsort(upper[roots].sum(axis=1), kind="stable")[:_CLASS_PROBE_ROOTS]]
+            solve([(int(i), a) for i in probe for a in (0, 1)])
+            update()
+            big = 1 - counted
+            bound = lower.sum(axis=1)
+            for phase in (0, 1):  # the larger halves, then the smaller ones
+                side = big if phase == 0 else counted
+                todo = roots[~np.isfinite(errs[roots, side[roots]])]
+                if phase == 1:
+                    bound = np.maximum(bound, np.where(np.isfinite(errs[:, 0]), errs[:, 0], lower[:, 0])
+                                       + np.where(np.isfinite(errs[:, 1]), errs[:, 1], lower[:, 1]))
+                todo = todo[np.argsort(bound[todo], kind="stable")]
+                while todo.size:  # loop over batches of halves, best bound first; NumPy body
+                    todo = alive(todo, bound[todo])
+                    solve([(int(i), int(side[i])) for i in todo[:per_batch]])
+                    todo = todo[per_batch:]
+                    update()
+        else:
+            solve([(int(i), a) for i in roots for a in (0, 1)])
+        # FIND's order: the depth-2 optimum, then every root, a root winning when it errs less by
+        # more than 1e-9 of the weight (the rule of _Search with _ClassSums); skipped roots err inf
+        best_err, best_root = shallow_err, -1
         for i in roots.tolist():  # loop over roots; scalars only
             left = errs[i, 0]
             if left >= best_err:
@@ -1180,8 +1233,36 @@ class _ClassCounts(_Counting):
                 best_err, best_root = candidate, i
         if best_root < 0:
             return self.best(rows, best_err, shallow.shape(0))
-        batch, b = halves[best_root]
-        return self.best(rows, best_err, ("split", best_root, batch.shape(b), batch.shape(b + 1)))
+        halves = [found[(best_root, a)] for a in (0, 1)]
+        return self.best(rows, best_err, ("split", best_root, halves[0][0].shape(halves[0][1]),
+                                          halves[1][0].shape(halves[1][1])))
+
+    def half_bounds(self, W: np.ndarray, s: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Upper and lower bounds (n, 2) on the depth-2 error of every half x_i = a: over the second
+        feature x_j, the least sum over the cells (x_i, x_j) = (a, b) of the weight outside the
+        largest class (leaves on the cells) and outside the two largest (a depth-1 subtree on each)."""
+        n = self.n
+        sf = s.astype(np.float64)
+        Pf = P.astype(np.float64)
+        upper = np.empty((n, 2))
+        lower = np.empty((n, 2))
+        for a in (0, 1):  # the two branches of the root; NumPy body over (class, i, j)
+            side = [None, None]
+            for b in (0, 1):
+                if (a, b) == (1, 1):
+                    cell = Pf
+                elif (a, b) == (1, 0):
+                    cell = sf[:, :, None] - Pf
+                elif (a, b) == (0, 1):
+                    cell = sf[:, None, :] - Pf
+                else:
+                    cell = (W[:, None] - sf)[:, :, None] - sf[:, None, :] + Pf
+                total = cell.sum(axis=0)
+                top = np.sort(cell, axis=0)[::-1] if self.k <= 16 else -np.partition(-cell, 1, axis=0)
+                side[b] = (total - top[0], total - top[0] - (top[1] if self.k > 1 else 0.0))
+            upper[:, a] = (side[0][0] + side[1][0]).min(axis=1)
+            lower[:, a] = (side[0][1] + side[1][1]).min(axis=1)
+        return upper, lower
 
 
 def find_classes(X: np.ndarray, Y: np.ndarray, depth: int) -> tuple[float, _Node]:
