@@ -974,7 +974,7 @@ def _class_depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndar
     return best
 
 
-_CLASS_BATCH_BUDGET = 1 << 22   # entries (subproblems x classes x features^2) of one depth-2 batch
+_CLASS_BATCH_BUDGET = 1 << 18   # entries (subproblems x classes x features^2) of one depth-2 batch (in cache)
 _CLASS_PROBE_ROOTS = 4          # roots of least upper bound a depth-3 step solves first, in full
 
 
@@ -1107,14 +1107,23 @@ class _ClassCounts(_Counting):
             out[c] = self.Xw[r].sum(axis=0, dtype=np.float64)
         return out
 
+    def by_class(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` ordered by class (stable): a subset picked by a mask stays ordered."""
+        return rows[np.argsort(self.cls[rows], kind="stable")]
+
     def pair_counts(self, rows: np.ndarray, out: np.ndarray) -> None:
-        """out[c, j, l] = class-c weight with x_j = x_l = 1: one BLAS product per class."""
+        """out[c, j, l] = class-c weight with x_j = x_l = 1 on ``rows`` (ordered by class, see
+        :meth:`by_class`): one gather of the rows and one BLAS product per class on its slice."""
+        bounds = np.searchsorted(self.cls[rows], np.arange(self.k + 1))
+        G = self.Xf[rows]
+        Gw = G if self.Xw is self.Xf else self.Xw[rows]
         direct = out.dtype == self.dtype
-        for c, r in enumerate(self.class_rows(rows)):  # loop over classes; BLAS body
+        for c in range(self.k):  # loop over classes; BLAS body
+            lo, hi = bounds[c], bounds[c + 1]
             if direct:
-                np.matmul(self.Xw[r].T, self.Xf[r], out=out[c])
+                np.matmul(Gw[lo:hi].T, G[lo:hi], out=out[c])
             else:
-                out[c] = self.Xw[r].T @ self.Xf[r]
+                out[c] = Gw[lo:hi].T @ G[lo:hi]
 
     def structure(self, rows: np.ndarray, shape) -> _Node:
         """A tree of unlabelled leaves (None) on ``rows``, each leaf labelled by its majority class."""
@@ -1136,6 +1145,7 @@ class _ClassCounts(_Counting):
             batch = _class_depth2_batch(W, self.ones(rows)[None], None)
             return self.best(rows, batch.err[0], batch.shape(0))
         P = np.empty((self.k, self.n, self.n), dtype=self.cell_dtype)
+        rows = self.by_class(rows)
         self.pair_counts(rows, P)
         s = np.ascontiguousarray(P[:, np.arange(self.n), np.arange(self.n)])
         shallow = _class_depth2_batch(W, s[None], P[None])
@@ -1241,25 +1251,25 @@ class _ClassCounts(_Counting):
         """Upper and lower bounds (n, 2) on the depth-2 error of every half x_i = a: over the second
         feature x_j, the least sum over the cells (x_i, x_j) = (a, b) of the weight outside the
         largest class (leaves on the cells) and outside the two largest (a depth-1 subtree on each)."""
-        n = self.n
-        sf = s.astype(np.float64)
-        Pf = P.astype(np.float64)
+        n, k = self.n, self.k
+        Wc = W.astype(P.dtype)
         upper = np.empty((n, 2))
         lower = np.empty((n, 2))
         for a in (0, 1):  # the two branches of the root; NumPy body over (class, i, j)
             side = [None, None]
             for b in (0, 1):
                 if (a, b) == (1, 1):
-                    cell = Pf
+                    cell = P
                 elif (a, b) == (1, 0):
-                    cell = sf[:, :, None] - Pf
+                    cell = s[:, :, None] - P
                 elif (a, b) == (0, 1):
-                    cell = sf[:, None, :] - Pf
+                    cell = s[:, None, :] - P
                 else:
-                    cell = (W[:, None] - sf)[:, :, None] - sf[:, None, :] + Pf
-                total = cell.sum(axis=0)
-                top = np.sort(cell, axis=0)[::-1] if self.k <= 16 else -np.partition(-cell, 1, axis=0)
-                side[b] = (total - top[0], total - top[0] - (top[1] if self.k > 1 else 0.0))
+                    cell = (Wc[:, None] - s)[:, :, None] - s[:, None, :] + P
+                total = cell.sum(axis=0, dtype=np.float64)
+                top1 = cell.max(axis=0).astype(np.float64)
+                top2 = total if k <= 2 else np.partition(cell, k - 2, axis=0)[k - 2:].sum(axis=0, dtype=np.float64)
+                side[b] = (total - top1, total - top2)
             upper[:, a] = (side[0][0] + side[1][0]).min(axis=1)
             lower[:, a] = (side[0][1] + side[1][1]).min(axis=1)
         return upper, lower
