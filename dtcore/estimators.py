@@ -376,7 +376,19 @@ class ThresholdBinarizer:
 
     def values(self, X: np.ndarray, rows: np.ndarray, features: np.ndarray) -> np.ndarray:
         """Boolean feature ``features[r]`` of row ``rows[r]`` of ``X`` for every r, as :meth:`transform`
-        would give it (uint8), without the whole matrix."""
+        would give it, without the whole matrix.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one (validated by the caller).
+        rows, features : arrays of int of one shape
+            The (row, Boolean feature) pairs to read.
+
+        Returns
+        -------
+        ndarray of uint8, the shape of ``rows``
+        """
         x = X[rows, self.columns[features]]
         with np.errstate(invalid="ignore"):
             return np.where(self.missing[features], np.isnan(x), x > self.cuts[features]).astype(np.uint8)
