@@ -1198,37 +1198,42 @@ class _ClassCounts(_Counting):
                     found[(i, a)] = (batch, h)
 
         if tol < 0.5 and roots.size > 1:
-            upper, lower = self.half_bounds(W, s, P)
+            upper, half_lb = self.half_bounds(W, s, P)
+            inside = self.containment(W, s, P)    # inside[i, a, j, b]: half (i, a) within half (j, b)
             best = [shallow_err, -1]          # the least error found and its first root (-1: depth 2)
 
-            def update() -> None:
+            def update(done: list[tuple[int, int]]) -> None:
+                """Bounds after solving ``done``: a half's optimum bounds every half holding it (a
+                tree errs no more on a subset of its rows), and the best root so far."""
+                for i, a in done:  # loop over solved halves; NumPy body over (j, b)
+                    np.maximum(half_lb, np.where(inside[i, a], errs[i, a], -np.inf), out=half_lb)
                 cand = errs.sum(axis=1)
                 if np.isfinite(cand).any():
                     i = int(np.argmin(cand))
                     if cand[i] < best[0] or (cand[i] == best[0] and 0 <= i < best[1]):
                         best[0], best[1] = float(cand[i]), i
 
-            def alive(candidates: np.ndarray, bound: np.ndarray) -> np.ndarray:
+            def alive(candidates: np.ndarray) -> np.ndarray:
+                bound = half_lb[candidates].sum(axis=1)
                 keep = (bound < best[0]) | ((bound == best[0]) & (best[1] >= 0) & (candidates < best[1]))
                 return candidates[keep]
 
-            probe = roots[np.argsort(upper[roots].sum(axis=1), kind="stable")[:_CLASS_PROBE_ROOTS]]
-            solve([(int(i), a) for i in probe for a in (0, 1)])
-            update()
+            probe = [(int(i), a) for i in roots[np.argsort(upper[roots].sum(axis=1), kind="stable")[:_CLASS_PROBE_ROOTS]]
+                     for a in (0, 1)]
+            solve(probe)
+            update(probe)
             big = 1 - counted
-            bound = lower.sum(axis=1)
-            for phase in (0, 1):  # the larger halves, then the smaller ones
-                side = big if phase == 0 else counted
+            weight = np.stack([float(W.sum()) - s.sum(axis=0), s.sum(axis=0)], axis=1)   # (n, 2): weight of each half
+            for side in (big, counted):  # the larger halves (smallest first: they bound the larger), then the others
                 todo = roots[~np.isfinite(errs[roots, side[roots]])]
-                if phase == 1:
-                    bound = np.maximum(bound, np.where(np.isfinite(errs[:, 0]), errs[:, 0], lower[:, 0])
-                                       + np.where(np.isfinite(errs[:, 1]), errs[:, 1], lower[:, 1]))
-                todo = todo[np.argsort(bound[todo], kind="stable")]
-                while todo.size:  # loop over batches of halves, best bound first; NumPy body
-                    todo = alive(todo, bound[todo])
-                    solve([(int(i), int(side[i])) for i in todo[:per_batch]])
+                todo = todo[np.argsort(weight[todo, side[todo]] if side is big else half_lb[todo].sum(axis=1),
+                                       kind="stable")]
+                while todo.size:  # loop over batches of halves; NumPy body
+                    todo = alive(todo)
+                    done = [(int(i), int(side[i])) for i in todo[:per_batch]]
+                    solve(done)
                     todo = todo[per_batch:]
-                    update()
+                    update(done)
         else:
             solve([(int(i), a) for i in roots for a in (0, 1)])
         # FIND's order: the depth-2 optimum, then every root, a root winning when it errs less by
@@ -1246,6 +1251,21 @@ class _ClassCounts(_Counting):
         halves = [found[(best_root, a)] for a in (0, 1)]
         return self.best(rows, best_err, ("split", best_root, halves[0][0].shape(halves[0][1]),
                                           halves[1][0].shape(halves[1][1])))
+
+    def containment(self, W: np.ndarray, s: np.ndarray, P: np.ndarray) -> np.ndarray:
+        """inside[i, a, j, b]: every row with x_i = a has x_j = b (the cell's weight is the half's;
+        every weight is positive), from the pair counts summed over classes."""
+        n = self.n
+        S1 = s.sum(axis=0, dtype=np.float64)
+        pair = P.sum(axis=0, dtype=np.float64)                      # (i, j): weight with x_i = x_j = 1
+        total = float(W.sum())
+        cell = np.empty((n, 2, n, 2))
+        cell[:, 1, :, 1] = pair
+        cell[:, 1, :, 0] = S1[:, None] - pair
+        cell[:, 0, :, 1] = S1[None, :] - pair
+        cell[:, 0, :, 0] = total - S1[:, None] - S1[None, :] + pair
+        half = np.stack([total - S1, S1], axis=1)                    # (i, a)
+        return cell == half[:, :, None, None]
 
     def half_bounds(self, W: np.ndarray, s: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Upper and lower bounds (n, 2) on the depth-2 error of every half x_i = a: over the second
@@ -1268,7 +1288,12 @@ class _ClassCounts(_Counting):
                     cell = (Wc[:, None] - s)[:, :, None] - s[:, None, :] + P
                 total = cell.sum(axis=0, dtype=np.float64)
                 top1 = cell.max(axis=0).astype(np.float64)
-                top2 = total if k <= 2 else np.partition(cell, k - 2, axis=0)[k - 2:].sum(axis=0, dtype=np.float64)
+                if k <= 2:
+                    top2 = total
+                elif k == 3:                                   # the two largest: all but the smallest
+                    top2 = total - cell.min(axis=0)
+                else:
+                    top2 = np.partition(cell, k - 2, axis=0)[k - 2:].sum(axis=0, dtype=np.float64)
                 side[b] = (total - top1, total - top2)
             upper[:, a] = (side[0][0] + side[1][0]).min(axis=1)
             lower[:, a] = (side[0][1] + side[1][1]).min(axis=1)
