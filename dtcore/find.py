@@ -30,8 +30,10 @@ implementation; below it a backend counts and solves the small depths directly:
   weight is below 2^24, else float64), so "equal error" is exact;
 * real-valued weights (e.g. ``population_find``'s): per-label float sums (:class:`_LabelSums`,
   depths <= 3), which decide near-equal errors by the sums the book's results were computed with;
-* k classes (:func:`find_classes`, for :func:`dtcore.multiclass.multiclass_find`): class counts
-  (:class:`_ClassSums`, depths <= 2), least weighted misclassification.
+* k classes (:func:`find_classes`, for :func:`dtcore.multiclass.multiclass_find`): least weighted
+  misclassification from class counts; on integer weights :class:`_ClassCounts` (depths <= 3: one
+  BLAS product per class, the depth-2 optima of the 2n halves in batches, roots skipped by bounds
+  from the cells' class counts), else :class:`_ClassSums` (depths <= 2, float sums).
 
 Ties: among trees of least error :func:`find` returns one with the fewest leaves, then the least
 depth; the rest of the tie rule is the order of the search (see :func:`find`). The k-class search
@@ -566,7 +568,7 @@ class _Search:
     x_i with the depth-(d - 1) optima of its two halves; solutions are memoised by restriction.
 
     The backend counts (integer weights: :class:`_SignedCounts`; real-valued weights, the book's
-    float sums: :class:`_LabelSums`; k classes: :class:`_ClassSums`) and solves every depth up to
+    float sums: :class:`_LabelSums`; k classes: :class:`_ClassCounts`, :class:`_ClassSums`) and solves every depth up to
     its ``kernel_depth`` directly. ``better`` is the tie rule: :func:`_lex_better` (least error,
     fewest leaves, least depth; the earlier candidate on a full tie, so the smaller budget, then the
     smaller root) or the backend's own (``_ClassSums.better``: strictly less error by a relative
@@ -1303,8 +1305,9 @@ class _ClassCounts(_Counting):
 def find_classes(X: np.ndarray, Y: np.ndarray, depth: int) -> tuple[float, _Node]:
     """FIND with k classes on validated inputs (0/1 ``X``, class weights ``Y`` of shape (m, k)):
     (the least weighted misclassification of a depth-<= ``depth`` tree, its structure). The search
-    of :func:`find` with the k-class counting and tie rule (:class:`_ClassSums`); used by
-    :func:`dtcore.multiclass.multiclass_find`."""
+    of :func:`find` with the k-class counting and tie rule: :class:`_ClassCounts` on integer weights
+    (exact counts, depth-3 kernel), :class:`_ClassSums` otherwise (the same choices up to float
+    rounding of the sums); used by :func:`dtcore.multiclass.multiclass_find`."""
     whole = bool(np.all(Y == np.round(Y))) and float(Y.sum()) < 2**53
     backend = _ClassCounts(X, Y) if whole else _ClassSums(X, Y)
     search = _Search(backend, better=backend.better, prune_ties=True)
