@@ -97,16 +97,22 @@ def _pack_rows(X: np.ndarray) -> np.ndarray:
     return packed.view(np.uint64)
 
 
-def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, dtype: type = np.int64) -> np.ndarray:
+def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, dtype: type = np.int64,
+                      out: np.ndarray | None = None) -> np.ndarray:
     """Column sums of the row segments ``[starts[s], starts[s] + lengths[s])`` of a packed matrix.
 
     ``Xw`` is ``(rows, words)`` uint64 (:func:`_pack_rows`). For each shift t, ``(w >> t) & 0x01..01``
     holds feature 8k + t of the word in byte k, so one ``np.add.reduceat`` over pieces of at most
     255 rows sums 8 features at once without overflow; the pieces of a segment are then added.
-    Returns ``(S, 64 * words)`` counts of ``dtype`` (int64; int32 holds counts below 2^31).
+    Returns ``(S, 64 * words)`` counts of ``dtype`` (int64; int32 holds counts below 2^31), written
+    into ``out`` (C-contiguous, that shape and dtype) when given.
     """
     S, W = starts.size, Xw.shape[1]
-    out = np.zeros((S, W, 8, 8), dtype=dtype)          # [segment, word, byte k, shift t]
+    if out is None:
+        out = np.zeros((S, W, 8, 8), dtype=dtype)      # [segment, word, byte k, shift t]
+    else:
+        out = out.reshape(S, W, 8, 8)
+        out[:] = 0
     nonempty = np.flatnonzero(lengths > 0)
     if nonempty.size == 0:
         return out.reshape(S, 64 * W)
@@ -330,9 +336,11 @@ def _grow_levelwise(Xo: np.ndarray, n: int, y: np.ndarray, available: np.ndarray
         seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]])
         # the first `counted` nodes are summed over their rows; each later one is its parent's
         # sums minus its (counted, smaller) sibling's: the sibling subtraction halves the work
-        sums = np.empty((2 * K, n), dtype=count_dtype)
-        sums[:2 * counted] = _segment_bit_sums(Xo, seg_start[:2 * counted], seg_len[:2 * counted],
-                                               count_dtype)[:, :n]
+        # counted straight into the level's array (64 columns a word; the first n are the features)
+        words_sums = np.empty((2 * K, 64 * words), dtype=count_dtype)
+        _segment_bit_sums(Xo, seg_start[:2 * counted], seg_len[:2 * counted], count_dtype,
+                          out=words_sums[:2 * counted])
+        sums = words_sums[:, :n]
         if counted < K:
             sibling_of, parent_sums = derived          # the parents of the derived nodes, in their order
             below = sums[2 * counted:].reshape(-1, 2, n)
