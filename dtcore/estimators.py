@@ -879,7 +879,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def _input(self, X) -> tuple[np.ndarray, np.ndarray | None]:
         check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
-        return self.binarizer_.transform(X), self.binarizer_.unseen_missing(X)
+        # the tree reads only the features it tests: no (m, n_features) matrix
+        return _BinaryView(self.binarizer_, X), self.binarizer_.unseen_missing(X)
 
     def decision_path(self, X):
         """The nodes each sample visits.
