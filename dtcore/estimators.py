@@ -80,8 +80,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .find import find, find_subproblems
-from .find_real import find_real
-from .id3 import id3
+from .id3 import id3, id3_packed, label_order
 from .impurity import IMPURITIES
 from .grow import grow
 from .multiclass import (_check_inputs, _WeightedScorer, impurity_k, multiclass_find, weighted_id3,
@@ -98,6 +97,7 @@ __all__ = ["ThresholdBinarizer", "TopDownClassifier", "ID3Classifier", "OptimalT
 #: the largest binarised matrix (rows x Boolean features, one byte each) a fit may build
 MAX_BINARY_CELLS = 1 << 30
 _TRANSFORM_CELLS = 1 << 16  # values compared per step of transform: the step's copy of them stays in cache
+_PACK_CELLS = 1 << 20       # Boolean cells of one block of transform_packed (1 MB of uint8 before packing)
 
 
 def _check_n_thresholds(n_thresholds: object) -> int | None:
@@ -349,6 +349,50 @@ class ThresholdBinarizer:
                 out[s:s + step, indicator] = np.isnan(rows.take(indicator_columns, axis=1))
         return out
 
+    def transform_packed(self, X: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """The Boolean features of the rows ``X[order]``, bit-packed 64 to a uint64 word (feature f is
+        bit f % 64 of word f // 64, :func:`dtcore.id3.id3_packed`'s layout), built a block of rows at
+        a time: an eighth of :meth:`transform`'s bytes, and the (m, n_features) matrix is never made.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one.
+        order : array of int
+            The rows to take, in order.
+
+        Returns
+        -------
+        ndarray of shape (order.size, ceil(n_features / 64)), uint64
+        """
+        X = self._check(X)
+        n = self.n_features
+        out = np.zeros((order.size, 8 * -(-n // 64)), dtype=np.uint8)
+        step = max(1, _PACK_CELLS // n)
+        for s in range(0, order.size, step):  # loop over blocks of rows; NumPy body
+            out[s:s + step, : -(-n // 8)] = np.packbits(self.transform(X[order[s:s + step]]), axis=1,
+                                                         bitorder="little")
+        return out.view(np.uint64)
+
+    def values(self, X: np.ndarray, rows: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """Boolean feature ``features[r]`` of row ``rows[r]`` of ``X`` for every r, as :meth:`transform`
+        would give it, without the whole matrix.
+
+        Parameters
+        ----------
+        X : array of shape (m, p)
+            Real values, NaN for a missing one (validated by the caller).
+        rows, features : arrays of int of one shape
+            The (row, Boolean feature) pairs to read.
+
+        Returns
+        -------
+        ndarray of uint8, the shape of ``rows``
+        """
+        x = X[rows, self.columns[features]]
+        with np.errstate(invalid="ignore"):
+            return np.where(self.missing[features], np.isnan(x), x > self.cuts[features]).astype(np.uint8)
+
     def unseen_missing(self, X: np.ndarray) -> np.ndarray | None:
         """Where a missing value meets a column that had none in training.
 
@@ -370,6 +414,19 @@ class ThresholdBinarizer:
         if not nan.any():
             return None
         return nan[:, self.columns]
+
+
+class _BinaryView:
+    """The Boolean features of a real matrix as :meth:`ThresholdBinarizer.transform` gives them, read
+    one (row, feature) pair at a time (``view[rows, features]``), so the matrix is never made."""
+
+    def __init__(self, binarizer: ThresholdBinarizer, X: np.ndarray) -> None:
+        self.binarizer, self.X = binarizer, X
+        self.shape = (X.shape[0], binarizer.n_features)
+
+    def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        rows, features = index
+        return self.binarizer.values(self.X, np.asarray(rows), np.asarray(features))
 
 
 # --- the shared estimator machinery --------------------------------------------------------------
@@ -579,6 +636,11 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def _validate_params(self) -> None:
         raise NotImplementedError
 
+    def _grow_binarised(self, X: np.ndarray, y: np.ndarray, n_classes: int, weight: np.ndarray | None) -> DecisionTree:
+        """The learner on the Boolean features of ``X`` (``binarizer_`` is fitted): by default
+        :meth:`_grow` on :meth:`ThresholdBinarizer.transform`'s matrix."""
+        return self._grow(self.binarizer_.transform(X), y, n_classes, weight)
+
     def _grow(self, Xb: np.ndarray, y: np.ndarray, n_classes: int, weight: np.ndarray | None) -> DecisionTree:
         raise NotImplementedError
 
@@ -609,11 +671,10 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         exact = self._grow_real(X, y_index.astype(np.int64), weight, names) if n_thresholds is None else None
         if exact is None:
             self.binarizer_ = ThresholdBinarizer(n_thresholds).fit(X, weight, names)
-            Xb = self.binarizer_.transform(X)
-            tree = self._grow(Xb, y_index.astype(np.int64), self.n_classes_, weight)
+            tree = self._grow_binarised(X, y_index.astype(np.int64), self.n_classes_, weight)
         else:  # the learner searched every threshold itself: the binarizer holds the cuts the tree tests
             self.binarizer_, tree = exact
-            Xb = self.binarizer_.transform(X)
+        Xb = _BinaryView(self.binarizer_, X)   # the node counts read only the features the tree tests
         tree.feature_names = None  # the Boolean features' names are attached on first use of tree_
         self._tree = tree
         self.n_binary_features_ = self.binarizer_.n_features
@@ -818,7 +879,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def _input(self, X) -> tuple[np.ndarray, np.ndarray | None]:
         check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
-        return self.binarizer_.transform(X), self.binarizer_.unseen_missing(X)
+        # the tree reads only the features it tests: no (m, n_features) matrix
+        return _BinaryView(self.binarizer_, X), self.binarizer_.unseen_missing(X)
 
     def decision_path(self, X):
         """The nodes each sample visits.
@@ -1196,6 +1258,14 @@ binarizer_, n_binary_features_
     def _importance_impurity(self) -> str:
         return self.impurity
 
+    def _grow_binarised(self, X, y, n_classes, weight) -> DecisionTree:
+        if n_classes <= 2 and weight is None:  # the paper's kernel on bit-packed blocks: no (m, n) matrix
+            depth = None if self.max_depth is None else int(self.max_depth)
+            Xo = self.binarizer_.transform_packed(X, label_order(y))
+            return id3_packed(Xo, self.binarizer_.n_features, y.astype(np.uint8), impurity=self.impurity,
+                              depth=depth).tree
+        return super()._grow_binarised(X, y, n_classes, weight)
+
     def _grow(self, Xb, y, n_classes, weight) -> DecisionTree:
         depth = None if self.max_depth is None else int(self.max_depth)
         if n_classes <= 2 and weight is None:  # the paper's kernel: 0/1 labels, unit weights
@@ -1289,6 +1359,8 @@ binarizer_, n_binary_features_
     def _exact(self, X, y, n_classes, weight):
         """:func:`dtcore.find_real.find_real` on real (or 0/1) columns; sets ``training_error_`` and
         ``optimal_`` and warns when the time limit stopped the search."""
+        from .find_real import find_real   # compiled on first use: its import costs ~90 MB, unused by the others
+
         result = find_real(X, y, depth=int(self.max_depth), sample_weight=weight, n_classes=max(n_classes, 2),
                            time_limit=self.time_limit)
         self.training_error_ = float(result.error)

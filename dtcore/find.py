@@ -30,8 +30,10 @@ implementation; below it a backend counts and solves the small depths directly:
   weight is below 2^24, else float64), so "equal error" is exact;
 * real-valued weights (e.g. ``population_find``'s): per-label float sums (:class:`_LabelSums`,
   depths <= 3), which decide near-equal errors by the sums the book's results were computed with;
-* k classes (:func:`find_classes`, for :func:`dtcore.multiclass.multiclass_find`): class counts
-  (:class:`_ClassSums`, depths <= 2), least weighted misclassification.
+* k classes (:func:`find_classes`, for :func:`dtcore.multiclass.multiclass_find`): least weighted
+  misclassification from class counts; on integer weights :class:`_ClassCounts` (depths <= 3: one
+  BLAS product per class, the depth-2 optima of the 2n halves in batches, roots skipped by bounds
+  from the cells' class counts), else :class:`_ClassSums` (depths <= 2, float sums).
 
 Ties: among trees of least error :func:`find` returns one with the fewest leaves, then the least
 depth; the rest of the tie rule is the order of the search (see :func:`find`). The k-class search
@@ -566,7 +568,7 @@ class _Search:
     x_i with the depth-(d - 1) optima of its two halves; solutions are memoised by restriction.
 
     The backend counts (integer weights: :class:`_SignedCounts`; real-valued weights, the book's
-    float sums: :class:`_LabelSums`; k classes: :class:`_ClassSums`) and solves every depth up to
+    float sums: :class:`_LabelSums`; k classes: :class:`_ClassCounts`, :class:`_ClassSums`) and solves every depth up to
     its ``kernel_depth`` directly. ``better`` is the tie rule: :func:`_lex_better` (least error,
     fewest leaves, least depth; the earlier candidate on a full tie, so the smaller budget, then the
     smaller root) or the backend's own (``_ClassSums.better``: strictly less error by a relative
@@ -974,15 +976,345 @@ def _class_depth2(X: np.ndarray, rows: np.ndarray, Y: np.ndarray, total: np.ndar
     return best
 
 
+_CLASS_BATCH_BUDGET = 1 << 18   # entries (subproblems x classes x features^2) of one depth-2 batch (in cache)
+_CLASS_PROBE_ROOTS = 4          # roots of least upper bound a depth-3 step solves first, in full
+
+
+@dataclass(frozen=True)
+class _ClassBatch:
+    """Best depth-<=2 trees of a batch of k-class subproblems (:func:`_class_depth2_batch`): the
+    errors and the choices that rebuild each tree (``-1``: no split)."""
+
+    err: np.ndarray        # (B,) least weighted misclassification
+    root: np.ndarray       # (B,) root feature, -1: a leaf or a depth-1 tree
+    stump: np.ndarray      # (B,) the depth-1 tree's feature when root is -1 (-1: a leaf)
+    below: np.ndarray      # (B, 2) feature of the split below branch a of the root (-1: a leaf)
+
+    def shape(self, b: int) -> tuple:
+        """Subproblem b's tree with unlabelled leaves (None)."""
+        r = int(self.root[b])
+        if r < 0:
+            j = int(self.stump[b])
+            return None if j < 0 else ("split", j, None, None)
+        sub = [None if int(self.below[b, a]) < 0 else ("split", int(self.below[b, a]), None, None) for a in (0, 1)]
+        return ("split", r, sub[0], sub[1])
+
+
+def _class_depth2_batch(W: np.ndarray, s: np.ndarray, P: np.ndarray | None) -> _ClassBatch:
+    """Best depth-<=2 trees (depth <= 1 when ``P`` is None) of a batch of k-class subproblems from
+    their class counts, exact for integer weights and with :class:`_ClassSums`' choices.
+
+    ``W[b, c]`` is subproblem b's class-c weight, ``s[b, c, j]`` its class-c weight with x_j = 1
+    and ``P[b, c, j, l]`` with x_j = x_l = 1 (P's diagonal is s). A leaf errs its weight outside its
+    majority class; a depth-1 tree (the first feature of least error) replaces the leaf only when it
+    errs less by more than 1e-9 of the weight, a depth-2 tree (the first root of least error, below
+    each branch the first feature of least error) the depth-1 optimum likewise, and a branch keeps a
+    leaf unless its split errs less by as much. Classes are the second axis so that every maximum
+    over classes is an elementwise maximum of contiguous slabs.
+    """
+    B, k, n = s.shape
+    at = np.arange(B)
+    W = np.asarray(W, dtype=np.float64)
+    Wt = W.sum(axis=1)
+    tol = 1e-9 * np.maximum(Wt, 1.0)
+    leaf = Wt - W.max(axis=1)
+    none = np.full((B, 2), -1, dtype=np.int64)
+    if n == 0:
+        return _ClassBatch(leaf, none[:, 0], none[:, 0], none)
+    sf = s.astype(np.float64)
+    err1 = Wt[:, None] - sf.max(axis=1) - (W[:, :, None] - sf).max(axis=1)       # (B, j)
+    stump = err1.argmin(axis=1)
+    use1 = err1[at, stump] < leaf - tol
+    best = np.where(use1, err1[at, stump], leaf)
+    stump = np.where(use1, stump, -1)
+    if P is None:
+        return _ClassBatch(best, np.full(B, -1, dtype=np.int64), stump, none)
+    S1 = s.sum(axis=1, dtype=P.dtype)                                             # (B, i): weight with x_i = 1
+    c11 = P.max(axis=1)                                                           # (B, i, j), symmetric
+    cell = np.subtract(s[:, :, :, None], P)                                       # (x_i, x_j) = (1, 0)
+    c10 = cell.max(axis=1)
+    # (0, 0) = W - s_i - s_j + P = (W - s_j) - (s_i - P), symmetric
+    np.subtract((W.astype(P.dtype)[:, :, None] - s)[:, :, None, :], cell, out=cell)
+    c00 = cell.max(axis=1)
+    del cell
+    right = S1[:, :, None] - c11 - c10                                            # [b, i, j]: error in x_i = 1
+    right_t = (Wt.astype(P.dtype)[:, None] - S1)[:, None, :] - c10 - c00          # [b, j, i]: error in x_i = 0
+    e1 = right.min(axis=2).astype(np.float64)                                     # (B, i)
+    e0 = right_t.min(axis=1).astype(np.float64)
+    root_err = e1 + e0
+    root = root_err.argmin(axis=1)
+    use2 = root_err[at, root] < best - tol
+    err = np.where(use2, root_err[at, root], best)
+    j1 = right[at, root].argmin(axis=1)                                           # the first least, per branch
+    j0 = right_t[at, :, root].argmin(axis=1)
+    side1 = sf[at, :, root]                                                       # (B, k)
+    side0 = W - side1
+    keep0 = e0[at, root] < side0.sum(axis=1) - side0.max(axis=1) - tol
+    keep1 = e1[at, root] < side1.sum(axis=1) - side1.max(axis=1) - tol
+    below = np.stack([np.where(keep0, j0, -1), np.where(keep1, j1, -1)], axis=1)
+    return _ClassBatch(err, np.where(use2, root, -1), stump, np.where(use2[:, None], below, none))
+
+
+class _ClassCounts(_Counting):
+    """FIND's counting with k classes on integer weights (class weights ``Y``, (m, k), one class a
+    row), with :class:`_ClassSums`' tie rule and choices, exactly, but fast:
+
+    * the pair counts of one class are one BLAS product over that class's rows only (float32 while
+      the total weight is below 2^24, exact), so k classes cost one pass over the rows, not k;
+    * depth <= 2 from the pair counts in a few reductions over classes (:func:`_class_depth2_batch`);
+    * **depth 3** at once: for every root x_i the pair counts of its smaller half are counted on
+      its rows and the other half's are the subproblem's minus them (sibling subtraction); the 2n
+      halves' depth-2 optima are solved in batches, and the roots are then taken in FIND's order
+      with :class:`_Search`'s rule (a root wins when it errs less by more than 1e-9 of the weight).
+    """
+
+    kernel_depth = 3
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray) -> None:
+        self.X, self.Y = X, Y
+        self.n, self.k = X.shape[1], Y.shape[1]
+        self.dtype = np.float32 if float(Y.sum()) < 2**24 else np.float64
+        # the cells of the depth-2 step: int16 while every count fits (half the bytes to reduce)
+        self.cell_dtype = np.int16 if float(Y.sum()) < 2**15 else self.dtype
+        self.cls = Y.argmax(axis=1)
+        weight = Y.sum(axis=1)
+        self.Xf = X.astype(self.dtype)
+        self.Xw = self.Xf if np.all(weight == 1) else self.Xf * weight.astype(self.dtype)[:, None]
+        self.memo: dict[tuple, _Best] = {}
+
+    def all_rows(self) -> np.ndarray:
+        return np.arange(self.X.shape[0])
+
+    def trivial(self, rows: np.ndarray, allowed: np.ndarray) -> bool:
+        return rows.size == 0
+
+    def better(self, candidate: _Best, than: _Best, rows: np.ndarray) -> bool:
+        return candidate.err < than.err - 1e-9 * max(float(self.Y[rows].sum()), 1.0)
+
+    def split(self, rows: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+        mask = self.X[rows, i] == 1
+        return rows[~mask], rows[mask]
+
+    def skip(self, halves) -> bool:
+        return halves[0].size == 0 or halves[1].size == 0    # x_i constant on the rows
+
+    def class_rows(self, rows: np.ndarray) -> list[np.ndarray]:
+        cls = self.cls[rows]
+        return [rows[cls == c] for c in range(self.k)]
+
+    def ones(self, rows: np.ndarray) -> np.ndarray:
+        """s[c, j] = class-c weight with x_j = 1, (k, n) float64."""
+        out = np.zeros((self.k, self.n))
+        for c, r in enumerate(self.class_rows(rows)):  # loop over classes; NumPy body
+            out[c] = self.Xw[r].sum(axis=0, dtype=np.float64)
+        return out
+
+    def by_class(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` ordered by class (stable): a subset picked by a mask stays ordered."""
+        return rows[np.argsort(self.cls[rows], kind="stable")]
+
+    def pair_counts(self, rows: np.ndarray, out: np.ndarray) -> None:
+        """out[c, j, l] = class-c weight with x_j = x_l = 1 on ``rows`` (ordered by class, see
+        :meth:`by_class`): one gather of the rows and one BLAS product per class on its slice."""
+        bounds = np.searchsorted(self.cls[rows], np.arange(self.k + 1))
+        G = self.Xf[rows]
+        Gw = G if self.Xw is self.Xf else self.Xw[rows]
+        direct = out.dtype == self.dtype
+        for c in range(self.k):  # loop over classes; BLAS body
+            lo, hi = bounds[c], bounds[c + 1]
+            if direct:
+                np.matmul(Gw[lo:hi].T, G[lo:hi], out=out[c])
+            else:
+                out[c] = Gw[lo:hi].T @ G[lo:hi]
+
+    def structure(self, rows: np.ndarray, shape) -> _Node:
+        """A tree of unlabelled leaves (None) on ``rows``, each leaf labelled by its majority class."""
+        if shape is None:
+            return ("leaf", int(np.argmax(self.Y[rows].sum(axis=0))))
+        zero, one = self.split(rows, shape[1])
+        return ("split", shape[1], self.structure(zero, shape[2]), self.structure(one, shape[3]))
+
+    def best(self, rows: np.ndarray, err: float, shape) -> _Best:
+        structure = self.structure(rows, shape)
+        return _Best(float(err), *_shape(structure), lambda: structure)
+
+    def kernel(self, rows: np.ndarray, depth: int, fixed: frozenset, allowed: np.ndarray, context) -> _Best:
+        if depth == 0 or rows.size == 0:
+            total = self.Y[rows].sum(axis=0)
+            return self.best(rows, _leaf_error(total), None)
+        W = self.Y[rows].sum(axis=0)[None]
+        if depth == 1:
+            batch = _class_depth2_batch(W, self.ones(rows)[None], None)
+            return self.best(rows, batch.err[0], batch.shape(0))
+        P = np.empty((self.k, self.n, self.n), dtype=self.cell_dtype)
+        rows = self.by_class(rows)
+        self.pair_counts(rows, P)
+        s = np.ascontiguousarray(P[:, np.arange(self.n), np.arange(self.n)])
+        shallow = _class_depth2_batch(W, s[None], P[None])
+        if depth == 2:
+            return self.best(rows, shallow.err[0], shallow.shape(0))
+        return self.solve3(rows, W[0], s, P, shallow)
+
+    def solve3(self, rows: np.ndarray, W: np.ndarray, s: np.ndarray, P: np.ndarray, shallow: _ClassBatch) -> _Best:
+        """Depth <= 3 on ``rows`` from the depth-2 optima of the halves x_i = a, skipping the roots
+        that bounds show cannot win.
+
+        A depth-2 tree on a half errs at least, for its best second feature x_j, the weight outside
+        the two largest classes of each cell (x_i, x_j) = (a, b) (a depth-1 subtree has two
+        leaves), and at most the weight outside the largest (leaves on the cells): both from the
+        pair counts, for every root at once. On integer weights (errors then differ by 1 or more,
+        above the 1e-9 tolerance) the winner is the first root of least error, so roots are taken
+        best bound first: the few of least upper bound in full (a good tree early), then the larger
+        half of every root whose lower bound is below the best error so far, then the other half
+        where the larger half's error plus the other's bound still is; a root is skipped once its
+        bound exceeds the best error (or equals it with a larger index). Every root that could win
+        is solved exactly, so the choice is FIND's.
+        """
+        n, k = self.n, self.k
+        X8 = self.X[rows]
+        ones = X8.sum(axis=0, dtype=np.int64)
+        roots = np.flatnonzero((ones > 0) & (ones < rows.size))
+        counted = (2 * ones <= rows.size).astype(np.int64)    # the smaller half is counted, the other derived
+        errs = np.full((n, 2), np.inf)
+        found: dict[tuple[int, int], tuple[_ClassBatch, int]] = {}
+        per_batch = max(1, _CLASS_BATCH_BUDGET // (k * n * n))
+        Ph = np.empty((min(per_batch, 2 * max(roots.size, 1)), k, n, n), dtype=self.cell_dtype)
+        tol = 1e-9 * max(float(W.sum()), 1.0)
+        shallow_err = float(shallow.err[0])
+
+        def solve(halves: list[tuple[int, int]]) -> None:
+            """The depth-2 optima of the halves (root i, branch a), a batch at a time."""
+            for start in range(0, len(halves), per_batch):  # loop over batches of halves; NumPy body
+                block = halves[start:start + per_batch]
+                Wh = np.empty((len(block), k))
+                for h, (i, a) in enumerate(block):  # loop over halves; BLAS body
+                    self.pair_counts(rows[X8[:, i] == counted[i]], Ph[h])
+                    if a != counted[i]:
+                        np.subtract(P, Ph[h], out=Ph[h])
+                    Wh[h] = s[:, i] if a == 1 else W - s[:, i]
+                B = len(block)
+                sh = np.ascontiguousarray(Ph[:B][:, :, np.arange(n), np.arange(n)])
+                batch = _class_depth2_batch(Wh, sh, Ph[:B])
+                for h, (i, a) in enumerate(block):  # loop over halves; bookkeeping only
+                    errs[i, a] = batch.err[h]
+                    found[(i, a)] = (batch, h)
+
+        if tol < 0.5 and roots.size > 1:
+            upper, half_lb = self.half_bounds(W, s, P)
+            inside = self.containment(W, s, P)    # inside[i, a, j, b]: half (i, a) within half (j, b)
+            best = [shallow_err, -1]          # the least error found and its first root (-1: depth 2)
+
+            def update(done: list[tuple[int, int]]) -> None:
+                """Bounds after solving ``done``: a half's optimum bounds every half holding it (a
+                tree errs no more on a subset of its rows), and the best root so far."""
+                for i, a in done:  # loop over solved halves; NumPy body over (j, b)
+                    np.maximum(half_lb, np.where(inside[i, a], errs[i, a], -np.inf), out=half_lb)
+                cand = errs.sum(axis=1)
+                if np.isfinite(cand).any():
+                    i = int(np.argmin(cand))
+                    if cand[i] < best[0] or (cand[i] == best[0] and 0 <= i < best[1]):
+                        best[0], best[1] = float(cand[i]), i
+
+            def alive(candidates: np.ndarray) -> np.ndarray:
+                bound = half_lb[candidates].sum(axis=1)
+                keep = (bound < best[0]) | ((bound == best[0]) & (best[1] >= 0) & (candidates < best[1]))
+                return candidates[keep]
+
+            probe = [(int(i), a) for i in roots[np.argsort(upper[roots].sum(axis=1), kind="stable")[:_CLASS_PROBE_ROOTS]]
+                     for a in (0, 1)]
+            solve(probe)
+            update(probe)
+            big = 1 - counted
+            weight = np.stack([float(W.sum()) - s.sum(axis=0), s.sum(axis=0)], axis=1)   # (n, 2): weight of each half
+            for side in (big, counted):  # the larger halves (smallest first: they bound the larger), then the others
+                todo = roots[~np.isfinite(errs[roots, side[roots]])]
+                todo = todo[np.argsort(weight[todo, side[todo]] if side is big else half_lb[todo].sum(axis=1),
+                                       kind="stable")]
+                while todo.size:  # loop over batches of halves; NumPy body
+                    todo = alive(todo)
+                    done = [(int(i), int(side[i])) for i in todo[:per_batch]]
+                    solve(done)
+                    todo = todo[per_batch:]
+                    update(done)
+        else:
+            solve([(int(i), a) for i in roots for a in (0, 1)])
+        # FIND's order: the depth-2 optimum, then every root, a root winning when it errs less by
+        # more than 1e-9 of the weight (the rule of _Search with _ClassSums); skipped roots err inf
+        best_err, best_root = shallow_err, -1
+        for i in roots.tolist():  # loop over roots; scalars only
+            left = errs[i, 0]
+            if left >= best_err:
+                continue
+            candidate = left + errs[i, 1]
+            if candidate < best_err - tol:
+                best_err, best_root = candidate, i
+        if best_root < 0:
+            return self.best(rows, best_err, shallow.shape(0))
+        halves = [found[(best_root, a)] for a in (0, 1)]
+        return self.best(rows, best_err, ("split", best_root, halves[0][0].shape(halves[0][1]),
+                                          halves[1][0].shape(halves[1][1])))
+
+    def containment(self, W: np.ndarray, s: np.ndarray, P: np.ndarray) -> np.ndarray:
+        """inside[i, a, j, b]: every row with x_i = a has x_j = b (the cell's weight is the half's;
+        every weight is positive), from the pair counts summed over classes."""
+        n = self.n
+        S1 = s.sum(axis=0, dtype=np.float64)
+        pair = P.sum(axis=0, dtype=np.float64)                      # (i, j): weight with x_i = x_j = 1
+        total = float(W.sum())
+        cell = np.empty((n, 2, n, 2))
+        cell[:, 1, :, 1] = pair
+        cell[:, 1, :, 0] = S1[:, None] - pair
+        cell[:, 0, :, 1] = S1[None, :] - pair
+        cell[:, 0, :, 0] = total - S1[:, None] - S1[None, :] + pair
+        half = np.stack([total - S1, S1], axis=1)                    # (i, a)
+        return cell == half[:, :, None, None]
+
+    def half_bounds(self, W: np.ndarray, s: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Upper and lower bounds (n, 2) on the depth-2 error of every half x_i = a: over the second
+        feature x_j, the least sum over the cells (x_i, x_j) = (a, b) of the weight outside the
+        largest class (leaves on the cells) and outside the two largest (a depth-1 subtree on each)."""
+        n, k = self.n, self.k
+        Wc = W.astype(P.dtype)
+        upper = np.empty((n, 2))
+        lower = np.empty((n, 2))
+        for a in (0, 1):  # the two branches of the root; NumPy body over (class, i, j)
+            side = [None, None]
+            for b in (0, 1):
+                if (a, b) == (1, 1):
+                    cell = P
+                elif (a, b) == (1, 0):
+                    cell = s[:, :, None] - P
+                elif (a, b) == (0, 1):
+                    cell = s[:, None, :] - P
+                else:
+                    cell = (Wc[:, None] - s)[:, :, None] - s[:, None, :] + P
+                total = cell.sum(axis=0, dtype=np.float64)
+                top1 = cell.max(axis=0).astype(np.float64)
+                if k <= 2:
+                    top2 = total
+                elif k == 3:                                   # the two largest: all but the smallest
+                    top2 = total - cell.min(axis=0)
+                else:
+                    top2 = np.partition(cell, k - 2, axis=0)[k - 2:].sum(axis=0, dtype=np.float64)
+                side[b] = (total - top1, total - top2)
+            upper[:, a] = (side[0][0] + side[1][0]).min(axis=1)
+            lower[:, a] = (side[0][1] + side[1][1]).min(axis=1)
+        return upper, lower
+
+
 def find_classes(X: np.ndarray, Y: np.ndarray, depth: int) -> tuple[float, _Node]:
     """FIND with k classes on validated inputs (0/1 ``X``, class weights ``Y`` of shape (m, k)):
     (the least weighted misclassification of a depth-<= ``depth`` tree, its structure). The search
-    of :func:`find` with the k-class counting and tie rule (:class:`_ClassSums`); used by
-    :func:`dtcore.multiclass.multiclass_find`."""
-    backend = _ClassSums(X, Y)
+    of :func:`find` with the k-class counting and tie rule: :class:`_ClassCounts` on integer weights
+    (exact counts, depth-3 kernel), :class:`_ClassSums` otherwise (the same choices up to float
+    rounding of the sums); used by :func:`dtcore.multiclass.multiclass_find`."""
+    whole = bool(np.all(Y == np.round(Y))) and float(Y.sum()) < 2**53
+    backend = _ClassCounts(X, Y) if whole else _ClassSums(X, Y)
     search = _Search(backend, better=backend.better, prune_ties=True)
-    best = search.solve(backend.all_rows(), depth, frozenset(), np.ones(X.shape[1], dtype=bool))
-    return float(best.err), best.build()
+    with _one_blas_thread():
+        best = search.solve(backend.all_rows(), depth, frozenset(), np.ones(X.shape[1], dtype=bool))
+        structure = best.build()
+    return float(best.err), structure
 
 
 @functools.cache

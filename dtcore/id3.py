@@ -97,16 +97,22 @@ def _pack_rows(X: np.ndarray) -> np.ndarray:
     return packed.view(np.uint64)
 
 
-def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, dtype: type = np.int64,
+                      out: np.ndarray | None = None) -> np.ndarray:
     """Column sums of the row segments ``[starts[s], starts[s] + lengths[s])`` of a packed matrix.
 
     ``Xw`` is ``(rows, words)`` uint64 (:func:`_pack_rows`). For each shift t, ``(w >> t) & 0x01..01``
     holds feature 8k + t of the word in byte k, so one ``np.add.reduceat`` over pieces of at most
     255 rows sums 8 features at once without overflow; the pieces of a segment are then added.
-    Returns int64 ``(S, 64 * words)``.
+    Returns ``(S, 64 * words)`` counts of ``dtype`` (int64; int32 holds counts below 2^31), written
+    into ``out`` (C-contiguous, that shape and dtype) when given.
     """
     S, W = starts.size, Xw.shape[1]
-    out = np.zeros((S, W, 8, 8), dtype=np.int64)       # [segment, word, byte k, shift t]
+    if out is None:
+        out = np.zeros((S, W, 8, 8), dtype=dtype)      # [segment, word, byte k, shift t]
+    else:
+        out = out.reshape(S, W, 8, 8)
+        out[:] = 0
     nonempty = np.flatnonzero(lengths > 0)
     if nonempty.size == 0:
         return out.reshape(S, 64 * W)
@@ -129,6 +135,18 @@ def _segment_bit_sums(Xw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
                 if piece_starts.size > nonempty.size else lanes)
         out[nonempty, w] = sums.transpose(1, 2, 0)
     return out.reshape(S, 64 * W)
+
+
+_REORDER_WORDS = 8                        # words (a 64-byte cache line per row) moved per pass of _keep_rows
+
+
+def _keep_rows(Xo: np.ndarray, take: np.ndarray) -> np.ndarray:
+    """``Xo[take]`` written over the first ``take.size`` rows of ``Xo`` (in place: a few words of
+    every row at a time go through a small copy), returned as a view, so a level's reordering never
+    holds a second copy of the packed sample."""
+    for w in range(0, Xo.shape[1], _REORDER_WORDS):  # loop over blocks of words; NumPy body
+        Xo[:take.size, w:w + _REORDER_WORDS] = Xo[take, w:w + _REORDER_WORDS]
+    return Xo[:take.size]
 
 
 def first_best(g: np.ndarray, tolerance: float = GAIN_TIE_TOLERANCE) -> np.ndarray:
@@ -228,7 +246,8 @@ def id3(X: np.ndarray, y: np.ndarray, *, impurity: Impurity = "gini",
         if A.size and (A.min() < 0 or A.max() >= n or np.unique(A).size != A.size):
             raise ValueError(f"features must be distinct indices in [0, {n - 1}], got {list(A)}")
         available[A] = True
-    grown = _grow_levelwise(X, y, available, C, max_depth, trace)
+    # rows of open nodes: by node, then label
+    grown = _grow_levelwise(_pack_rows_of(X, label_order(y)), n, y, available, C, max_depth, trace)
     tree, nodes = _number_depth_first(grown, n, trace)
     return ID3Result(tree, nodes, *grown.leaf_kinds)
 
@@ -247,12 +266,46 @@ class _Grown:
     levels: list[np.ndarray]     # the split nodes of each level, root level first
 
 
-def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
+def label_order(y: np.ndarray) -> np.ndarray:
+    """The rows with label 0, then those with label 1, each ascending: the order of the packed rows
+    :func:`id3_packed` reads."""
+    return np.concatenate([np.flatnonzero(y == 0), np.flatnonzero(y == 1)])
+
+
+_PACK_CELLS = 1 << 22                     # rows x features of one block packed at a time
+
+
+def _pack_rows_of(X: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """:func:`_pack_rows` of ``X[order]``, a block of rows at a time (no copy of X is made)."""
+    m, n = order.size, X.shape[1]
+    out = np.zeros((m, 8 * -(-n // 64)), dtype=np.uint8)
+    step = max(1, _PACK_CELLS // max(n, 1))
+    for s in range(0, m, step):  # loop over blocks of rows; NumPy body
+        out[s:s + step, : -(-n // 8)] = np.packbits(X[order[s:s + step]], axis=1, bitorder="little")
+    return out.view(np.uint64)
+
+
+def id3_packed(Xo: np.ndarray, n: int, y: np.ndarray, *, impurity: Impurity = "gini",
+               depth: int | None = None) -> ID3Result:
+    """:func:`id3` on every feature, from the sample already bit-packed (:func:`_pack_rows` layout,
+    64 features per uint64 word) with its rows in :func:`label_order` of ``y``: the same tree, without
+    the (m, n) 0/1 matrix (:class:`dtcore.estimators.ID3Classifier` packs binarised blocks directly).
+    ``Xo`` is reordered in place, level by level (its rows are left in an unspecified order)."""
+    y = check_labels("y", y, Xo.shape[0])
+    if Xo.shape[0] == 0:
+        raise ValueError("Xo must have at least one row (ID3 needs a non-empty sample), got 0 rows")
+    max_depth = None if depth is None else check_int("depth", depth, 0)
+    grown = _grow_levelwise(Xo, n, y, np.ones(n, dtype=bool), _impurity(impurity), max_depth, False)
+    tree, nodes = _number_depth_first(grown, n, False)
+    return ID3Result(tree, nodes, *grown.leaf_kinds)
+
+
+def _grow_levelwise(Xo: np.ndarray, n: int, y: np.ndarray, available: np.ndarray,
                     C: Callable[[np.ndarray], np.ndarray], max_depth: int | None, trace: bool) -> _Grown:
-    m, n = X.shape
-    by_label = np.concatenate([np.flatnonzero(y == 0), np.flatnonzero(y == 1)])
-    Xo = _pack_rows(X[by_label])                  # rows of open nodes: by node, then label
+    """ID3 level by level on the packed rows ``Xo`` (rows in :func:`label_order`) of n features."""
+    m = Xo.shape[0]
     words = Xo.shape[1]
+    count_dtype = np.int32 if m < 2**31 else np.int64   # counts of rows: half the bytes of int64
     leaf_value: list[np.ndarray] = []          # per node, in breadth-first id order
     splits: list[tuple[np.ndarray, ...]] = []  # per level: (nodes, features, child ids, child value)
     traced: dict[int, tuple] = {}
@@ -283,12 +336,17 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]])
         # the first `counted` nodes are summed over their rows; each later one is its parent's
         # sums minus its (counted, smaller) sibling's: the sibling subtraction halves the work
-        sums = np.empty((2 * K, n), dtype=np.int64)
-        sums[:2 * counted] = _segment_bit_sums(Xo, seg_start[:2 * counted], seg_len[:2 * counted])[:, :n]
+        # counted straight into the level's array (64 columns a word; the first n are the features)
+        words_sums = np.empty((2 * K, 64 * words), dtype=count_dtype)
+        _segment_bit_sums(Xo, seg_start[:2 * counted], seg_len[:2 * counted], count_dtype,
+                          out=words_sums[:2 * counted])
+        sums = words_sums[:, :n]
         if counted < K:
-            parent_of, sibling_of, parent_sums = derived
-            sums[2 * counted:] = (parent_sums.reshape(-1, 2, n)[parent_of]
-                                  - sums[:2 * counted].reshape(-1, 2, n)[sibling_of]).reshape(-1, n)
+            sibling_of, parent_sums = derived          # the parents of the derived nodes, in their order
+            below = sums[2 * counted:].reshape(-1, 2, n)
+            below[:] = parent_sums
+            below -= sums[:2 * counted].reshape(-1, 2, n)[sibling_of]
+        derived = None
         # the gains of a block of nodes at a time, so that the float temporaries stay in cache
         j = np.empty(K, dtype=np.int64)
         block = K if trace else max(1, _GAIN_BLOCK // n)
@@ -342,7 +400,8 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         slot = np.full(2 * K, -1, dtype=np.int64)
         slot[next_order] = np.arange(next_order.size)
         derived_children = next_order[counted_next:]
-        derived = (derived_children // 2, slot[derived_children ^ 1], sums)
+        # only the parents of derived children keep their counts (one derived child per parent)
+        derived = (slot[derived_children ^ 1], sums.reshape(-1, 2, n)[derived_children // 2])
         label0_len = (cN - cny).reshape(2 * K)
         # the new block of (segment s = 2k + label, bit b): kept children first, in next_order,
         # then the closed ones (their rows are dropped); within a block the rows keep their order
@@ -376,7 +435,7 @@ def _grow_levelwise(X: np.ndarray, y: np.ndarray, available: np.ndarray,
         np.copyto(position, to_one, where=bit == 1)
         order = np.empty(rows, dtype=np.int64)
         order[position] = np.arange(rows)
-        Xo = np.take(Xo, order[:kept_rows], axis=0)
+        Xo = _keep_rows(Xo, order[:kept_rows])
         open_ids = ids.reshape(2 * K)[next_order]
         N, ny = cN.reshape(2 * K)[next_order], cny.reshape(2 * K)[next_order]
         used = c_used.reshape(2 * K, n)[next_order]

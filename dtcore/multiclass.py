@@ -427,11 +427,13 @@ def multiclass_find(X: np.ndarray, y: np.ndarray, n_classes: int, *, depth: int,
     """FIND (BLT 2021, Fig. 2) with k classes: a depth-<= d tree of least weighted misclassification.
 
     The search of :func:`dtcore.find.find` (one implementation) with the k-class counting: depth 1
-    and 2 from class counts of every feature and every pair of features (one vectorised reduction),
-    deeper budgets by trying every root feature on the depth-(d-1) optimum of both halves (n^(d-2)
-    depth-2 problems, so keep n small for d >= 3). Among trees of equal error (within 1e-9 of the
-    weight) a shallower budget's optimum is kept, so a leaf is preferred to a split that does not
-    lower the error, then the smaller root.
+    and 2 from class counts of every feature and every pair of features (one BLAS product per
+    class), depth 3 (integer weights) from the depth-2 optima of every root's two halves, solved in
+    batches, with the roots that bounds from class counts show cannot win skipped; deeper budgets
+    try every root on the depth-(d-1) optimum of both halves (n^(d-3) depth-3 problems, so keep n
+    small for d >= 4). Among trees of equal error (within 1e-9 of the weight) a shallower budget's
+    optimum is kept, so a leaf is preferred to a split that does not lower the error, then the
+    smaller root.
 
     Parameters
     ----------

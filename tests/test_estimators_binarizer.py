@@ -189,3 +189,22 @@ def test_plain_arrays_take_the_short_validation_with_scikit_learns_bookkeeping()
         OptimalTreeClassifier().fit(bad, y.to_numpy())
     with pytest.raises(ValueError, match="Unknown label type"):
         OptimalTreeClassifier().fit(X.to_numpy(), np.linspace(0, 1, len(y)))
+
+
+def test_packed_transform_and_single_values_match_the_matrix():
+    """ThresholdBinarizer.transform_packed is transform's matrix, rows in the given order, bit-packed
+    64 features to a word; values reads the same bits one (row, feature) pair at a time, with missing
+    values and their indicators."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 7))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 2] = rng.integers(0, 2, 300)                      # a 0/1 column passes through
+    binarizer = ThresholdBinarizer(40).fit(X)
+    dense = binarizer.transform(X)
+    order = rng.permutation(300)
+    packed = binarizer.transform_packed(X, order).view(np.uint8)
+    bits = np.unpackbits(packed, axis=1, bitorder="little")[:, :binarizer.n_features]
+    assert np.array_equal(bits, dense[order])
+    rows = rng.integers(0, 300, 500)
+    features = rng.integers(0, binarizer.n_features, 500)
+    assert np.array_equal(binarizer.values(X, rows, features), dense[rows, features])

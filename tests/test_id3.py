@@ -481,3 +481,25 @@ def test_every_split_is_the_smallest_index_of_the_exact_best_gain():
             allowed = [i for i in range(n) if not fixed[i]]
             best = max(exact[i] for i in allowed)
             assert node.feature == min(i for i in allowed if exact[i] == best)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_id3_packed_is_id3_on_the_matrix(seed):
+    """ID3 from rows bit-packed in label order (the estimator's path, no 0/1 matrix) builds the tree
+    of id3 on the matrix, node for node, with and without a depth limit; the rows it reorders in
+    place are its own (a level's reordering keeps no second copy)."""
+    from dtcore.id3 import _keep_rows, _pack_rows_of, id3_packed, label_order
+
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 400)), int(rng.integers(1, 150))
+    X = (rng.random((m, n)) < rng.random(n)).astype(np.uint8)
+    y = ((X[:, 0] ^ (rng.random(m) < 0.2)) if n else rng.integers(0, 2, m)).astype(np.uint8)
+    for depth in (None, 3):
+        packed = _pack_rows_of(X, label_order(y))
+        ours = id3_packed(packed, n, y, impurity="entropy", depth=depth).tree
+        ref = id3(X, y, impurity="entropy", depth=depth).tree
+        assert (ours.feature, ours.child0, ours.child1, ours.value) == (ref.feature, ref.child0, ref.child1, ref.value)
+    words = np.arange(30, dtype=np.uint64).reshape(10, 3)
+    take = np.array([7, 2, 2, 9])
+    expected = words[take].copy()
+    assert np.array_equal(_keep_rows(words, take), expected)

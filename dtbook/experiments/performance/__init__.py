@@ -7,6 +7,8 @@ same data, outputs compared, by workload.
   memory, and the scale rows (TopDown_G and Est_G, [BGLT20] Theorem 3);
 * :mod:`.find`: FIND against STreeD ([BLT21] Lemma 3.1), on Boolean and binarised real data;
 * :mod:`.id3`: ID3 against scikit-learn's unrestricted tree ([BDM20] Algorithm 1);
+* :mod:`.multiclass`: multi-class FIND (OptimalTreeClassifier) against STreeD, and ID3Classifier's
+  peak memory against scikit-learn's;
 * :mod:`.local`: LocalLearner against the full TopDownSizeEstimate tree ([BGLT20] Theorem 2);
 * :mod:`.exhaustive`: the exhaustive layer's throughput on every function of n <= 4;
 * :mod:`.scale_statement`: how FIND's and ID3's time and memory grow with rows, features and depth;
