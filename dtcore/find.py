@@ -1055,9 +1055,9 @@ def _class_depth2_batch(W: np.ndarray, s: np.ndarray, P: np.ndarray | None) -> _
     return _ClassBatch(err, np.where(use2, root, -1), stump, np.where(use2[:, None], below, none))
 
 
-class _ClassCounts(_Counting):
+class _ClassCounts(_ClassSums):
     """FIND's counting with k classes on integer weights (class weights ``Y``, (m, k), one class a
-    row), with :class:`_ClassSums`' tie rule and choices, exactly, but fast:
+    row), a :class:`_ClassSums` with its tie rule and choices, exactly, but fast:
 
     * the pair counts of one class are one BLAS product over that class's rows only (float32 while
       the total weight is below 2^24, exact), so k classes cost one pass over the rows, not k;
@@ -1081,22 +1081,6 @@ class _ClassCounts(_Counting):
         self.Xf = X.astype(self.dtype)
         self.Xw = self.Xf if np.all(weight == 1) else self.Xf * weight.astype(self.dtype)[:, None]
         self.memo: dict[tuple, _Best] = {}
-
-    def all_rows(self) -> np.ndarray:
-        return np.arange(self.X.shape[0])
-
-    def trivial(self, rows: np.ndarray, allowed: np.ndarray) -> bool:
-        return rows.size == 0
-
-    def better(self, candidate: _Best, than: _Best, rows: np.ndarray) -> bool:
-        return candidate.err < than.err - 1e-9 * max(float(self.Y[rows].sum()), 1.0)
-
-    def split(self, rows: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
-        mask = self.X[rows, i] == 1
-        return rows[~mask], rows[mask]
-
-    def skip(self, halves) -> bool:
-        return halves[0].size == 0 or halves[1].size == 0    # x_i constant on the rows
 
     def class_rows(self, rows: np.ndarray) -> list[np.ndarray]:
         cls = self.cls[rows]
