@@ -122,6 +122,20 @@ def _subset_orders(rows, order, rank_global):
 
 
 @njit(cache=True)
+def _stump_score(a, A, k):
+    """Correctly classified weight of a stump whose left side holds class weights ``a`` of the
+    node's ``A``: each side predicts its majority class (weights are non-negative)."""
+    lm = 0.0
+    rm = 0.0
+    for c in range(k):
+        if a[c] > lm:
+            lm = a[c]
+        if A[c] - a[c] > rm:
+            rm = A[c] - a[c]
+    return lm + rm
+
+
+@njit(cache=True)
 def _depth1(rows, order, rank_global, y, w, k):
     """Best depth-<=1 tree on ``rows``: (score, column, position) where score is the correctly
     classified weight, column -1 for a leaf, position = index in the column's subset order of the
@@ -144,13 +158,7 @@ def _depth1(rows, order, rank_global, y, w, k):
             a[y[row]] += w[row]
             if lrank[f, loc[sub[f, q + 1]]] == lrank[f, loc[row]]:
                 continue
-            lm = a.max()
-            rm = -1.0
-            for c in range(k):
-                v = A[c] - a[c]
-                if v > rm:
-                    rm = v
-            sc = lm + rm
+            sc = _stump_score(a, A, k)
             if sc > best:
                 best = sc
                 bf = f
@@ -180,24 +188,8 @@ def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
                 aR[ys[g, t]] += ws[g, t]
             if not bnd[g, t]:
                 continue
-            lm = 0.0
-            rm = 0.0
-            for c in range(k):
-                if aL[c] > lm:
-                    lm = aL[c]
-                if AL[c] - aL[c] > rm:
-                    rm = AL[c] - aL[c]
-            if lm + rm > bestL:
-                bestL = lm + rm
-            lm = 0.0
-            rm = 0.0
-            for c in range(k):
-                if aR[c] > lm:
-                    lm = aR[c]
-                if AR[c] - aR[c] > rm:
-                    rm = AR[c] - aR[c]
-            if lm + rm > bestR:
-                bestR = lm + rm
+            bestL = max(bestL, _stump_score(aL, AL, k))
+            bestR = max(bestR, _stump_score(aR, AR, k))
     return bestL, bestL > leafL, bestR, bestR > leafR
 
 
