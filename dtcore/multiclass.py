@@ -29,13 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .find import _count, _exact_dtype, find_classes
+from .find import _count, _exact_dtype, find_classes, find_subproblems
 from .grow import GrowthResult, Split, grow, select_by_path
 from .id3 import first_best
 from .impurity import get_impurity
 from .topdown import depth_cap, local_gains
 from .tree import DecisionTree, restriction_key
-from .validate import check_binary_matrix, check_choice, check_int
+from .validate import check_binary_matrix, check_budget, check_choice, check_int
 
 __all__ = ["class_weights", "impurity_k", "weighted_top_down", "weighted_minibatch_top_down",
            "weighted_id3", "multiclass_find", "MulticlassFindResult"]
@@ -451,6 +451,8 @@ def multiclass_find(X: np.ndarray, y: np.ndarray, n_classes: int, *, depth: int,
     """
     X, Y = _check_inputs(X, y, n_classes, sample_weight)
     d = check_int("depth", depth, 0)
+    check_budget(f"FIND at depth {d} on {X.shape[1]} features (its subproblems)", find_subproblems(X.shape[1], d),
+                 "MAX_FIND_SUBPROBLEMS", "lower depth, or use fewer features")
     errors, structure = find_classes(X, Y, d)
     tree = DecisionTree(X.shape[1])
     leaf_class = [-1]

@@ -9,6 +9,7 @@ import pytest
 
 import dtcore.validate
 from dtcore.find import find
+from dtcore.multiclass import multiclass_find
 from dtcore.estimators import ID3Classifier, OptimalTreeClassifier
 from dtcore.functions import (address, balanced_tree, decoy_selector_parity_tree, gated_majority_tree,
                               is_monotone, path_tree, random_tree, random_tree_of_depth, selector_of_lists,
@@ -29,6 +30,8 @@ RNG = np.random.default_rng(0)
     (lambda: OptimalTreeClassifier(max_depth=100).fit(RNG.normal(size=(200, 4)), np.arange(200) % 2),
      "MAX_FIND_SUBPROBLEMS"),
     (lambda: find(RNG.integers(0, 2, (1000, 64)), np.arange(1000) % 2, depth=12), "MAX_FIND_SUBPROBLEMS"),
+    (lambda: multiclass_find(RNG.integers(0, 2, (1000, 64)), np.arange(1000) % 3, 3, depth=12),
+     "MAX_FIND_SUBPROBLEMS"),
 ])
 def test_work_beyond_a_budget_is_refused_at_once_saying_how_to_raise_it(call, budget):
     start = time.perf_counter()
