@@ -51,7 +51,7 @@ def chain_queries(target: DecisionTree) -> list[tuple[int, int]]:
         inner0, inner1 = target.feature[c0] != LEAF, target.feature[c1] != LEAF
         if inner0 and inner1:
             raise ValueError(f"target must be a chain (path tree): node {node} has two internal children")
-        side = 0 if inner0 else 1 if inner1 else 1  # the last query: either side "continues" into a leaf
+        side = 0 if inner0 else 1  # the last query has two leaves: either side will do
         out.append((int(target.feature[node]), side))
         node = c0 if side == 0 else c1
     return out
