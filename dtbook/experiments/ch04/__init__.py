@@ -14,6 +14,7 @@ module            paper result
 ``appendix_e``    Appendix E: balanced against path trees (E.1 on its class and outside it, E.2)
 ``lemma52``       Lemma 5.2: the score estimator is unbiased
 ``figure2``       Figure 2 with Algorithm 2, its sample sizes (Sec. 5.5, Lemmas 5.3, 5.4), label variants, speed
+``stop_edge``     Sec. 5.3: Algorithm 2's guarantee at ε just below a chain tree's exact error (the stop constant ¾)
 ``selection``     Sec. 5.2: Algorithm 2's ¼-selection guarantee at the hardest members of an exhaustive search
 ``search_checks`` the exhaustive search against the dictator's hand-worked ratios; every counted
                   bound (and Algorithm 2's schedules) against its printed formula
@@ -29,4 +30,4 @@ through ``sweep(..., key=...)``, direct draws through a generator the notebook m
 """
 
 from . import (appendix_e, common, exact_lemmas, figure2, influence, lemma44, lemma52, search_checks,  # noqa: F401
-               selection, suprema, theorem11, witnesses)
+               selection, stop_edge, suprema, theorem11, witnesses)

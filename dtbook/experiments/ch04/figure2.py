@@ -25,6 +25,7 @@ from ... import figures
 from ...report import VerificationTable, worst
 from ...sweep import grid, sweep
 from .common import PAPER_SHAPES, count_row_power, target_tree
+from .stop_edge import eps_stop_output
 from .theorem11 import full_tree_bite_depth
 
 
@@ -62,8 +63,10 @@ def figure2_task(panel: str, family: str, bias: float, n: int, eps: float, delta
     """[MGBH26] Algorithm 2 on one target of Figure 2, measured from outside (Lemmas 5.3, 5.4, Secs. 5.2-5.5).
 
     Panel "a": balanced depth 4 or a min(16, n + 1)-leaf path; panel "b": depth 3 or min(8, n + 1)
-    leaves. Exact errors of the returned tree (:func:`dtcore.audit.replay.audit_practical_run`),
-    label queries counted by the oracle and their prediction by the schedules, and the bounds.
+    leaves. Exact errors of the returned tree (:func:`dtcore.audit.replay.audit_practical_run`) and of the
+    tree a stop at estimated error <= eps would return on the same draws (``eps_stop_error``,
+    :func:`.stop_edge.eps_stop_output`), label queries counted by the oracle and their prediction by the
+    schedules, and the bounds.
     """
     depth, leaves = (4, min(16, n + 1)) if panel == "a" else (3, min(8, n + 1))
     target = target_tree(family, n, depth, leaves, rng=rng)
@@ -73,6 +76,7 @@ def figure2_task(panel: str, family: str, bias: float, n: int, eps: float, delta
     res = practical_build_top_down_dt(oracle, dist, eps=eps, delta=delta, rng=rng)
     seconds = time.perf_counter() - start
     audit = audit_practical_run(res, target, dist)  # exact errors of the returned tree
+    eps_stop = eps_stop_output(res, target, dist, eps)  # what a stop at estimated error <= eps returns
     J = res.tree.size
     expected, sd = schedule_use(J, n, dist.p, eps, delta)
     D, avg = target.depth, target.average_depth(dist)
@@ -81,7 +85,7 @@ def figure2_task(panel: str, family: str, bias: float, n: int, eps: float, delta
     return {"size": J, "target_size": target.size, "error": audit["error"], "best_error": audit["best_error"],
             "previous_best_error": audit["previous_best_error"],
             "estimated_error": res.estimated_error, "terminated": res.terminated, "samples": res.samples,
-            "one_leaf_error": one_leaf_error(target, dist),
+            "one_leaf_error": one_leaf_error(target, dist), "eps_stop_error": eps_stop["best_error"],
             "score_pairs": res.score_pairs, "label_queries": oracle.queries, "expected_queries": expected,
             "queries_sd": sd, "seconds": seconds, "D": D, "Delta": avg,
             "lemma53_bound": bounds.mgbh26_lemma53_label_gap(J, J, delta, label_points),
@@ -195,7 +199,18 @@ def figure2_glue(runs: pd.DataFrame, eps_grid: Sequence[float], delta: float) ->
                                      else float("nan")),
             "ch4_f2_chain_leaves": math.ceil(math.log2(1 / min(eps_grid))) + 1,
             "ch4_f2_gap": worst(runs["log10_thm51_half_eps"] - np.log10(runs["size"]), "min"),
-            "ch4_f2_allowed": accept_failures_allowed(len(runs), delta)}
+            "ch4_f2_allowed": accept_failures_allowed(len(runs), delta),
+            **eps_stop_glue(runs, delta)}
+
+
+def eps_stop_glue(runs: pd.DataFrame, delta: float) -> dict[str, float]:
+    """What a stop at estimated error <= eps (not 3 eps/4) would have returned on Figure 2's own draws: the runs
+    whose tree would then have error above eps, and the power of the fraction row against that rate (the row
+    fails when more than a fraction delta of the runs fail)."""
+    fails = int((runs["eps_stop_error"] > runs["eps"]).sum())
+    rate = fails / len(runs) if len(runs) else 0.0
+    return {"ch4_f2_eps_stop_fails": fails,
+            "ch4_f2_eps_stop_power": count_row_power(len(runs), math.floor(delta * len(runs)), rate)}
 
 
 def check_figure2(table: VerificationTable, runs: pd.DataFrame, delta: float) -> None:
