@@ -121,18 +121,21 @@ def test_edge_runs_hold_and_the_worse_output_fails(edge):
     assert len(edge) == 24 and set(edge["edge"]) == {2, 3}
     assert (edge["eps"] < edge["edge_error"]).all()
     assert (edge["error"] <= edge["eps"]).all()  # the paper's rule: every run below eps
-    assert (edge["followed_chain"] == 1).all()
+    assert (edge["followed_chain"] == 1).all() and (edge["terminated"] == 1).all()
     num = stop_edge.edge_numbers(edge, 0.1)
-    assert num["allowed"] == int(binom.ppf(0.99, 24, 0.1))
+    assert num["allowed"] == int(binom.ppf(0.99, 24, 0.05))  # the paper's δ/2 for correctness
     assert num["fails"] == 0 and num["eps_stop_fails"] > num["allowed"]
 
 
 def test_edge_power_known_answers():
-    frame = pd.DataFrame({"eps_stop_rate": [0.5] * 10 + [0.2] * 5})
+    frame = pd.DataFrame({"eps_stop_rate": [0.5] * 10 + [0.2] * 5, "followed_chain": 1.0})
     direct = sum(binom.pmf(a, 10, 0.5) * binom.sf(3 - a, 5, 0.2) for a in range(11))
     assert stop_edge.edge_power(frame, 3) == pytest.approx(direct)
-    one = pd.DataFrame({"eps_stop_rate": [0.3] * 20})
+    one = pd.DataFrame({"eps_stop_rate": [0.3] * 20, "followed_chain": 1.0})
     assert stop_edge.edge_power(one, 4) == pytest.approx(binom.sf(4, 20, 0.3))
+    # a run off the chain carries no rate: it counts as passing
+    off = one.assign(followed_chain=[0.0] * 5 + [1.0] * 15)
+    assert stop_edge.edge_power(off, 4) == pytest.approx(binom.sf(4, 15, 0.3))
 
 
 def test_check_stop_edge_holds_has_power_and_can_fail(edge):
@@ -160,3 +163,10 @@ def test_figure2_eps_stop_glue_known_answer():
     values = figure2.eps_stop_glue(runs, 0.1)
     assert values["ch4_f2_eps_stop_fails"] == 2
     assert values["ch4_f2_eps_stop_power"] == pytest.approx(binom.sf(2, 20, 0.1))
+
+
+def test_a_run_that_stopped_for_want_of_a_positive_score_is_left_out_of_the_count(edge):
+    stalled = edge.copy()
+    stalled.loc[stalled.index[:3], ["terminated", "error"]] = [0.0, 1.0]   # outside the guarantee, error 1
+    num = stop_edge.edge_numbers(stalled, 0.1)
+    assert num["runs"] == len(edge) - 3 and num["unterminated"] == 3 and num["fails"] == 0
