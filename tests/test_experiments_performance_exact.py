@@ -5,14 +5,16 @@ Times are never asserted: only the cases, the rows' shape, their targets and the
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 
-from dtbook.experiments.performance import common, exact
+from dtbook.experiments.performance import common, exact, summary
 from dtbook.experiments.performance.exact import (boolean_peer_benchmark, boolean_peer_cases, contree_benchmark,
                                                   contree_cases, real_data)
 from dtbook.experiments.ch06.exact import exact_beside_cuts
+from dtbook.report import VerificationTable
 
 
 def test_contree_cases_keep_the_issue_targets_at_both_scales():
@@ -23,6 +25,8 @@ def test_contree_cases_keep_the_issue_targets_at_both_scales():
     assert ("make_classification", 50_000, 2) in {(c["dataset"], c["rows"], c["depth"]) for c in full}
     for case in quick + full:    # not loosened at quick scale
         assert case["target"] == exact.CONTREE_TARGETS[case["depth"]] and case["fits"] >= 1
+    # quick scale times the pinned setting only (the one the targets judge), full scale both
+    assert {c["settings"] for c in quick} == {("pinned",)} and {c["settings"] for c in full} == {("pinned", "default")}
     assert exact.CONTREE_TARGETS == {2: 1.0, 3: 2.0}
     with pytest.raises(ValueError, match="scale"):
         contree_cases("huge")
@@ -93,6 +97,26 @@ def test_boolean_peer_benchmark_refuses_bad_arguments():
         boolean_peer_benchmark(case, repetitions=1, seed=0, time_limit=0)
 
 
+def test_a_row_timed_pinned_only_has_no_default_ratio():
+    pytest.importorskip("pydl85")
+    case = {**boolean_peer_cases("quick")[0], "rows": 100, "features": 5, "fits": 1}
+    bench = boolean_peer_benchmark(case, repetitions=1, seed=0)
+    assert set(bench.times["setting"]) == {"pinned"} and "ratio_default" not in bench.row
+    assert "default: not timed" in common.describe(bench.row)
+    log = common.BenchmarkLog()
+    log.add(bench)
+    ratios = log.ratios(scale="quick")
+    assert np.isnan(ratios["ratio_default"].iloc[0]) and np.isnan(ratios["dtcore_s_default"].iloc[0])
+    assert ratios["target met (pinned)"].iloc[0] in ("yes", "no")
+    # the page's tables, figure and verification rows take a row without a default setting
+    assert "—" in summary.seconds_style(ratios).to_html() and "FIND against DL8.5" in summary.ratios_style(ratios).to_html()
+    plt.close(summary.ratios_figure(ratios))
+    table = VerificationTable()
+    summary.check_agreement(table, ratios)
+    summary.check_targets(table, ratios, pd.DataFrame())
+    assert [r["kind"] for r in table.rows] == ["identity", "observation"] and table.rows[0]["holds"]
+
+
 def test_timed_repeats_calls_and_reports_seconds_per_call():
     calls = []
     times, out = common.timed({"dtcore": lambda: calls.append(1) or len(calls)}, repetitions=2, calls=3,
@@ -103,10 +127,17 @@ def test_timed_repeats_calls_and_reports_seconds_per_call():
         common.timed({"dtcore": lambda: None}, repetitions=1, calls=0)
     with pytest.raises(ValueError, match="warm_up"):
         common.timed({"dtcore": lambda: None}, repetitions=1, warm_up="yes")
+    times, out = common.timed({"dtcore": lambda: 1}, repetitions=1, settings=("pinned",))
+    assert set(times) == set(out) == {"pinned"}
+    for bad in (("default",), "pinned", ("pinned", "eight")):
+        with pytest.raises(ValueError, match="settings"):
+            common.timed({"dtcore": lambda: 1}, repetitions=1, settings=bad)
 
 
 def test_left_out_and_rows_sentences():
-    assert "full scale only" in exact.left_out_sentence("quick")
+    quick, full = exact.left_out_sentence("quick"), exact.left_out_sentence("full")
+    assert "full scale only" in quick and "full scale only" not in full and full in quick
+    assert "did not finish within 400 s" in full and "the same training errors" in full
     with pytest.raises(ValueError, match="scale"):
         exact.left_out_sentence("huge")
     with pytest.raises(ValueError, match="benchmarks"):

@@ -16,7 +16,7 @@ import cProfile
 import io
 import pathlib
 import pstats
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +51,10 @@ QUANTITY = {"BuildTopDownDT": "|trace completion error − truth-table error| + 
                 "leaves that differ between the pinned, default and traced runs (self-consistent)",
             "Est_G": "predictions or labels that differ between the pinned and default runs (self-consistent)",
             "Exact optimum": "|training errors of the estimator's tree − ConTree's tree|",
-            "FIND against DL8.5": "|training errors of FIND's tree − DL8.5's tree| + |FIND's reported − recomputed|",
-            "FIND against GOSDT": "|training errors of FIND's tree − GOSDT's tree| + |FIND's reported − recomputed|"}
+            "FIND against DL8.5":
+                "|training errors of FIND's tree − DL8.5's tree| + |FIND's reported − recomputed|",
+            "FIND against GOSDT":
+                "|training errors of FIND's tree − GOSDT's tree| + |FIND's reported − recomputed|"}
 
 
 #: The two computations each benchmark's agreement row compares, keyed like :data:`QUANTITY`; ``None``
@@ -86,8 +88,9 @@ class Benchmark:
 
 
 def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int, calls: int = 1,
-          warm_up: bool = False) -> tuple[Times, dict[str, dict]]:
-    """Every candidate timed interleaved in each setting of :data:`THREADS`.
+          warm_up: bool = False, settings: Sequence[str] = tuple(THREADS)) -> tuple[Times, dict[str, dict]]:
+    """Every candidate timed interleaved in each setting of :data:`THREADS` (or only in ``settings``,
+    a non-empty subset of its keys that includes ``"pinned"``, the setting every target judges).
 
     ``calls`` > 1 makes each timed call run the candidate ``calls`` times in a row and reports the
     seconds per call (the timed total divided by ``calls``): for calls of a few milliseconds, whose
@@ -97,6 +100,8 @@ def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int, c
     result}}``.
     """
     calls = check_int("calls", calls, 1)
+    if isinstance(settings, str) or "pinned" not in settings or not set(settings) <= set(THREADS):
+        raise ValueError(f"settings must be a subset of {list(THREADS)} that includes 'pinned', got {settings!r}")
     if not isinstance(warm_up, bool):
         raise ValueError(f"warm_up must be True or False, got {warm_up!r}")
 
@@ -113,6 +118,8 @@ def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int, c
             fn()
     times, results = {}, {}
     for setting, threads in THREADS.items():
+        if setting not in settings:
+            continue
         t, results[setting] = interleaved_times(looped, repetitions, threads=threads)
         times[setting] = t if calls == 1 else t.assign(seconds=t["seconds"] / calls)
     return times, results
@@ -156,7 +163,9 @@ def describe(row: Mapping[str, Any]) -> str:
     """One line per benchmark: both sides' median seconds and the ratio with its range, per setting."""
     parts = [f"{row['benchmark']} ({row['size']}):"]
     for setting in THREADS:
-        if f"ratio_{setting}" in row:
+        if f"dtcore_s_{setting}" not in row:
+            parts.append(f"{setting}: not timed;")
+        elif f"ratio_{setting}" in row:
             parts.append(f"{setting}: dtcore {row[f'dtcore_s_{setting}']:.3g} s, "
                          f"peer {row[f'peer_s_{setting}']:.3g} s, "
                          f"ratio {row[f'ratio_{setting}']:.3g} [{row[f'ratio_min_{setting}']:.3g}, "
@@ -228,8 +237,9 @@ class BenchmarkLog:
             raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
         ratios = pd.DataFrame([b.row for b in self.benchmarks])
         for setting in THREADS:
-            for col in (f"peer_s_{setting}", f"ratio_{setting}", f"ratio_min_{setting}", f"ratio_max_{setting}",
-                        f"floor_s_{setting}", f"floor_distance_{setting}"):
+            for col in (f"dtcore_s_{setting}", f"dtcore_spread_{setting}", f"peer_s_{setting}", f"ratio_{setting}",
+                        f"ratio_min_{setting}", f"ratio_max_{setting}", f"floor_s_{setting}",
+                        f"floor_distance_{setting}"):
                 if col not in ratios:
                     ratios[col] = np.nan
         if "target_of" not in ratios:
