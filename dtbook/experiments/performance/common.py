@@ -96,8 +96,8 @@ def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int, c
     seconds per call (the timed total divided by ``calls``): for calls of a few milliseconds, whose
     single times the machine's load and the timer's own cost would blur. ``warm_up`` runs every
     candidate once, untimed, before the first setting (first-call costs: imports, compiled kernels
-    loaded from their cache, thread pools). Returns ``{setting: tidy times}`` and ``{setting: {candidate: its last
-    result}}``.
+    loaded from their cache, thread pools). Returns ``{setting: tidy times}`` and ``{setting:
+    {candidate: its last result}}``.
     """
     calls = check_int("calls", calls, 1)
     if isinstance(settings, str) or "pinned" not in settings or not set(settings) <= set(THREADS):
