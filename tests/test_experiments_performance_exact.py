@@ -46,7 +46,8 @@ def test_contree_row_is_a_judged_benchmark_row_that_agrees():
     case = {"dataset": "make_classification", "rows": 300, "depth": 2, "target": 1.0, "fits": 2}
     bench = contree_benchmark(case, repetitions=1)
     row = bench.row
-    assert row["benchmark"] == "Exact optimum, every threshold (d=2)" and "2 fits per timed call" in row["size"]
+    assert row["benchmark"] == "Exact optimum, every threshold (d=2)"
+    assert row["size"] == "make_classification 300×20, real-valued (2 fits per timed call)"
     assert row["same_result"] == "yes" and row["deviation"] == 0 and row["target"] == 1.0
     assert row["ratio_pinned"] > 0 and row["ratio_default"] > 0 and bench.profile is not None
     # two timed calls per setting, seconds per fit
@@ -80,7 +81,7 @@ def test_boolean_peer_rows_agree(peer):
     case = {"peer": peer, "rows": 200, "features": 6, "depth": 2, "target": 0.5, "fits": 1}
     bench = boolean_peer_benchmark(case, repetitions=1, seed=0)
     row = bench.row
-    assert row["benchmark"] == f"FIND against {peer} (d=2)" and row["size"].startswith("200×6 Boolean")
+    assert row["benchmark"] == f"FIND against {peer} (d=2)" and row["size"] == "200×6 Boolean (noisy depth-3 tree)"
     assert row["same_result"] == "yes" and row["deviation"] == 0 and row["target"] == 0.5
     # the identity row names the two independent computations
     table_key = [k for k in common.COMPUTED_BY if row["benchmark"].startswith(k)][-1]

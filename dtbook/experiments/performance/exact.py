@@ -135,7 +135,7 @@ def contree_benchmark(case: Mapping[str, Any], *, repetitions: int, time_limit: 
     mine, theirs = _errors(out["pinned"]["dtcore"].predict(X), y), _errors(out["pinned"]["peer"].predict(X), y)
     data = f"{DATASET_NAMES[case['dataset']]} {X.shape[0]:,}×{X.shape[1]}"
     bench = benchmark_row(f"Exact optimum, every threshold (d={depth})",
-                          data + ", real-valued" + (f", {fits} fits per timed call" if fits > 1 else ""),
+                          data + ", real-valued" + (f" ({fits} fits per timed call)" if fits > 1 else ""),
                           f"ConTree (pycontree) max_depth={depth}", times, same="yes" if mine == theirs else "no",
                           check=f"training errors {mine} / {theirs}", deviation=abs(mine - theirs),
                           target=case["target"], profile=ours)
@@ -232,7 +232,7 @@ def boolean_peer_benchmark(case: Mapping[str, Any], *, repetitions: int, seed: i
     mine, theirs = int(training_errors(res.tree, X, y)), peer_errors(out["pinned"]["peer"])
     data = f"{X.shape[0]:,}×{X.shape[1]} Boolean"
     bench = benchmark_row(f"FIND against {who} (d={depth})",
-                          data + ", noisy depth-3 tree" + (f", {fits} fits per timed call" if fits > 1 else ""),
+                          data + " (noisy depth-3 tree" + (f", {fits} fits per timed call)" if fits > 1 else ")"),
                           label, times, same="yes" if mine == theirs == int(round(res.errors)) else "no",
                           check=f"training errors {mine} / {theirs}",
                           deviation=abs(mine - theirs) + abs(mine - res.errors), target=case["target"], profile=ours)
