@@ -7,6 +7,8 @@ same data, outputs compared, by workload.
   memory, and the scale rows (TopDown_G and Est_G, [BGLT20] Theorem 3);
 * :mod:`.find`: FIND against STreeD ([BLT21] Lemma 3.1), on Boolean and binarised real data;
 * :mod:`.id3`: ID3 against scikit-learn's unrestricted tree ([BDM20] Algorithm 1);
+* :mod:`.exact`: the exact optimum on every threshold against ConTree, and FIND against DL8.5 and GOSDT
+  (issue 38), judged against the issue's targets;
 * :mod:`.multiclass`: multi-class FIND (OptimalTreeClassifier) against STreeD, and ID3Classifier's
   peak memory against scikit-learn's;
 * :mod:`.local`: LocalLearner against the full TopDownSizeEstimate tree ([BGLT20] Theorem 2);

@@ -16,7 +16,7 @@ import cProfile
 import io
 import pathlib
 import pstats
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +49,12 @@ QUANTITY = {"BuildTopDownDT": "|trace completion error − truth-table error| + 
             "LocalLearner": "query answers that differ from the full tree's",
             "TopDown_G (gini), scale":
                 "leaves that differ between the pinned, default and traced runs (self-consistent)",
-            "Est_G": "predictions or labels that differ between the pinned and default runs (self-consistent)"}
+            "Est_G": "predictions or labels that differ between the pinned and default runs (self-consistent)",
+            "Exact optimum": "|training errors of the estimator's tree − ConTree's tree|",
+            "FIND against DL8.5":
+                "|training errors of FIND's tree − DL8.5's tree| + |FIND's reported − recomputed|",
+            "FIND against GOSDT":
+                "|training errors of FIND's tree − GOSDT's tree| + |FIND's reported − recomputed|"}
 
 
 #: The two computations each benchmark's agreement row compares, keyed like :data:`QUANTITY`; ``None``
@@ -63,7 +68,10 @@ COMPUTED_BY: dict[str, tuple[str, str] | None] = {
     "ID3": ("dtcore.id3.id3", "sklearn.tree.DecisionTreeClassifier"),
     "LocalLearner": ("dtcore.local.local_learner", "dtcore.local.top_down_size_estimate"),
     "TopDown_G (gini), scale": None,
-    "Est_G": None}
+    "Est_G": None,
+    "Exact optimum": ("dtcore.estimators.OptimalTreeClassifier", "pycontree.ConTree"),
+    "FIND against DL8.5": ("dtcore.find.find", "pydl85.DL85Classifier"),
+    "FIND against GOSDT": ("dtcore.find.find", "gosdt.GOSDTClassifier")}
 
 
 Times = dict[str, pd.DataFrame]
@@ -79,14 +87,41 @@ class Benchmark:
     profile: Callable[[], object] | None = None
 
 
-def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int) -> tuple[Times, dict[str, dict]]:
-    """Every candidate timed interleaved in each setting of :data:`THREADS`.
+def timed(candidates: Mapping[str, Callable[[], object]], *, repetitions: int, calls: int = 1,
+          warm_up: bool = False, settings: Sequence[str] = tuple(THREADS)) -> tuple[Times, dict[str, dict]]:
+    """Every candidate timed interleaved in each setting of :data:`THREADS` (or only in ``settings``,
+    a non-empty subset of its keys that includes ``"pinned"``, the setting every target judges).
 
-    Returns ``{setting: tidy times}`` and ``{setting: {candidate: its last result}}``.
+    ``calls`` > 1 makes each timed call run the candidate ``calls`` times in a row and reports the
+    seconds per call (the timed total divided by ``calls``): for calls of a few milliseconds, whose
+    single times the machine's load and the timer's own cost would blur. ``warm_up`` runs every
+    candidate once, untimed, before the first setting (first-call costs: imports, compiled kernels
+    loaded from their cache, thread pools). Returns ``{setting: tidy times}`` and ``{setting:
+    {candidate: its last result}}``.
     """
+    calls = check_int("calls", calls, 1)
+    if isinstance(settings, str) or "pinned" not in settings or not set(settings) <= set(THREADS):
+        raise ValueError(f"settings must be a subset of {list(THREADS)} that includes 'pinned', got {settings!r}")
+    if not isinstance(warm_up, bool):
+        raise ValueError(f"warm_up must be True or False, got {warm_up!r}")
+
+    def repeated(fn: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            for _ in range(calls - 1):
+                fn()
+            return fn()
+        return run
+
+    looped = {name: (fn if calls == 1 else repeated(fn)) for name, fn in candidates.items()}
+    if warm_up:
+        for fn in candidates.values():
+            fn()
     times, results = {}, {}
     for setting, threads in THREADS.items():
-        times[setting], results[setting] = interleaved_times(candidates, repetitions, threads=threads)
+        if setting not in settings:
+            continue
+        t, results[setting] = interleaved_times(looped, repetitions, threads=threads)
+        times[setting] = t if calls == 1 else t.assign(seconds=t["seconds"] / calls)
     return times, results
 
 
@@ -128,7 +163,9 @@ def describe(row: Mapping[str, Any]) -> str:
     """One line per benchmark: both sides' median seconds and the ratio with its range, per setting."""
     parts = [f"{row['benchmark']} ({row['size']}):"]
     for setting in THREADS:
-        if f"ratio_{setting}" in row:
+        if f"dtcore_s_{setting}" not in row:
+            parts.append(f"{setting}: not timed;")
+        elif f"ratio_{setting}" in row:
             parts.append(f"{setting}: dtcore {row[f'dtcore_s_{setting}']:.3g} s, "
                          f"peer {row[f'peer_s_{setting}']:.3g} s, "
                          f"ratio {row[f'ratio_{setting}']:.3g} [{row[f'ratio_min_{setting}']:.3g}, "
@@ -200,8 +237,9 @@ class BenchmarkLog:
             raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
         ratios = pd.DataFrame([b.row for b in self.benchmarks])
         for setting in THREADS:
-            for col in (f"peer_s_{setting}", f"ratio_{setting}", f"ratio_min_{setting}", f"ratio_max_{setting}",
-                        f"floor_s_{setting}", f"floor_distance_{setting}"):
+            for col in (f"dtcore_s_{setting}", f"dtcore_spread_{setting}", f"peer_s_{setting}", f"ratio_{setting}",
+                        f"ratio_min_{setting}", f"ratio_max_{setting}", f"floor_s_{setting}",
+                        f"floor_distance_{setting}"):
                 if col not in ratios:
                     ratios[col] = np.nan
         if "target_of" not in ratios:
