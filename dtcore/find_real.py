@@ -309,8 +309,20 @@ def _beyond2(a):
 
 
 @njit(cache=True)
+def _min_leaves(lfL, lfR, lbL, lbR, e):
+    """The fewest leaves a tree of two depth-<=1 children erring at most ``e`` in all can have:
+    2 when both children as leaves (errors ``lfL``, ``lfR``) do, 3 when one as a leaf beside the
+    other's lower bound does, else 4."""
+    if lfL + lfR <= e:
+        return 2
+    if lfL + lbR <= e or lbL + lfR <= e:
+        return 3
+    return 4
+
+
+@njit(cache=True)
 def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk,
-               tol):
+               tol, tie_e, lmax, loose):
     """Can root threshold i (between solved thresholds lo < i < hi) still win? Returns (state,
     lower bound): 0 its bound exceeds ``bound`` strictly; 1 only a tie can reach the incumbent's
     error and no tie can win FIND's tie rule; 2 it must be solved. The tie test (when ``tie``: the
@@ -332,21 +344,24 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, be
     lb = lbL + lbR
     if lb > bound:
         return 0, lb
-    if tie and lb >= best_e - tol:
-        if lfL[i] + lfR[i] <= best_e + tol:
-            ml = 2
-        elif lfL[i] + lbR <= best_e + tol or lbL + lfR[i] <= best_e + tol:
-            ml = 3
-        else:
-            ml = 4
+    if not tie:
+        if lb >= best_e - tol:    # no answer is wanted from a tie: only a lower error counts
+            return 1, lb
+        return 2, lb
+    if lb >= best_e - tol:
+        ml = _min_leaves(lfL[i], lfR[i], lbL, lbR, best_e + tol)
+        if loose:    # the (column, cut) tie-break is not wanted: equal (leaves, depth) cannot win
+            f, rk = bf, brank
         if not _lex_less(best_e, ml, 1 if ml == 2 else 2, f, rk, best_e, best_l, best_d, bf, brank, tol):
             return 1, lb
+    if lb >= tie_e - tol and _min_leaves(lfL[i], lfR[i], lbL, lbR, tie_e + tol) > lmax:
+        return 1, lb
     return 2, lb
 
 
 @njit(cache=True)
 def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol,
-              live):
+              live, tie_e, lmax, loose):
     """The thresholds strictly between solved thresholds lo and hi that must still be solved
     (:func:`_candidate`), written to ``live``: returns their number and the least bound of those
     skipped for their error. The error bound is tested first, inline (most thresholds stop there)."""
@@ -370,9 +385,9 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
             if lb < lower:
                 lower = lb
             continue
-        if tie and lb >= best_e - tol:
+        if lb >= best_e - tol or (tie and lb >= tie_e - tol):
             state, _ = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d,
-                                  bf, brank, f, crk[i], tol)
+                                  bf, brank, f, crk[i], tol, tie_e, lmax, loose)
             if state != 2:
                 continue
         live[n] = i
@@ -381,7 +396,7 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
 
 
 @njit(cache=True)
-def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
+def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lmax, loose):
     """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
 
     Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
@@ -557,10 +572,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             lo = stack[top, 0]
             hi = stack[top, 1]
             bound = min(best_e, ub) + tol
-            tie = best_e <= ub + tol
+            tie = best_e <= tie_e + tol
             brank = lrank[bf, loc[brow]] if bf >= 0 else -1
             nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
-                                   best_d, bf, brank, f, tol, lv_idx)
+                                   best_d, bf, brank, f, tol, lv_idx, tie_e, lmax, loose)
             if low < lower:
                 lower = low
             if nlive == 0:
@@ -616,7 +631,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 stack[top, 0] = mid
                 stack[top, 1] = hi
                 top += 1
-    if best_e <= ub + tol:
+    if best_e < tie_e - tol or (best_e <= tie_e + tol and best_l <= lmax):
         return best_e, best_l, best_d, bf, brow, True, best_e, nevals
     return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
 
@@ -695,13 +710,20 @@ class _Search:
         left, right = self.halves(rows, f, row)
         return ("split", int(f), row, ("leaf", self.leaf(left)), ("leaf", self.leaf(right)))
 
-    def depth2(self, rows, ub, first=(-1, -1)) -> _Node:
+    def depth2(self, rows, ub, first=(-1, -1), tie_e=None, lmax=4, loose=False) -> _Node:
+        """``loose``: the (column, cut) tie-break among trees of equal error, leaves and depth is
+        left to ``build``, which solves the subproblem again with it (only the final tree's
+        subproblems are built; the search compares error, leaves and depth)."""
         self.solved += 1
         e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.wk, self.k,
-                                                          float(ub), int(first[0]), int(first[1]))
+                                                          float(ub), int(first[0]), int(first[1]),
+                                                          float(ub if tie_e is None else tie_e), int(lmax), loose)
         self.evaluations += evals
         if not exact:
             return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
+        if loose:
+            return _Node(float(e), int(lv), int(dp), True,
+                         lambda: self.depth2(rows, e, (f, row)).build(), (int(f), int(row)))
 
         def build():
             if f < 0:
@@ -711,9 +733,12 @@ class _Search:
 
         return _Node(float(e), int(lv), int(dp), True, build, (int(f), int(row)))
 
-    def solve(self, rows, depth, ub=np.inf, first=(-1, -1)) -> _Node:
+    def solve(self, rows, depth, ub=np.inf, first=(-1, -1), tie_e=None, lmax=1 << 30, loose=False) -> _Node:
         """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
-        bound above ``ub``, not exact)."""
+        bound above ``ub``, not exact). Depth 2 with ``tie_e`` <= ``ub``: exact only when the
+        optimum errs less than ``tie_e``, or ``tie_e`` with at most ``lmax`` leaves; otherwise a
+        lower bound on its error, the error itself when that is at most ``ub`` (``tie_e`` < 0:
+        only the error is wanted). ``loose``: see :meth:`depth2`."""
         if rows.size <= 1 or depth == 0:
             A = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
             err = float(A.sum() - A.max())
@@ -724,7 +749,7 @@ class _Search:
             err = float(self.w[rows].sum() - sc)
             return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
         if depth == 2:
-            return self.depth2(rows, ub, first)
+            return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose)
         return self.deep(rows, depth, ub)
 
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
@@ -732,9 +757,9 @@ class _Search:
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
         is kept in ``self.incumbent`` for a timeout."""
         if shallow is None:
-            shallow = self.solve(rows, depth - 1, ub)
+            shallow = self.solve(rows, depth - 1, ub, loose=True)
         if not shallow.exact:   # the (depth - 1)-optimum errs more than ub: only deeper trees can do
-            shallow = self.solve(rows, depth - 1)
+            shallow = self.solve(rows, depth - 1, loose=True)
         W = float(self.w[rows].sum())
         counts_all = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
         tol = 1e-9 * max(W, 1.0)
@@ -783,8 +808,9 @@ class _Search:
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 bound = min(best[0], ub) + tol
-                nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, best[0] <= ub + tol,
-                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf)
+                tie_root = best[0] <= ub + tol
+                nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie_root,
+                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf, ub, 1 << 30, False)
                 lower = min(lower, low)
                 live = buf[:nlive]
                 if live.size == 0:
@@ -799,13 +825,26 @@ class _Search:
                 lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid]) if big is left_rows
                             else max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid]))
                 hint_big, hint_small = (hintL, hintR) if big is left_rows else (hintR, hintL)
-                nb = self.solve(big, depth - 1, bound - lb_small, hint_big)
+                # leaf budgets: a tree here erring exactly the incumbent's error must have at most
+                # lmax leaves to win the tie rule; the big child at its budget leaves the small one
+                # its lower bound, which takes at least the leaves its classes need
+                lmax = 1 << 30
+                if tie_root:
+                    L = best[1]
+                    lmax = L if _lex_less(best[0], L, (L - 1).bit_length(), f, int(rk[q]), best[0], best[1],
+                                          best[2], best[3], best[4], tol) else L - 1
+                small_counts = counts[mid] if big is right_rows else counts_all - counts[mid]
+                ub_big = bound - lb_small
+                nb = self.solve(big, depth - 1, ub_big, hint_big, ub_big,
+                                lmax - _fewest_leaves(small_counts, lb_small + tol), loose=True)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
+                tie_small, lmax_small = bound - nb.error, lmax - nb.leaves
                 if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
                     budget = min(budget, bound)
+                    tie_small = -1.0
                 if budget >= 0:
-                    ns = self.solve(small, depth - 1, budget, hint_small)
+                    ns = self.solve(small, depth - 1, budget, hint_small, tie_small, lmax_small, loose=True)
                 else:
                     ns = _Node(lb_small, 1, 0, False, None)
                 left, right = (nb, ns) if big is left_rows else (ns, nb)
@@ -832,6 +871,13 @@ class _Search:
         if node.error <= ub + tol:
             return node
         return _Node(min(lower, node.error), node.leaves, node.depth, False, None)
+
+
+def _fewest_leaves(counts, e):
+    """The fewest leaves a tree erring at most ``e`` on a node with class weights ``counts`` can
+    have: each leaf predicts one class, so l leaves err at least the weight beyond the l largest."""
+    beyond = counts.sum() - np.cumsum(np.sort(counts)[::-1])
+    return int(np.argmax(beyond <= e)) + 1
 
 
 def _materialise(structure, X, search: _Search, n_classes: int):
@@ -936,7 +982,7 @@ def find_real(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.nda
     rows = np.arange(X.shape[0])
     # iterative deepening at the root: each budget's optimum is the next one's incumbent, so a
     # timeout always has a tree, the best found
-    node = search.solve(rows, min(depth, 2))
+    node = search.solve(rows, min(depth, 2), loose=depth > 2)
     for d in range(3, min(depth, max(X.shape[0] - 1, 0)) + 1):
         try:
             node = search.deep(rows, d, shallow=node, top=True)
