@@ -291,24 +291,6 @@ def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
 
 
 @njit(cache=True)
-def _beyond2(a):
-    """The weight of the classes of count vector ``a`` beyond its two largest: a lower bound on
-    the error of any tree with two leaves."""
-    m1 = a[0] * 0
-    m2 = m1
-    tot = m1
-    for c in range(a.size):
-        v = a[c]
-        tot += v
-        if v > m1:
-            m2 = m1
-            m1 = v
-        elif v > m2:
-            m2 = v
-    return tot - m1 - m2
-
-
-@njit(cache=True)
 def _min_leaves(lfL, lfR, lbL, lbR, e):
     """The fewest leaves a tree of two depth-<=1 children erring at most ``e`` in all can have:
     2 when both children as leaves (errors ``lfL``, ``lfR``) do, 3 when one as a leaf beside the
@@ -322,7 +304,7 @@ def _min_leaves(lfL, lfR, lbL, lbR, e):
 
 @njit(cache=True)
 def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk,
-               tol, tie_e, lmax, loose):
+               tol, tie_e, lmax, loose, ttol):
     """Can root threshold i (between solved thresholds lo < i < hi) still win? Returns (state,
     lower bound): 0 its bound exceeds ``bound`` strictly; 1 only a tie can reach the incumbent's
     error and no tie can win FIND's tie rule; 2 it must be solved. The tie test (when ``tie``: the
@@ -354,14 +336,14 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, be
             f, rk = bf, brank
         if not _lex_less(best_e, ml, 1 if ml == 2 else 2, f, rk, best_e, best_l, best_d, bf, brank, tol):
             return 1, lb
-    if lb >= tie_e - tol and _min_leaves(lfL[i], lfR[i], lbL, lbR, tie_e + tol) > lmax:
+    if lb >= tie_e - ttol and _min_leaves(lfL[i], lfR[i], lbL, lbR, tie_e + ttol) > lmax:
         return 1, lb
     return 2, lb
 
 
 @njit(cache=True)
 def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol,
-              live, tie_e, lmax, loose):
+              live, tie_e, lmax, loose, ttol):
     """The thresholds strictly between solved thresholds lo and hi that must still be solved
     (:func:`_candidate`), written to ``live``: returns their number and the least bound of those
     skipped for their error. The error bound is tested first, inline (most thresholds stop there)."""
@@ -385,9 +367,9 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
             if lb < lower:
                 lower = lb
             continue
-        if lb >= best_e - tol or (tie and lb >= tie_e - tol):
+        if lb >= best_e - tol or (tie and lb >= tie_e - ttol):
             state, _ = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d,
-                                  bf, brank, f, crk[i], tol, tie_e, lmax, loose)
+                                  bf, brank, f, crk[i], tol, tie_e, lmax, loose, ttol)
             if state != 2:
                 continue
         live[n] = i
@@ -396,7 +378,7 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
 
 
 @njit(cache=True)
-def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lmax, loose):
+def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lmax, loose, tie_tol):
     """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
 
     Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
@@ -468,7 +450,6 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     # Thresholds 1..n of column g; 0 and n + 1 are the virtual ends (nothing / everything left)
     e1 = best_e
     a = np.zeros(k, w.dtype)
-    ar = np.empty(k, w.dtype)
     eg = np.full(p, W)
     bt = np.full(p, -1)
     ncand = np.zeros(p, np.int64)
@@ -488,13 +469,29 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             a[ys[g, t]] += ws[g, t]
             if bnd[g, t]:
                 n += 1
-                lm = a[0]
-                rm = A[0] - a[0]
-                for c in range(1, k):
-                    if a[c] > lm:
-                        lm = a[c]
-                    if A[c] - a[c] > rm:
-                        rm = A[c] - a[c]
+                # the largest and second largest class weight on each side, in one pass (the
+                # classes beyond the two largest bound a depth-1 child's error)
+                lm = a[0] * 0
+                l2 = lm
+                tl = lm
+                rm = lm
+                r2 = lm
+                tr = lm
+                for c in range(k):
+                    v = a[c]
+                    u = A[c] - v
+                    tl += v
+                    tr += u
+                    if v > lm:
+                        l2 = lm
+                        lm = v
+                    elif v > l2:
+                        l2 = v
+                    if u > rm:
+                        r2 = rm
+                        rm = u
+                    elif u > r2:
+                        r2 = u
                 if W - lm - rm < eg[g]:
                     eg[g] = W - lm - rm
                     bt[g] = t
@@ -504,10 +501,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                 lf2L[g, n] = run - lm
                 lf2R[g, n] = (W - run) - rm
                 if k > 2:
-                    cl2L[g, n] = _beyond2(a)
-                    for c in range(k):
-                        ar[c] = A[c] - a[c]
-                    cl2R[g, n] = _beyond2(ar)
+                    cl2L[g, n] = tl - lm - l2
+                    cl2R[g, n] = tr - rm - r2
         ncand[g] = n
         cw2[g, 0] = 0.0
         lf2L[g, 0] = 0.0
@@ -527,6 +522,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
         first_f = roots[0]
         first_row = sub[first_f, bt[first_f]]
     tol = 1e-9 * max(W, 1.0)
+    ttol = max(tol, tie_tol)
     lower = np.inf
     posf = np.empty(s, np.int64)
     AL = np.zeros(k, w.dtype)
@@ -572,10 +568,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             lo = stack[top, 0]
             hi = stack[top, 1]
             bound = min(best_e, ub) + tol
-            tie = best_e <= tie_e + tol
+            tie = best_e <= tie_e + ttol
             brank = lrank[bf, loc[brow]] if bf >= 0 else -1
             nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
-                                   best_d, bf, brank, f, tol, lv_idx, tie_e, lmax, loose)
+                                   best_d, bf, brank, f, tol, lv_idx, tie_e, lmax, loose, ttol)
             if low < lower:
                 lower = low
             if nlive == 0:
@@ -631,7 +627,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                 stack[top, 0] = mid
                 stack[top, 1] = hi
                 top += 1
-    if best_e < tie_e - tol or (best_e <= tie_e + tol and best_l <= lmax):
+    if best_e < tie_e - ttol or (best_e <= tie_e + ttol and best_l <= lmax):
         return best_e, best_l, best_d, bf, brow, True, best_e, nevals
     return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
 
@@ -710,14 +706,15 @@ class _Search:
         left, right = self.halves(rows, f, row)
         return ("split", int(f), row, ("leaf", self.leaf(left)), ("leaf", self.leaf(right)))
 
-    def depth2(self, rows, ub, first=(-1, -1), tie_e=None, lmax=4, loose=False) -> _Node:
+    def depth2(self, rows, ub, first=(-1, -1), tie_e=None, lmax=4, loose=False, tie_tol=0.0) -> _Node:
         """``loose``: the (column, cut) tie-break among trees of equal error, leaves and depth is
         left to ``build``, which solves the subproblem again with it (only the final tree's
         subproblems are built; the search compares error, leaves and depth)."""
         self.solved += 1
         e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.wk, self.k,
                                                           float(ub), int(first[0]), int(first[1]),
-                                                          float(ub if tie_e is None else tie_e), int(lmax), loose)
+                                                          float(ub if tie_e is None else tie_e), int(lmax), loose,
+                                                          float(tie_tol))
         self.evaluations += evals
         if not exact:
             return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
@@ -733,7 +730,8 @@ class _Search:
 
         return _Node(float(e), int(lv), int(dp), True, build, (int(f), int(row)))
 
-    def solve(self, rows, depth, ub=np.inf, first=(-1, -1), tie_e=None, lmax=1 << 30, loose=False) -> _Node:
+    def solve(self, rows, depth, ub=np.inf, first=(-1, -1), tie_e=None, lmax=1 << 30, loose=False,
+              tie_tol=0.0) -> _Node:
         """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
         bound above ``ub``, not exact). Depth 2 with ``tie_e`` <= ``ub``: exact only when the
         optimum errs less than ``tie_e``, or ``tie_e`` with at most ``lmax`` leaves; otherwise a
@@ -749,7 +747,7 @@ class _Search:
             err = float(self.w[rows].sum() - sc)
             return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
         if depth == 2:
-            return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose)
+            return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose, tie_tol)
         return self.deep(rows, depth, ub)
 
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
@@ -769,11 +767,12 @@ class _Search:
         if top:
             self.incumbent = built
         lower = np.inf
-        sroot = shallow.build()
-        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)
-        p = self.X.shape[1]
+        sroot = shallow.build()   # the (depth - 1)-optimum's root first (the tie rule's tree: a
+        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)   # better start)
+        m, p = self.X.shape
         for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
-            srt = rows[np.argsort(self.rank[f, rows], kind="stable")]
+            # the rows in column f's order (all rows at the top: the global sort)
+            srt = self.order[f] if rows.size == m else rows[np.argsort(self.rank[f, rows], kind="stable")]
             rk = self.rank[f, srt]
             cand = np.flatnonzero(rk[1:] != rk[:-1])            # positions of the last left row
             if cand.size == 0:
@@ -810,7 +809,7 @@ class _Search:
                 bound = min(best[0], ub) + tol
                 tie_root = best[0] <= ub + tol
                 nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie_root,
-                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf, ub, 1 << 30, False)
+                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf, ub, 1 << 30, False, tol)
                 lower = min(lower, low)
                 live = buf[:nlive]
                 if live.size == 0:
@@ -833,18 +832,21 @@ class _Search:
                     L = best[1]
                     lmax = L if _lex_less(best[0], L, (L - 1).bit_length(), f, int(rk[q]), best[0], best[1],
                                           best[2], best[3], best[4], tol) else L - 1
-                small_counts = counts[mid] if big is right_rows else counts_all - counts[mid]
-                ub_big = bound - lb_small
-                nb = self.solve(big, depth - 1, ub_big, hint_big, ub_big,
-                                lmax - _fewest_leaves(small_counts, lb_small + tol), loose=True)
+                lmax_big = lmax - 1
+                if lmax - self.k < 2 ** (depth - 1):   # the small child's classes can limit the big one
+                    small_counts = counts[mid] if big is right_rows else counts_all - counts[mid]
+                    lmax_big = lmax - _fewest_leaves(small_counts, lb_small + tol)
+                nb = self.solve(big, depth - 1, bound - lb_small, hint_big, bound - tol - lb_small, lmax_big,
+                                loose=True, tie_tol=tol)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
-                tie_small, lmax_small = bound - nb.error, lmax - nb.leaves
+                tie_small, lmax_small = bound - tol - nb.error, lmax - nb.leaves
                 if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
                     budget = min(budget, bound)
                     tie_small = -1.0
                 if budget >= 0:
-                    ns = self.solve(small, depth - 1, budget, hint_small, tie_small, lmax_small, loose=True)
+                    ns = self.solve(small, depth - 1, budget, hint_small, tie_small, lmax_small, loose=True,
+                                    tie_tol=tol)
                 else:
                     ns = _Node(lb_small, 1, 0, False, None)
                 left, right = (nb, ns) if big is left_rows else (ns, nb)
@@ -860,7 +862,7 @@ class _Search:
                         best[:] = cand_key
                         built["node"] = _Node(cand_key[0], cand_key[1], cand_key[2], True,
                                               lambda f=f, r=int(srt[q]), L=left, R=right:
-                                              ("split", f, r, L.build(), R.build()))
+                                              ("split", f, r, L.build(), R.build()), (f, int(srt[q])))
                 else:
                     lower = min(lower, left.error + right.error)
                 if mid > lo + 1:
