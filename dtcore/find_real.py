@@ -388,8 +388,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     the result is not ``exact`` and ``lower`` is a lower bound on the optimum (> ub).
     ``first_f``/``first_row``: a root to try first (-1: none).
     """
-    sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
-    p, s = sub.shape
+    p, m = order.shape
+    s = rows.size
     A = np.zeros(k, w.dtype)
     W = w[0] * 0
     for i in range(s):
@@ -403,51 +403,37 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     brow = -1
     if s < 2 or best_e <= 0:     # a pure leaf: no tree errs less or has fewer leaves
         return best_e, best_l, best_d, bf, brow, True, best_e, 0
-    ys = np.empty((p, s), np.int64)
-    ws = np.empty((p, s), w.dtype)
-    locs = np.empty((p, s), np.int64)
-    bnd = np.zeros((p, s), np.bool_)
-    for g in range(p):
-        for t in range(s):
-            row = sub[g, t]
-            ys[g, t] = y[row]
-            ws[g, t] = w[row]
-            locs[g, t] = loc[row]
-        for t in range(s - 1):
-            bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
     pr = _pairs(A)
     J = pr.shape[0]
     paired = J <= _PAIRED_K * (_PAIRED_K - 1) // 2
     if not paired:
         pr = pr[:1]
         J = 1
-    # the pair sweep's inputs: each row's signed weight for each class pair, the boundary mask
-    # and the mask times the running difference over all rows (the right child's complement)
-    lidx = locs.astype(np.int32)
+    inset = np.zeros(m, np.bool_)
+    loc = np.empty(m, np.int32)
+    for i in range(s):
+        inset[rows[i]] = True
+        loc[rows[i]] = i
+    # one pass over every column's global order, keeping the subset's rows: their order (row ids
+    # ``sub``, classes, weights, local indices), the value boundaries, the pair sweep's inputs
+    # (each row's signed weight for each class pair, the boundary mask, and the mask times the
+    # running difference over all rows: the right child's complement), and at each boundary the
+    # depth-1 statistics: the depth-1 optimum (the bounds at the two ends of every root column;
+    # columns are tried best first, each from its best threshold), each threshold's weight to the
+    # left, its children's errors as leaves and class bounds. Thresholds 1..n of column g; 0 and
+    # n + 1 are the virtual ends (nothing / everything left)
+    sub = np.empty((p, s + 1), np.int64)
+    ys = np.empty((p, s), np.int64)
+    ws = np.empty((p, s), w.dtype)
+    lidx = np.empty((p, s), np.int32)
+    bnd = np.empty((p, s), np.bool_)
+    bm = np.empty((p, s), w.dtype)
     sv = np.zeros((p if paired else 1, J, s), w.dtype)
-    bm = np.zeros((p, s), w.dtype)
     bP = np.zeros((p if paired else 1, J, s), w.dtype)
-    if paired:
-        for g in range(p):
-            for t in range(s):
-                if bnd[g, t]:
-                    bm[g, t] = 1
-            for j in range(J):
-                run = ws[g, 0] * 0
-                for t in range(s):
-                    c = ys[g, t]
-                    if c == pr[j, 0]:
-                        sv[g, j, t] = ws[g, t]
-                    elif c == pr[j, 1]:
-                        sv[g, j, t] = -ws[g, t]
-                    run += sv[g, j, t]
-                    bP[g, j, t] = bm[g, t] * run
+    runj = np.zeros(J, w.dtype)
+    nd = np.empty(p, np.int64)
     left = np.zeros(s, np.uint8)
     acc = np.zeros((J, 4), w.dtype)
-    # one pass over every column with running class counts: the depth-1 optimum (the bounds at the
-    # two ends of every root column; columns are tried best first, each from its best threshold),
-    # and each threshold's weight to the left, its children's errors as leaves and class bounds.
-    # Thresholds 1..n of column g; 0 and n + 1 are the virtual ends (nothing / everything left)
     e1 = best_e
     a = np.zeros(k, w.dtype)
     eg = np.full(p, W)
@@ -461,48 +447,77 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     cl2R = np.zeros((p, s + 1))
     crk2 = np.empty((p, s + 1), np.int64)
     for g in range(p):
+        # the subset's rows in column g's order, compacted without a branch per row
+        t = 0
+        for qq in range(m):
+            row = order[g, qq]
+            sub[g, t] = row
+            t += inset[row]
         a[:] = 0
+        runj[:] = 0
         n = 0
         run = W * 0
-        for t in range(s - 1):
-            run += ws[g, t]
-            a[ys[g, t]] += ws[g, t]
-            if bnd[g, t]:
-                n += 1
-                # the largest and second largest class weight on each side, in one pass (the
-                # classes beyond the two largest bound a depth-1 child's error)
-                lm = a[0] * 0
-                l2 = lm
-                tl = lm
-                rm = lm
-                r2 = lm
-                tr = lm
-                for c in range(k):
-                    v = a[c]
-                    u = A[c] - v
-                    tl += v
-                    tr += u
-                    if v > lm:
-                        l2 = lm
-                        lm = v
-                    elif v > l2:
-                        l2 = v
-                    if u > rm:
-                        r2 = rm
-                        rm = u
-                    elif u > r2:
-                        r2 = u
-                if W - lm - rm < eg[g]:
-                    eg[g] = W - lm - rm
-                    bt[g] = t
-                cand2[g, n] = t
-                cw2[g, n] = run
-                crk2[g, n] = lrank[g, locs[g, t]]
-                lf2L[g, n] = run - lm
-                lf2R[g, n] = (W - run) - rm
-                if k > 2:
-                    cl2L[g, n] = tl - lm - l2
-                    cl2R[g, n] = tr - rm - r2
+        last = -1
+        for t in range(s):
+            row = sub[g, t]
+            r = rank_global[g, row]
+            if t > 0:
+                # row t - 1 ends a run of equal values when this row's value differs
+                b = r != last
+                bnd[g, t - 1] = b
+                bm[g, t - 1] = 1 if b else 0
+                if paired:
+                    for j in range(J):
+                        bP[g, j, t - 1] = runj[j] if b else 0
+                if b:
+                    n += 1
+                    # the largest and second largest class weight on each side, in one pass (the
+                    # classes beyond the two largest bound a depth-1 child's error)
+                    lm = a[0] * 0
+                    l2 = lm
+                    tl = lm
+                    rm = lm
+                    r2 = lm
+                    tr = lm
+                    for c in range(k):
+                        v = a[c]
+                        u = A[c] - v
+                        tl += v
+                        tr += u
+                        l2 = max(l2, min(lm, v))
+                        lm = max(lm, v)
+                        r2 = max(r2, min(rm, u))
+                        rm = max(rm, u)
+                    if W - lm - rm < eg[g]:
+                        eg[g] = W - lm - rm
+                        bt[g] = t - 1
+                    cand2[g, n] = t - 1
+                    cw2[g, n] = run
+                    crk2[g, n] = last
+                    lf2L[g, n] = run - lm
+                    lf2R[g, n] = (W - run) - rm
+                    if k > 2:
+                        cl2L[g, n] = tl - lm - l2
+                        cl2R[g, n] = tr - rm - r2
+            c = y[row]
+            wt = w[row]
+            ys[g, t] = c
+            ws[g, t] = wt
+            lidx[g, t] = loc[row]
+            if paired:
+                for j in range(J):
+                    v = wt * ((1 if c == pr[j, 0] else 0) - (1 if c == pr[j, 1] else 0))
+                    sv[g, j, t] = v
+                    runj[j] += v
+            a[c] += wt
+            run += wt
+            last = r
+        bnd[g, s - 1] = False
+        bm[g, s - 1] = 0
+        if paired:
+            for j in range(J):
+                bP[g, j, s - 1] = 0
+        nd[g] = n + 1
         ncand[g] = n
         cw2[g, 0] = 0.0
         lf2L[g, 0] = 0.0
@@ -540,7 +555,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             continue
         if not paired:
             for t in range(s):
-                posf[locs[f, t]] = t
+                posf[lidx[f, t]] = t
         n = ncand[f]
         cand = cand2[f]
         cw = cw2[f]
@@ -569,7 +584,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             hi = stack[top, 1]
             bound = min(best_e, ub) + tol
             tie = best_e <= tie_e + ttol
-            brank = lrank[bf, loc[brow]] if bf >= 0 else -1
+            brank = rank_global[bf, brow] if bf >= 0 else -1
             nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
                                    best_d, bf, brank, f, tol, lv_idx, tie_e, lmax, loose, ttol)
             if low < lower:
@@ -591,7 +606,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                 AR[c] = A[c] - AL[c]
             if paired:
                 for t in range(s):
-                    left[locs[f, t]] = 1 if t <= q else 0
+                    left[lidx[f, t]] = 1 if t <= q else 0
                 # the children's lower bounds from the neighbours: a sweep reaching both is final
                 l1 = eL[lo]
                 l2 = eL[hi] - (cw[hi] - cw[mid])
@@ -605,7 +620,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                 spL = sL > leafL
                 spR = sR > leafR
             else:
-                sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
+                sL, spL, sR, spR = _children(ys, ws, lidx, bnd, posf, q, k, AL, AR, aL, aR)
             nevals += 1
             eL[mid] = cw[mid] - sL
             eR[mid] = (W - cw[mid]) - sR
@@ -984,7 +999,7 @@ def find_real(X: np.ndarray, y: np.ndarray, *, depth: int, sample_weight: np.nda
     rows = np.arange(X.shape[0])
     # iterative deepening at the root: each budget's optimum is the next one's incumbent, so a
     # timeout always has a tree, the best found
-    node = search.solve(rows, min(depth, 2), loose=depth > 2)
+    node = search.solve(rows, min(depth, 2))
     for d in range(3, min(depth, max(X.shape[0] - 1, 0)) + 1):
         try:
             node = search.deep(rows, d, shallow=node, top=True)
