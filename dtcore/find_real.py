@@ -9,7 +9,8 @@ least depth, then the smallest feature (column, then cut) -- without building it
 ConTree (Briţa, van der Linden, Demirović 2025):
 
 * **one sort per feature.** Every subproblem is a set of rows; its order along each column is
-  read off the global sort by a membership mask (no sort after the first).
+  read off the global sort by a membership mask (no sort after the first); the depth-2 step reads
+  its rows' classes, weights, value boundaries and depth-1 statistics in that same pass.
 * **depth 2: one pass per column and root threshold.** For a root threshold of column f, one pass
   over every column g's order of the subset gives both children's best depth-<=1 trees (ConTree's
   specialised depth-2 step): O(|S| p) per root threshold and class pair, never one Boolean column
@@ -38,7 +39,20 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   is skipped when even the fewest leaves a tree there can have (2 when both children as leaves
   already reach the incumbent's error, 3 when one does beside the other's bound, else 4), with the
   least depth those leaves allow and the threshold's own (column, cut), loses to the incumbent.
-  Every threshold that could win is solved, so the tie rule above holds exactly.
+  Below a depth-3 root the tie rule is passed down as a **leaf budget**: a tree at a root
+  threshold that errs exactly the incumbent's error must have at most L leaves (the incumbent's,
+  or one fewer when its (column, cut) and least depth cannot win), so the larger child, when it
+  errs its whole budget, may have at most L less the leaves the smaller child's classes need at
+  its lower bound (a node erring at most e needs the fewest l whose l largest classes leave at
+  most e), and the smaller child at most L less the larger one's leaves. A depth-2 subproblem
+  skips every threshold that can only tie at its budget with more leaves than that (the fewest
+  leaves as above), and reports the optimum only when it beats the budget's error or ties it
+  within the leaves; otherwise a lower bound on its error, which still bounds the neighbours.
+  When the larger child cannot win, the smaller one is solved for its error alone (any tree
+  reaching the least error ends the search). The children's subproblems compare error, leaves
+  and depth only; the (column, cut) tie-break among their equal trees is decided when the final
+  tree is built, by solving its subproblems again with the full rule. Every threshold that could
+  win is solved, so the tie rule above holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
@@ -311,8 +325,13 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, be
     incumbent errs at most the budget) takes the fewest leaves a tree at i erring at most the
     incumbent can have: 2 when the two children as leaves already do (leaf errors ``lfL``,
     ``lfR``), 3 when one child as a leaf beside the other's lower bound does, else 4; and the
-    least depth that number of leaves allows. Each child's bound is also at least ``clL[i]`` /
-    ``clR[i]``, the weight of its classes beyond the most its leaves can predict."""
+    least depth that number of leaves allows (``loose``: ties with equal leaves and depth are not
+    wanted, whatever the column and cut). The leaf budget: a threshold that can only reach
+    ``tie_e`` (within ``ttol``), not beat it, with more than ``lmax`` leaves is skipped. Without
+    ``tie`` (the incumbent errs more than ``tie_e``: no tree is wanted, only the error) a threshold
+    that cannot beat the incumbent's error strictly is skipped. Each child's bound is also at
+    least ``clL[i]`` / ``clR[i]``, the weight of its classes beyond the most its leaves can
+    predict."""
     l1 = eL[lo]
     l2 = eL[hi] - (cw[hi] - cw[i])
     r1 = eR[hi]
@@ -384,9 +403,13 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
     :func:`dtcore.find.find` (least error, fewer leaves, shallower, then the first (column, cut));
     column -1 for a leaf; ``row`` the last row (in the column's order) sent left. Thresholds whose
-    bound exceeds min(incumbent, ``ub``) strictly are skipped; when no tree errs at most ``ub``
-    the result is not ``exact`` and ``lower`` is a lower bound on the optimum (> ub).
-    ``first_f``/``first_row``: a root to try first (-1: none).
+    bound exceeds min(incumbent, ``ub``) strictly are skipped. The result is ``exact`` (the
+    optimum) when it errs less than ``tie_e`` or ties it (within max(tol, ``tie_tol``)) with at
+    most ``lmax`` leaves; otherwise ``lower`` is a lower bound on the optimum's error (its error
+    when that is at most ``ub``), see :func:`_candidate` for the thresholds the budget skips
+    (``tie_e`` = ``ub``, ``lmax`` >= 4: the plain optimum within ``ub``; ``tie_e`` < 0: the
+    error alone). ``loose``: the (column, cut) tie-break is left out (the tree returned has the
+    optimum's error, leaves and depth). ``first_f``/``first_row``: a root to try first (-1: none).
     """
     p, m = order.shape
     s = rows.size
