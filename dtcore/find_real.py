@@ -42,18 +42,19 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   least depth those leaves allow and the threshold's own (column, cut), loses to the incumbent.
   Below a depth-3 root the tie rule is passed down as a **leaf budget**: a tree at a root
   threshold that errs exactly the incumbent's error must have at most L leaves (the incumbent's,
-  or one fewer when its (column, cut) and least depth cannot win), so the larger child, when it
-  errs its whole budget, may have at most L less the leaves the smaller child's classes need at
-  its lower bound (a node erring at most e needs the fewest l whose l largest classes leave at
-  most e), and the smaller child at most L less the larger one's leaves. A depth-2 subproblem
-  skips every threshold that can only tie at its budget with more leaves than that (the fewest
-  leaves as above), and reports the optimum only when it beats the budget's error or ties it
-  within the leaves; otherwise a lower bound on its error, which still bounds the neighbours.
-  When the larger child cannot win, the smaller one is solved for its error alone (any tree
-  reaching the least error ends the search). The children's subproblems compare error, leaves
-  and depth only; the (column, cut) tie-break among their equal trees is decided when the final
-  tree is built, by solving its subproblems again with the full rule. Every threshold that could
-  win is solved, so the tie rule above holds exactly.
+  or one fewer when as many leaves, at the least depth they allow and this threshold's (column,
+  cut), would still lose), so the larger child, when it errs its whole budget, may have at most
+  L less the leaves the smaller child's classes need at its lower bound (a node erring at most e
+  needs the fewest l whose l largest classes leave at most e), and the smaller child at most L
+  less the larger one's leaves. A depth-2 subproblem skips every threshold that can only tie at
+  its budget with more leaves than that (the fewest leaves as above), and reports the optimum
+  only when it beats the budget's error or ties it within the leaves; otherwise a lower bound on
+  its error, which still bounds the neighbours. When the larger child cannot win, the smaller
+  one is solved for its error alone (a threshold is solved only when it could err strictly less
+  than the best tree found). The children's subproblems compare error, leaves and depth only;
+  the (column, cut) tie-break among their equal trees is decided when the final tree is built,
+  by solving its subproblems again with the full rule. Every threshold that could win is
+  solved, so the tie rule above holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
