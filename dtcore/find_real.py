@@ -9,7 +9,8 @@ least depth, then the smallest feature (column, then cut) -- without building it
 ConTree (Briţa, van der Linden, Demirović 2025):
 
 * **one sort per feature.** Every subproblem is a set of rows; its order along each column is
-  read off the global sort by a membership mask (no sort after the first).
+  read off the global sort by a membership mask (no sort after the first); the depth-2 step reads
+  its rows' classes, weights, value boundaries and depth-1 statistics in that same pass.
 * **depth 2: one pass per column and root threshold.** For a root threshold of column f, one pass
   over every column g's order of the subset gives both children's best depth-<=1 trees (ConTree's
   specialised depth-2 step): O(|S| p) per root threshold and class pair, never one Boolean column
@@ -18,7 +19,8 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   difference of the pair's counts left of the threshold; so the pass keeps, per pair, the running
   D of the rows the root sends left (a row's side is a multiplication, not a branch) and the
   complement over all rows for the right child, and tracks their extremes at the value
-  boundaries. Integral weights run in integer arithmetic. The pass stops early once both children
+  boundaries. The sums are float64, exact for integral weights of total below 2^53 (float64
+  ran the sweep faster than int64 on this machine). The pass stops early once both children
   reach their lower bounds. The root thresholds are searched by the branch and bound below,
   starting from the depth-1 optimum's threshold (a greedy upper bound), the columns in order of
   their depth-1 error.
@@ -38,7 +40,21 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   is skipped when even the fewest leaves a tree there can have (2 when both children as leaves
   already reach the incumbent's error, 3 when one does beside the other's bound, else 4), with the
   least depth those leaves allow and the threshold's own (column, cut), loses to the incumbent.
-  Every threshold that could win is solved, so the tie rule above holds exactly.
+  Below a depth-3 root the tie rule is passed down as a **leaf budget**: a tree at a root
+  threshold that errs exactly the incumbent's error must have at most L leaves (the incumbent's,
+  or one fewer when as many leaves, at the least depth they allow and this threshold's (column,
+  cut), would still lose), so the larger child, when it errs its whole budget, may have at most
+  L less the leaves the smaller child's classes need at its lower bound (a node erring at most e
+  needs the fewest l whose l largest classes leave at most e), and the smaller child at most L
+  less the larger one's leaves. A depth-2 subproblem skips every threshold that can only tie at
+  its budget with more leaves than that (the fewest leaves as above), and reports the optimum
+  only when it beats the budget's error or ties it within the leaves; otherwise a lower bound on
+  its error, which still bounds the neighbours. When the larger child cannot win, the smaller
+  one is solved for its error alone (a threshold is solved only when it could err strictly less
+  than the best tree found). The children's subproblems compare error, leaves and depth only;
+  the (column, cut) tie-break among their equal trees is decided when the final tree is built,
+  by solving its subproblems again with the full rule. Every threshold that could win is
+  solved, so the tie rule above holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
@@ -291,34 +307,33 @@ def _lex_less(err, lv, dp, f, r, be, bl, bd, bfe, br, tol):
 
 
 @njit(cache=True)
-def _beyond2(a):
-    """The weight of the classes of count vector ``a`` beyond its two largest: a lower bound on
-    the error of any tree with two leaves."""
-    m1 = a[0] * 0
-    m2 = m1
-    tot = m1
-    for c in range(a.size):
-        v = a[c]
-        tot += v
-        if v > m1:
-            m2 = m1
-            m1 = v
-        elif v > m2:
-            m2 = v
-    return tot - m1 - m2
+def _min_leaves(lfL, lfR, lbL, lbR, e):
+    """The fewest leaves a tree of two depth-<=1 children erring at most ``e`` in all can have:
+    2 when both children as leaves (errors ``lfL``, ``lfR``) do, 3 when one as a leaf beside the
+    other's lower bound does, else 4."""
+    if lfL + lfR <= e:
+        return 2
+    if lfL + lbR <= e or lbL + lfR <= e:
+        return 3
+    return 4
 
 
 @njit(cache=True)
 def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d, bf, brank, f, rk,
-               tol):
+               tol, tie_e, lmax, loose, ttol):
     """Can root threshold i (between solved thresholds lo < i < hi) still win? Returns (state,
     lower bound): 0 its bound exceeds ``bound`` strictly; 1 only a tie can reach the incumbent's
     error and no tie can win FIND's tie rule; 2 it must be solved. The tie test (when ``tie``: the
     incumbent errs at most the budget) takes the fewest leaves a tree at i erring at most the
     incumbent can have: 2 when the two children as leaves already do (leaf errors ``lfL``,
     ``lfR``), 3 when one child as a leaf beside the other's lower bound does, else 4; and the
-    least depth that number of leaves allows. Each child's bound is also at least ``clL[i]`` /
-    ``clR[i]``, the weight of its classes beyond the most its leaves can predict."""
+    least depth that number of leaves allows (``loose``: ties with equal leaves and depth are not
+    wanted, whatever the column and cut). The leaf budget: a threshold that can only reach
+    ``tie_e`` (within ``ttol``), not beat it, with more than ``lmax`` leaves is skipped. Without
+    ``tie`` (the incumbent errs more than ``tie_e``: no tree is wanted, only the error) a threshold
+    that cannot beat the incumbent's error strictly is skipped. Each child's bound is also at
+    least ``clL[i]`` / ``clR[i]``, the weight of its classes beyond the most its leaves can
+    predict."""
     l1 = eL[lo]
     l2 = eL[hi] - (cw[hi] - cw[i])
     r1 = eR[hi]
@@ -332,21 +347,24 @@ def _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, be
     lb = lbL + lbR
     if lb > bound:
         return 0, lb
-    if tie and lb >= best_e - tol:
-        if lfL[i] + lfR[i] <= best_e + tol:
-            ml = 2
-        elif lfL[i] + lbR <= best_e + tol or lbL + lfR[i] <= best_e + tol:
-            ml = 3
-        else:
-            ml = 4
+    if not tie:
+        if lb >= best_e - tol:    # no answer is wanted from a tie: only a lower error counts
+            return 1, lb
+        return 2, lb
+    if lb >= best_e - tol:
+        ml = _min_leaves(lfL[i], lfR[i], lbL, lbR, best_e + tol)
+        if loose:    # the (column, cut) tie-break is not wanted: equal (leaves, depth) cannot win
+            f, rk = bf, brank
         if not _lex_less(best_e, ml, 1 if ml == 2 else 2, f, rk, best_e, best_l, best_d, bf, brank, tol):
             return 1, lb
+    if lb >= tie_e - ttol and _min_leaves(lfL[i], lfR[i], lbL, lbR, tie_e + ttol) > lmax:
+        return 1, lb
     return 2, lb
 
 
 @njit(cache=True)
 def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l, best_d, bf, brank, f, tol,
-              live):
+              live, tie_e, lmax, loose, ttol):
     """The thresholds strictly between solved thresholds lo and hi that must still be solved
     (:func:`_candidate`), written to ``live``: returns their number and the least bound of those
     skipped for their error. The error bound is tested first, inline (most thresholds stop there)."""
@@ -370,9 +388,9 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
             if lb < lower:
                 lower = lb
             continue
-        if tie and lb >= best_e - tol:
+        if lb >= best_e - tol or (tie and lb >= tie_e - ttol):
             state, _ = _candidate(i, lo, hi, eL, eR, cw, lfL, lfR, clL, clR, bound, tie, best_e, best_l, best_d,
-                                  bf, brank, f, crk[i], tol)
+                                  bf, brank, f, crk[i], tol, tie_e, lmax, loose, ttol)
             if state != 2:
                 continue
         live[n] = i
@@ -381,18 +399,22 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
 
 
 @njit(cache=True)
-def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
+def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lmax, loose, tie_tol):
     """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
 
     Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
     :func:`dtcore.find.find` (least error, fewer leaves, shallower, then the first (column, cut));
     column -1 for a leaf; ``row`` the last row (in the column's order) sent left. Thresholds whose
-    bound exceeds min(incumbent, ``ub``) strictly are skipped; when no tree errs at most ``ub``
-    the result is not ``exact`` and ``lower`` is a lower bound on the optimum (> ub).
-    ``first_f``/``first_row``: a root to try first (-1: none).
+    bound exceeds min(incumbent, ``ub``) strictly are skipped. The result is ``exact`` (the
+    optimum) when it errs less than ``tie_e`` or ties it (within max(tol, ``tie_tol``)) with at
+    most ``lmax`` leaves; otherwise ``lower`` is a lower bound on the optimum's error (its error
+    when that is at most ``ub``), see :func:`_candidate` for the thresholds the budget skips
+    (``tie_e`` = ``ub``, ``lmax`` >= 4: the plain optimum within ``ub``; ``tie_e`` < 0: the
+    error alone). ``loose``: the (column, cut) tie-break is left out (the tree returned has the
+    optimum's error, leaves and depth). ``first_f``/``first_row``: a root to try first (-1: none).
     """
-    sub, lrank, nd, loc = _subset_orders(rows, order, rank_global)
-    p, s = sub.shape
+    p, m = order.shape
+    s = rows.size
     A = np.zeros(k, w.dtype)
     W = w[0] * 0
     for i in range(s):
@@ -406,54 +428,39 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     brow = -1
     if s < 2 or best_e <= 0:     # a pure leaf: no tree errs less or has fewer leaves
         return best_e, best_l, best_d, bf, brow, True, best_e, 0
-    ys = np.empty((p, s), np.int64)
-    ws = np.empty((p, s), w.dtype)
-    locs = np.empty((p, s), np.int64)
-    bnd = np.zeros((p, s), np.bool_)
-    for g in range(p):
-        for t in range(s):
-            row = sub[g, t]
-            ys[g, t] = y[row]
-            ws[g, t] = w[row]
-            locs[g, t] = loc[row]
-        for t in range(s - 1):
-            bnd[g, t] = lrank[g, locs[g, t + 1]] != lrank[g, locs[g, t]]
     pr = _pairs(A)
     J = pr.shape[0]
     paired = J <= _PAIRED_K * (_PAIRED_K - 1) // 2
     if not paired:
         pr = pr[:1]
         J = 1
-    # the pair sweep's inputs: each row's signed weight for each class pair, the boundary mask
-    # and the mask times the running difference over all rows (the right child's complement)
-    lidx = locs.astype(np.int32)
+    inset = np.zeros(m, np.bool_)
+    loc = np.empty(m, np.int32)
+    for i in range(s):
+        inset[rows[i]] = True
+        loc[rows[i]] = i
+    # one pass over every column's global order, keeping the subset's rows: their order (row ids
+    # ``sub``, classes, weights, local indices), the value boundaries, the pair sweep's inputs
+    # (each row's signed weight for each class pair, the boundary mask, and the mask times the
+    # running difference over all rows: the right child's complement), and at each boundary the
+    # depth-1 statistics: the depth-1 optimum (the bounds at the two ends of every root column;
+    # columns are tried best first, each from its best threshold), each threshold's weight to the
+    # left, its children's errors as leaves and class bounds. Thresholds 1..n of column g; 0 and
+    # n + 1 are the virtual ends (nothing / everything left)
+    sub = np.empty((p, s + 1), np.int64)
+    ys = np.empty((p, s), np.int64)
+    ws = np.empty((p, s), w.dtype)
+    lidx = np.empty((p, s), np.int32)
+    bnd = np.empty((p, s), np.bool_)
+    bm = np.empty((p, s), w.dtype)
     sv = np.zeros((p if paired else 1, J, s), w.dtype)
-    bm = np.zeros((p, s), w.dtype)
     bP = np.zeros((p if paired else 1, J, s), w.dtype)
-    if paired:
-        for g in range(p):
-            for t in range(s):
-                if bnd[g, t]:
-                    bm[g, t] = 1
-            for j in range(J):
-                run = ws[g, 0] * 0
-                for t in range(s):
-                    c = ys[g, t]
-                    if c == pr[j, 0]:
-                        sv[g, j, t] = ws[g, t]
-                    elif c == pr[j, 1]:
-                        sv[g, j, t] = -ws[g, t]
-                    run += sv[g, j, t]
-                    bP[g, j, t] = bm[g, t] * run
+    runj = np.zeros(J, w.dtype)
+    nd = np.empty(p, np.int64)
     left = np.zeros(s, np.uint8)
     acc = np.zeros((J, 4), w.dtype)
-    # one pass over every column with running class counts: the depth-1 optimum (the bounds at the
-    # two ends of every root column; columns are tried best first, each from its best threshold),
-    # and each threshold's weight to the left, its children's errors as leaves and class bounds.
-    # Thresholds 1..n of column g; 0 and n + 1 are the virtual ends (nothing / everything left)
     e1 = best_e
     a = np.zeros(k, w.dtype)
-    ar = np.empty(k, w.dtype)
     eg = np.full(p, W)
     bt = np.full(p, -1)
     ncand = np.zeros(p, np.int64)
@@ -465,34 +472,77 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
     cl2R = np.zeros((p, s + 1))
     crk2 = np.empty((p, s + 1), np.int64)
     for g in range(p):
+        # the subset's rows in column g's order, compacted without a branch per row
+        t = 0
+        for qq in range(m):
+            row = order[g, qq]
+            sub[g, t] = row
+            t += inset[row]
         a[:] = 0
+        runj[:] = 0
         n = 0
         run = W * 0
-        for t in range(s - 1):
-            run += ws[g, t]
-            a[ys[g, t]] += ws[g, t]
-            if bnd[g, t]:
-                n += 1
-                lm = a[0]
-                rm = A[0] - a[0]
-                for c in range(1, k):
-                    if a[c] > lm:
-                        lm = a[c]
-                    if A[c] - a[c] > rm:
-                        rm = A[c] - a[c]
-                if W - lm - rm < eg[g]:
-                    eg[g] = W - lm - rm
-                    bt[g] = t
-                cand2[g, n] = t
-                cw2[g, n] = run
-                crk2[g, n] = lrank[g, locs[g, t]]
-                lf2L[g, n] = run - lm
-                lf2R[g, n] = (W - run) - rm
-                if k > 2:
-                    cl2L[g, n] = _beyond2(a)
+        last = -1
+        for t in range(s):
+            row = sub[g, t]
+            r = rank_global[g, row]
+            if t > 0:
+                # row t - 1 ends a run of equal values when this row's value differs
+                b = r != last
+                bnd[g, t - 1] = b
+                bm[g, t - 1] = 1 if b else 0
+                if paired:
+                    for j in range(J):
+                        bP[g, j, t - 1] = runj[j] if b else 0
+                if b:
+                    n += 1
+                    # the largest and second largest class weight on each side, in one pass (the
+                    # classes beyond the two largest bound a depth-1 child's error)
+                    lm = a[0] * 0
+                    l2 = lm
+                    tl = lm
+                    rm = lm
+                    r2 = lm
+                    tr = lm
                     for c in range(k):
-                        ar[c] = A[c] - a[c]
-                    cl2R[g, n] = _beyond2(ar)
+                        v = a[c]
+                        u = A[c] - v
+                        tl += v
+                        tr += u
+                        l2 = max(l2, min(lm, v))
+                        lm = max(lm, v)
+                        r2 = max(r2, min(rm, u))
+                        rm = max(rm, u)
+                    if W - lm - rm < eg[g]:
+                        eg[g] = W - lm - rm
+                        bt[g] = t - 1
+                    cand2[g, n] = t - 1
+                    cw2[g, n] = run
+                    crk2[g, n] = last
+                    lf2L[g, n] = run - lm
+                    lf2R[g, n] = (W - run) - rm
+                    if k > 2:
+                        cl2L[g, n] = tl - lm - l2
+                        cl2R[g, n] = tr - rm - r2
+            c = y[row]
+            wt = w[row]
+            ys[g, t] = c
+            ws[g, t] = wt
+            lidx[g, t] = loc[row]
+            if paired:
+                for j in range(J):
+                    v = wt * ((1 if c == pr[j, 0] else 0) - (1 if c == pr[j, 1] else 0))
+                    sv[g, j, t] = v
+                    runj[j] += v
+            a[c] += wt
+            run += wt
+            last = r
+        bnd[g, s - 1] = False
+        bm[g, s - 1] = 0
+        if paired:
+            for j in range(J):
+                bP[g, j, s - 1] = 0
+        nd[g] = n + 1
         ncand[g] = n
         cw2[g, 0] = 0.0
         lf2L[g, 0] = 0.0
@@ -512,6 +562,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
         first_f = roots[0]
         first_row = sub[first_f, bt[first_f]]
     tol = 1e-9 * max(W, 1.0)
+    ttol = max(tol, tie_tol)
     lower = np.inf
     posf = np.empty(s, np.int64)
     AL = np.zeros(k, w.dtype)
@@ -529,7 +580,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             continue
         if not paired:
             for t in range(s):
-                posf[locs[f, t]] = t
+                posf[lidx[f, t]] = t
         n = ncand[f]
         cand = cand2[f]
         cw = cw2[f]
@@ -557,10 +608,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
             lo = stack[top, 0]
             hi = stack[top, 1]
             bound = min(best_e, ub) + tol
-            tie = best_e <= ub + tol
-            brank = lrank[bf, loc[brow]] if bf >= 0 else -1
+            tie = best_e <= tie_e + ttol
+            brank = rank_global[bf, brow] if bf >= 0 else -1
             nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, best_l,
-                                   best_d, bf, brank, f, tol, lv_idx)
+                                   best_d, bf, brank, f, tol, lv_idx, tie_e, lmax, loose, ttol)
             if low < lower:
                 lower = low
             if nlive == 0:
@@ -580,7 +631,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 AR[c] = A[c] - AL[c]
             if paired:
                 for t in range(s):
-                    left[locs[f, t]] = 1 if t <= q else 0
+                    left[lidx[f, t]] = 1 if t <= q else 0
                 # the children's lower bounds from the neighbours: a sweep reaching both is final
                 l1 = eL[lo]
                 l2 = eL[hi] - (cw[hi] - cw[mid])
@@ -594,7 +645,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 spL = sL > leafL
                 spR = sR > leafR
             else:
-                sL, spL, sR, spR = _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR)
+                sL, spL, sR, spR = _children(ys, ws, lidx, bnd, posf, q, k, AL, AR, aL, aR)
             nevals += 1
             eL[mid] = cw[mid] - sL
             eR[mid] = (W - cw[mid]) - sR
@@ -616,7 +667,7 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row):
                 stack[top, 0] = mid
                 stack[top, 1] = hi
                 top += 1
-    if best_e <= ub + tol:
+    if best_e < tie_e - ttol or (best_e <= tie_e + ttol and best_l <= lmax):
         return best_e, best_l, best_d, bf, brow, True, best_e, nevals
     return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
 
@@ -647,9 +698,6 @@ class _Search:
         self.X = X
         self.y = y
         self.w = w
-        # integral weights (the usual unit weights) run the kernels in integer arithmetic: exact
-        # ties and a one-cycle add on the sweep's running sums
-        self.wk = w.astype(np.int64) if np.array_equal(np.rint(w), w) and w.sum() < 2.0 ** 52 else w
         self.k = k
         m, p = X.shape
         self.order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
@@ -695,13 +743,21 @@ class _Search:
         left, right = self.halves(rows, f, row)
         return ("split", int(f), row, ("leaf", self.leaf(left)), ("leaf", self.leaf(right)))
 
-    def depth2(self, rows, ub, first=(-1, -1)) -> _Node:
+    def depth2(self, rows, ub, first=(-1, -1), tie_e=None, lmax=4, loose=False, tie_tol=0.0) -> _Node:
+        """``loose``: the (column, cut) tie-break among trees of equal error, leaves and depth is
+        left to ``build``, which solves the subproblem again with it (only the final tree's
+        subproblems are built; the search compares error, leaves and depth)."""
         self.solved += 1
-        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.wk, self.k,
-                                                          float(ub), int(first[0]), int(first[1]))
+        e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.w, self.k,
+                                                          float(ub), int(first[0]), int(first[1]),
+                                                          float(ub if tie_e is None else tie_e), int(lmax), loose,
+                                                          float(tie_tol))
         self.evaluations += evals
         if not exact:
             return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
+        if loose:
+            return _Node(float(e), int(lv), int(dp), True,
+                         lambda: self.depth2(rows, e, (f, row)).build(), (int(f), int(row)))
 
         def build():
             if f < 0:
@@ -711,9 +767,13 @@ class _Search:
 
         return _Node(float(e), int(lv), int(dp), True, build, (int(f), int(row)))
 
-    def solve(self, rows, depth, ub=np.inf, first=(-1, -1)) -> _Node:
+    def solve(self, rows, depth, ub=np.inf, first=(-1, -1), tie_e=None, lmax=1 << 30, loose=False,
+              tie_tol=0.0) -> _Node:
         """The optimum of depth <= ``depth`` on ``rows`` when it errs at most ``ub`` (else a lower
-        bound above ``ub``, not exact)."""
+        bound above ``ub``, not exact). Depth 2 with ``tie_e`` <= ``ub``: exact only when the
+        optimum errs less than ``tie_e``, or ``tie_e`` with at most ``lmax`` leaves; otherwise a
+        lower bound on its error, the error itself when that is at most ``ub`` (``tie_e`` < 0:
+        only the error is wanted). ``loose``: see :meth:`depth2`."""
         if rows.size <= 1 or depth == 0:
             A = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
             err = float(A.sum() - A.max())
@@ -724,7 +784,7 @@ class _Search:
             err = float(self.w[rows].sum() - sc)
             return _Node(err, 1 if f < 0 else 2, 0 if f < 0 else 1, True, lambda: self.depth1_structure(rows))
         if depth == 2:
-            return self.depth2(rows, ub, first)
+            return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose, tie_tol)
         return self.deep(rows, depth, ub)
 
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
@@ -732,9 +792,9 @@ class _Search:
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
         is kept in ``self.incumbent`` for a timeout."""
         if shallow is None:
-            shallow = self.solve(rows, depth - 1, ub)
+            shallow = self.solve(rows, depth - 1, ub, loose=True)
         if not shallow.exact:   # the (depth - 1)-optimum errs more than ub: only deeper trees can do
-            shallow = self.solve(rows, depth - 1)
+            shallow = self.solve(rows, depth - 1, loose=True)
         W = float(self.w[rows].sum())
         counts_all = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
         tol = 1e-9 * max(W, 1.0)
@@ -744,11 +804,12 @@ class _Search:
         if top:
             self.incumbent = built
         lower = np.inf
-        sroot = shallow.build()
-        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)
-        p = self.X.shape[1]
+        sroot = shallow.build()   # the (depth - 1)-optimum's root first (the tie rule's tree: a
+        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)   # better start)
+        m, p = self.X.shape
         for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
-            srt = rows[np.argsort(self.rank[f, rows], kind="stable")]
+            # the rows in column f's order (all rows at the top: the global sort)
+            srt = self.order[f] if rows.size == m else rows[np.argsort(self.rank[f, rows], kind="stable")]
             rk = self.rank[f, srt]
             cand = np.flatnonzero(rk[1:] != rk[:-1])            # positions of the last left row
             if cand.size == 0:
@@ -783,8 +844,9 @@ class _Search:
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 bound = min(best[0], ub) + tol
-                nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, best[0] <= ub + tol,
-                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf)
+                tie_root = best[0] <= ub + tol
+                nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie_root,
+                                       best[0], best[1], best[2], best[3], best[4], f, tol, buf, ub, 1 << 30, False, tol)
                 lower = min(lower, low)
                 live = buf[:nlive]
                 if live.size == 0:
@@ -799,13 +861,29 @@ class _Search:
                 lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid]) if big is left_rows
                             else max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid]))
                 hint_big, hint_small = (hintL, hintR) if big is left_rows else (hintR, hintL)
-                nb = self.solve(big, depth - 1, bound - lb_small, hint_big)
+                # leaf budgets: a tree here erring exactly the incumbent's error must have at most
+                # lmax leaves to win the tie rule; the big child at its budget leaves the small one
+                # its lower bound, which takes at least the leaves its classes need
+                lmax = 1 << 30
+                if tie_root:
+                    L = best[1]
+                    lmax = L if _lex_less(best[0], L, (L - 1).bit_length(), f, int(rk[q]), best[0], best[1],
+                                          best[2], best[3], best[4], tol) else L - 1
+                lmax_big = lmax - 1
+                if lmax - self.k < 2 ** (depth - 1):   # the small child's classes can limit the big one
+                    small_counts = counts[mid] if big is right_rows else counts_all - counts[mid]
+                    lmax_big = lmax - _fewest_leaves(small_counts, lb_small + tol)
+                nb = self.solve(big, depth - 1, bound - lb_small, hint_big, bound - tol - lb_small, lmax_big,
+                                loose=True, tie_tol=tol)
                 spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
                 budget = bound - nb.error + spread
+                tie_small, lmax_small = bound - tol - nb.error, lmax - nb.leaves
                 if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
                     budget = min(budget, bound)
+                    tie_small = -1.0
                 if budget >= 0:
-                    ns = self.solve(small, depth - 1, budget, hint_small)
+                    ns = self.solve(small, depth - 1, budget, hint_small, tie_small, lmax_small, loose=True,
+                                    tie_tol=tol)
                 else:
                     ns = _Node(lb_small, 1, 0, False, None)
                 left, right = (nb, ns) if big is left_rows else (ns, nb)
@@ -821,7 +899,7 @@ class _Search:
                         best[:] = cand_key
                         built["node"] = _Node(cand_key[0], cand_key[1], cand_key[2], True,
                                               lambda f=f, r=int(srt[q]), L=left, R=right:
-                                              ("split", f, r, L.build(), R.build()))
+                                              ("split", f, r, L.build(), R.build()), (f, int(srt[q])))
                 else:
                     lower = min(lower, left.error + right.error)
                 if mid > lo + 1:
@@ -832,6 +910,13 @@ class _Search:
         if node.error <= ub + tol:
             return node
         return _Node(min(lower, node.error), node.leaves, node.depth, False, None)
+
+
+def _fewest_leaves(counts, e):
+    """The fewest leaves a tree erring at most ``e`` on a node with class weights ``counts`` can
+    have: each leaf predicts one class, so l leaves err at least the weight beyond the l largest."""
+    beyond = counts.sum() - np.cumsum(np.sort(counts)[::-1])
+    return int(np.argmax(beyond <= e)) + 1
 
 
 def _materialise(structure, X, search: _Search, n_classes: int):
