@@ -707,12 +707,36 @@ class _Search:
         new[:, 1:] = sx[:, 1:] != sx[:, :-1]
         np.put_along_axis(rank, self.order, np.cumsum(new, axis=1) - 1, axis=1)
         self.rank = rank
+        self.srank = np.cumsum(new, axis=1) - 1                     # (p, m) ranks in each column's order
+        self.top = {}                                               # per column: the top root's statistics
         self.distinct = [sx[f][new[f]] for f in range(p)]
         self.deadline = deadline
         self.solved = 0
         self.evaluations = 0
         self.timed_out = False
         self.incumbent = None
+
+    def top_stats(self, f, W, counts_all):
+        """Column f's order of all rows, its ranks, the positions of the last left row of each
+        threshold, and each threshold's weight and class weights to the left (with the two virtual
+        ends), from the global sort: the same sums in the same order as for any subset."""
+        if not self.top:
+            Y = self.y[self.order]
+            Wt = self.w[self.order]
+            self.top["cw"] = np.cumsum(Wt, axis=1)
+            self.top["cc"] = np.cumsum((Y[:, :, None] == np.arange(self.k)) * Wt[:, :, None], axis=1)
+        if f not in self.top:
+            rk = self.srank[f]
+            cand = np.flatnonzero(rk[1:] != rk[:-1])
+            n = cand.size
+            cw = np.empty(n + 2)
+            cw[0], cw[-1] = 0.0, W
+            cw[1:-1] = self.top["cw"][f, cand]
+            counts = np.zeros((n + 2, self.k))
+            counts[1:-1] = self.top["cc"][f, cand]
+            counts[-1] = counts_all
+            self.top[f] = (self.order[f], rk, cand, cw, counts)
+        return self.top[f]
 
     def clock(self):
         if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -808,18 +832,24 @@ class _Search:
         first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)   # better start)
         m, p = self.X.shape
         for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
-            # the rows in column f's order (all rows at the top: the global sort)
-            srt = self.order[f] if rows.size == m else rows[np.argsort(self.rank[f, rows], kind="stable")]
-            rk = self.rank[f, srt]
-            cand = np.flatnonzero(rk[1:] != rk[:-1])            # positions of the last left row
+            # the rows in column f's order (all rows at the top: the global sort, whose statistics
+            # are computed once per search)
+            if rows.size == m:
+                srt, rk, cand, cw, counts = self.top_stats(f, W, counts_all)
+            else:
+                srt = rows[np.argsort(self.rank[f, rows], kind="stable")]
+                rk = self.rank[f, srt]
+                cand = np.flatnonzero(rk[1:] != rk[:-1])            # positions of the last left row
+                cw = counts = None
+                if cand.size:
+                    cw = np.concatenate([[0.0], np.cumsum(self.w[srt])[cand], [W]])
+                    # the children's class weights at each threshold (for the tie test)
+                    counts = np.zeros((cand.size + 2, self.k))
+                    counts[1:-1] = np.cumsum(np.eye(self.k)[self.y[srt]] * self.w[srt, None], axis=0)[cand]
+                    counts[-1] = counts_all
             if cand.size == 0:
                 continue
             n = cand.size
-            cw = np.concatenate([[0.0], np.cumsum(self.w[srt])[cand], [W]])
-            # the children's errors as leaves at each threshold (for the tie test)
-            counts = np.zeros((n + 2, self.k))
-            counts[1:-1] = np.cumsum(np.eye(self.k)[self.y[srt]] * self.w[srt, None], axis=0)[cand]
-            counts[-1] = counts_all
             lfL = cw - counts.max(axis=1)
             lfR = (W - cw) - (counts_all - counts).max(axis=1)
             crk = np.concatenate([[-1], rk[cand], [-1]])
