@@ -210,7 +210,7 @@ def _children(ys, ws, locs, bnd, posf, q, k, AL, AR, aL, aR):
 
 
 @njit(cache=True)
-def _pairs(A):
+def _pairs(A, out):
     """The pairs (c1, c2), c1 < c2, of the classes present (``A`` > 0): a depth-1 split's best
     score on a side with class totals A is max(max_c A_c, max over pairs of A_c2 + max D,
     A_c1 - min D), D = a_c1 - a_c2 the running difference of the pair's counts left of the
@@ -220,7 +220,7 @@ def _pairs(A):
     for c in range(k):
         if A[c] > 0:
             present += 1
-    pr = np.empty((present * (present - 1) // 2, 2), np.int64)
+    pr = out[:present * (present - 1)].reshape((present * (present - 1) // 2, 2))
     j = 0
     for c1 in range(k):
         if A[c1] > 0:
@@ -230,6 +230,25 @@ def _pairs(A):
                     pr[j, 1] = c2
                     j += 1
     return pr
+
+
+@njit(cache=True)
+def _carve(buf, off, n):
+    """``buf[off:off + n]`` and the next offset: the kernels' work arrays are views of buffers
+    allocated once per search (:func:`_work`), so a depth-2 call allocates nothing."""
+    return buf[off:off + n], off + n
+
+
+def _work(m, p, k):
+    """The depth-2 kernel's work buffers for subsets of up to ``m`` rows of ``p`` columns and
+    ``k`` classes: float64, int64, int32 and uint8 (the uint8 one zero: its first ``m`` entries
+    are the membership mask, cleared after each call)."""
+    J = min(6, k * (k - 1) // 2)
+    nf = p * m * 2 + 2 * p * J * m + 5 * p * (m + 1) + 2 * (m + 1) + p + 6 * k + 4 * J + 8
+    ni = k * k + 3 * p * (m + 1) + p * m + 3 * p + (m + 1) + (m + 1) + 2 * (2 * m + 4) + 8
+    n32 = m + p * m + 8
+    n8 = m + p * m + m + 8
+    return np.empty(nf), np.empty(ni, np.int64), np.empty(n32, np.int32), np.zeros(n8, np.uint8)
 
 
 @njit(cache=True)
@@ -251,6 +270,62 @@ def _side_score(A, pr, acc, o):
 
 
 @njit(cache=True)
+def _sweep_col3(g, s, lidx, sv, bm, bP, left, acc):
+    """:func:`_sweep`'s pass over column g for three class pairs at once (the same extremes)."""
+    mnL0 = acc[0, 0]
+    mxL0 = acc[0, 1]
+    mnR0 = acc[0, 2]
+    mxR0 = acc[0, 3]
+    mnL1 = acc[1, 0]
+    mxL1 = acc[1, 1]
+    mnR1 = acc[1, 2]
+    mxR1 = acc[1, 3]
+    mnL2 = acc[2, 0]
+    mxL2 = acc[2, 1]
+    mnR2 = acc[2, 2]
+    mxR2 = acc[2, 3]
+    d0 = acc[0, 0] * 0
+    d1 = d0
+    d2 = d0
+    for t in range(s):
+        lt = left[lidx[g, t]]
+        b = bm[g, t]
+        d0 += sv[g, 0, t] * lt
+        d1 += sv[g, 1, t] * lt
+        d2 += sv[g, 2, t] * lt
+        x0 = b * d0
+        x1 = b * d1
+        x2 = b * d2
+        y0 = bP[g, 0, t] - x0
+        y1 = bP[g, 1, t] - x1
+        y2 = bP[g, 2, t] - x2
+        mnL0 = x0 if x0 < mnL0 else mnL0
+        mxL0 = x0 if x0 > mxL0 else mxL0
+        mnR0 = y0 if y0 < mnR0 else mnR0
+        mxR0 = y0 if y0 > mxR0 else mxR0
+        mnL1 = x1 if x1 < mnL1 else mnL1
+        mxL1 = x1 if x1 > mxL1 else mxL1
+        mnR1 = y1 if y1 < mnR1 else mnR1
+        mxR1 = y1 if y1 > mxR1 else mxR1
+        mnL2 = x2 if x2 < mnL2 else mnL2
+        mxL2 = x2 if x2 > mxL2 else mxL2
+        mnR2 = y2 if y2 < mnR2 else mnR2
+        mxR2 = y2 if y2 > mxR2 else mxR2
+    acc[0, 0] = mnL0
+    acc[0, 1] = mxL0
+    acc[0, 2] = mnR0
+    acc[0, 3] = mxR0
+    acc[1, 0] = mnL1
+    acc[1, 1] = mxL1
+    acc[1, 2] = mnR1
+    acc[1, 3] = mxR1
+    acc[2, 0] = mnL2
+    acc[2, 1] = mxL2
+    acc[2, 2] = mnR2
+    acc[2, 3] = mxR2
+
+
+@njit(cache=True)
 def _sweep(lidx, sv, bm, bP, nd, left, acc, gorder, pr, AL, AR, goalL, goalR):
     """One pass over the columns g (in the order ``gorder``) and class pairs j of the subset's
     order with the running difference dL of the pair's counts among the rows sent left by the
@@ -267,6 +342,11 @@ def _sweep(lidx, sv, bm, bP, nd, left, acc, gorder, pr, AL, AR, goalL, goalR):
     for gi in range(p):
         g = gorder[gi]
         if nd[g] < 2:
+            continue
+        if J == 3:    # three classes: the three pairs in one pass (each row's side read once)
+            _sweep_col3(g, s, lidx, sv, bm, bP, left, acc)
+            if _side_score(AL, pr, acc, 0)[0] >= goalL and _side_score(AR, pr, acc, 2)[0] >= goalR:
+                break
             continue
         for j in range(J):
             mnL = acc[j, 0]
@@ -399,7 +479,8 @@ def _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie, best_e, b
 
 
 @njit(cache=True)
-def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lmax, loose, tie_tol):
+def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lmax, loose, tie_tol,
+            fbuf, ibuf, i32buf, u8buf):
     """Best depth-<=2 tree on ``rows`` by branch and bound over each root column's thresholds.
 
     Returns (error, leaves, depth, column, row, exact, lower): the tie rule of
@@ -415,7 +496,11 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     """
     p, m = order.shape
     s = rows.size
-    A = np.zeros(k, w.dtype)
+    of = 0
+    oi = 0
+    o32 = 0
+    A, of = _carve(fbuf, of, k)
+    A[:] = 0
     W = w[0] * 0
     for i in range(s):
         A[y[rows[i]]] += w[rows[i]]
@@ -428,16 +513,17 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     brow = -1
     if s < 2 or best_e <= 0:     # a pure leaf: no tree errs less or has fewer leaves
         return best_e, best_l, best_d, bf, brow, True, best_e, 0
-    pr = _pairs(A)
+    pr = _pairs(A, ibuf)
+    oi = pr.size
     J = pr.shape[0]
     paired = J <= _PAIRED_K * (_PAIRED_K - 1) // 2
     if not paired:
         pr = pr[:1]
         J = 1
-    inset = np.zeros(m, np.bool_)
-    loc = np.empty(m, np.int32)
+    inset = u8buf[:m]     # zero between calls
+    loc, o32 = _carve(i32buf, o32, m)
     for i in range(s):
-        inset[rows[i]] = True
+        inset[rows[i]] = 1
         loc[rows[i]] = i
     # one pass over every column's global order, keeping the subset's rows: their order (row ids
     # ``sub``, classes, weights, local indices), the value boundaries, the pair sweep's inputs
@@ -447,30 +533,50 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     # columns are tried best first, each from its best threshold), each threshold's weight to the
     # left, its children's errors as leaves and class bounds. Thresholds 1..n of column g; 0 and
     # n + 1 are the virtual ends (nothing / everything left)
-    sub = np.empty((p, s + 1), np.int64)
-    ys = np.empty((p, s), np.int64)
-    ws = np.empty((p, s), w.dtype)
-    lidx = np.empty((p, s), np.int32)
-    bnd = np.empty((p, s), np.bool_)
-    bm = np.empty((p, s), w.dtype)
-    sv = np.zeros((p if paired else 1, J, s), w.dtype)
-    bP = np.zeros((p if paired else 1, J, s), w.dtype)
-    runj = np.zeros(J, w.dtype)
-    nd = np.empty(p, np.int64)
-    left = np.zeros(s, np.uint8)
-    acc = np.zeros((J, 4), w.dtype)
+    # work arrays: views of the search's buffers, every entry read written first (sv and bP are
+    # read only when paired, then written whole)
+    v, oi = _carve(ibuf, oi, p * (s + 1))
+    sub = v.reshape((p, s + 1))
+    v, oi = _carve(ibuf, oi, p * s)
+    ys = v.reshape((p, s))
+    v, of = _carve(fbuf, of, p * s)
+    ws = v.reshape((p, s))
+    v, o32 = _carve(i32buf, o32, p * s)
+    lidx = v.reshape((p, s))
+    bnd = u8buf[m:m + p * s].reshape((p, s))
+    left = u8buf[m + p * s:m + p * s + s]
+    v, of = _carve(fbuf, of, p * s)
+    bm = v.reshape((p, s))
+    ps = p if paired else 1
+    v, of = _carve(fbuf, of, ps * J * s)
+    sv = v.reshape((ps, J, s))
+    v, of = _carve(fbuf, of, ps * J * s)
+    bP = v.reshape((ps, J, s))
+    runj, of = _carve(fbuf, of, J)
+    nd, oi = _carve(ibuf, oi, p)
+    v, of = _carve(fbuf, of, 4 * J)
+    acc = v.reshape((J, 4))
     e1 = best_e
-    a = np.zeros(k, w.dtype)
-    eg = np.full(p, W)
-    bt = np.full(p, -1)
-    ncand = np.zeros(p, np.int64)
-    cand2 = np.empty((p, s + 1), np.int64)
-    cw2 = np.empty((p, s + 1))
-    lf2L = np.empty((p, s + 1))
-    lf2R = np.empty((p, s + 1))
-    cl2L = np.zeros((p, s + 1))
-    cl2R = np.zeros((p, s + 1))
-    crk2 = np.empty((p, s + 1), np.int64)
+    a, of = _carve(fbuf, of, k)
+    eg, of = _carve(fbuf, of, p)
+    eg[:] = W
+    bt, oi = _carve(ibuf, oi, p)
+    bt[:] = -1
+    ncand, oi = _carve(ibuf, oi, p)
+    v, oi = _carve(ibuf, oi, p * (s + 1))
+    cand2 = v.reshape((p, s + 1))
+    v, of = _carve(fbuf, of, p * (s + 1))
+    cw2 = v.reshape((p, s + 1))
+    v, of = _carve(fbuf, of, p * (s + 1))
+    lf2L = v.reshape((p, s + 1))
+    v, of = _carve(fbuf, of, p * (s + 1))
+    lf2R = v.reshape((p, s + 1))
+    v, of = _carve(fbuf, of, p * (s + 1))
+    cl2L = v.reshape((p, s + 1))
+    v, of = _carve(fbuf, of, p * (s + 1))
+    cl2R = v.reshape((p, s + 1))
+    v, oi = _carve(ibuf, oi, p * (s + 1))
+    crk2 = v.reshape((p, s + 1))
     for g in range(p):
         # the subset's rows in column g's order, compacted without a branch per row
         t = 0
@@ -524,6 +630,9 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                     if k > 2:
                         cl2L[g, n] = tl - lm - l2
                         cl2R[g, n] = tr - rm - r2
+                    else:
+                        cl2L[g, n] = 0.0
+                        cl2R[g, n] = 0.0
             c = y[row]
             wt = w[row]
             ys[g, t] = c
@@ -556,6 +665,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
         cl2R[g, n + 1] = 0.0
         if eg[g] < e1:
             e1 = eg[g]
+    for i in range(s):   # the membership mask is zero again for the next call
+        inset[rows[i]] = 0
     roots = np.argsort(eg, kind="mergesort")
     if first_f < 0 and bt[roots[0]] >= 0:
         # no root given: the depth-1 optimum's threshold first, an upper bound from a greedy tree
@@ -564,15 +675,16 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     tol = 1e-9 * max(W, 1.0)
     ttol = max(tol, tie_tol)
     lower = np.inf
-    posf = np.empty(s, np.int64)
-    AL = np.zeros(k, w.dtype)
-    AR = np.zeros(k, w.dtype)
-    aL = np.zeros(k, w.dtype)
-    aR = np.zeros(k, w.dtype)
-    eL = np.empty(s + 1)
-    eR = np.empty(s + 1)
-    lv_idx = np.empty(s + 1, np.int64)
-    stack = np.empty((2 * s + 4, 2), np.int64)
+    posf, oi = _carve(ibuf, oi, s)
+    AL, of = _carve(fbuf, of, k)
+    AR, of = _carve(fbuf, of, k)
+    aL, of = _carve(fbuf, of, k)
+    aR, of = _carve(fbuf, of, k)
+    eL, of = _carve(fbuf, of, s + 1)
+    eR, of = _carve(fbuf, of, s + 1)
+    lv_idx, oi = _carve(ibuf, oi, s + 1)
+    v, oi = _carve(ibuf, oi, 2 * (2 * s + 4))
+    stack = v.reshape((2 * s + 4, 2))
     nevals = 0
     for ff in range(-1, p):
         f = first_f if ff < 0 else roots[ff]
@@ -707,6 +819,7 @@ class _Search:
         new[:, 1:] = sx[:, 1:] != sx[:, :-1]
         np.put_along_axis(rank, self.order, np.cumsum(new, axis=1) - 1, axis=1)
         self.rank = rank
+        self.work = _work(m, p, k)                                  # the depth-2 kernel's buffers
         self.srank = np.cumsum(new, axis=1) - 1                     # (p, m) ranks in each column's order
         self.top = {}                                               # per column: the top root's statistics
         self.distinct = [sx[f][new[f]] for f in range(p)]
@@ -775,7 +888,7 @@ class _Search:
         e, lv, dp, f, row, exact, lower, evals = _depth2(rows, self.order, self.rank, self.y, self.w, self.k,
                                                           float(ub), int(first[0]), int(first[1]),
                                                           float(ub if tie_e is None else tie_e), int(lmax), loose,
-                                                          float(tie_tol))
+                                                          float(tie_tol), *self.work)
         self.evaluations += evals
         if not exact:
             return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
