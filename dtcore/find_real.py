@@ -597,9 +597,6 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                 b = r != last
                 bnd[g, t - 1] = b
                 bm[g, t - 1] = 1 if b else 0
-                if paired:
-                    for j in range(J):
-                        bP[g, j, t - 1] = runj[j] if b else 0
                 if b:
                     n += 1
                     # the largest and second largest class weight on each side, in one pass (the
@@ -638,19 +635,24 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             ys[g, t] = c
             ws[g, t] = wt
             lidx[g, t] = loc[row]
-            if paired:
-                for j in range(J):
-                    v = wt * ((1 if c == pr[j, 0] else 0) - (1 if c == pr[j, 1] else 0))
-                    sv[g, j, t] = v
-                    runj[j] += v
             a[c] += wt
             run += wt
             last = r
         bnd[g, s - 1] = False
         bm[g, s - 1] = 0
         if paired:
+            # each row's signed weight for each class pair, and at the boundaries the running
+            # difference over all rows (0 elsewhere)
             for j in range(J):
-                bP[g, j, s - 1] = 0
+                c1 = pr[j, 0]
+                c2 = pr[j, 1]
+                rj = W * 0
+                for t in range(s):
+                    c = ys[g, t]
+                    v = ws[g, t] * ((1 if c == c1 else 0) - (1 if c == c2 else 0))
+                    sv[g, j, t] = v
+                    rj += v
+                    bP[g, j, t] = rj if bnd[g, t] else 0
         nd[g] = n + 1
         ncand[g] = n
         cw2[g, 0] = 0.0
