@@ -986,6 +986,8 @@ class _Search:
             stack = [(0, n + 1)]
             buf = np.empty(n + 2, np.int64)
             hintL = hintR = (-1, -1)
+            # Python copies for the scalar reads below (the same float64 values)
+            cwl, clLl, clRl, candl, rkl = cw.tolist(), clL.tolist(), clR.tolist(), cand.tolist(), rk.tolist()
             while stack:  # loop over intervals of thresholds; the body solves one threshold's children
                 lo, hi = stack.pop()
                 bound = min(best[0], ub) + tol
@@ -998,13 +1000,13 @@ class _Search:
                     continue
                 mid = start if lo < start < hi else int(live[live.size // 2])
                 self.clock()
-                q = int(cand[mid - 1])
+                q = candl[mid - 1]
                 left_rows, right_rows = srt[:q + 1], srt[q + 1:]
                 # the larger child first: its error tightens the smaller child's budget, widened by
                 # the weight to the interval's ends so that the bounds still prune the neighbours
                 big, small = (left_rows, right_rows) if q + 1 >= srt.size - q - 1 else (right_rows, left_rows)
-                lb_small = (max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid]) if big is left_rows
-                            else max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid]))
+                lb_small = (max(eR[hi], eR[lo] - (cwl[mid] - cwl[lo]), clRl[mid]) if big is left_rows
+                            else max(eL[lo], eL[hi] - (cwl[hi] - cwl[mid]), clLl[mid]))
                 hint_big, hint_small = (hintL, hintR) if big is left_rows else (hintR, hintL)
                 # leaf budgets: a tree here erring exactly the incumbent's error must have at most
                 # lmax leaves to win the tie rule; the big child at its budget leaves the small one
@@ -1012,7 +1014,7 @@ class _Search:
                 lmax = 1 << 30
                 if tie_root:
                     L = best[1]
-                    lmax = L if _lex_less(best[0], L, (L - 1).bit_length(), f, int(rk[q]), best[0], best[1],
+                    lmax = L if _lex_less(best[0], L, (L - 1).bit_length(), f, rkl[q], best[0], best[1],
                                           best[2], best[3], best[4], tol) else L - 1
                 lmax_big = lmax - 1
                 if lmax - self.k < 2 ** (depth - 1):   # the small child's classes can limit the big one
@@ -1020,7 +1022,7 @@ class _Search:
                     lmax_big = lmax - _fewest_leaves(small_counts, lb_small + tol)
                 nb = self.solve(big, depth - 1, bound - lb_small, hint_big, bound - tol - lb_small, lmax_big,
                                 loose=True, tie_tol=tol)
-                spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+                spread = max(cwl[mid] - cwl[lo], cwl[hi] - cwl[mid])
                 budget = bound - nb.error + spread
                 tie_small, lmax_small = bound - tol - nb.error, lmax - nb.leaves
                 if not nb.exact:  # the threshold cannot win: the small child only bounds neighbours, cheaply
@@ -1039,7 +1041,7 @@ class _Search:
                     hintR = right.root
                 if left.exact and right.exact:
                     cand_key = [left.error + right.error, left.leaves + right.leaves,
-                                1 + max(left.depth, right.depth), f, int(rk[q])]
+                                1 + max(left.depth, right.depth), f, rkl[q]]
                     if cand_key[0] < best[0] - tol or (cand_key[0] <= best[0] + tol and cand_key[1:] < best[1:]):
                         best[:] = cand_key
                         built["node"] = _Node(cand_key[0], cand_key[1], cand_key[2], True,
