@@ -59,7 +59,8 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   the best tree found so far with ``optimal=False``.
 
 Memory is linear in m x p (the sorts, ranks and per-subset copies of them; times the class pairs,
-at most six, in the depth-2 pass). The kernels are compiled with numba (``cache=True``): the
+at most six, in the depth-2 pass, whose work buffers are allocated once per search; times the
+classes k in the depth >= 3 root's cumulative class weights along every column). The kernels are compiled with numba (``cache=True``): the
 per-threshold pass is a running sum over rows in each column's order, read through the root's side
 of each row, which has no vectorised NumPy form at this cost.
 """
