@@ -7,6 +7,7 @@ selected one, and records a trace of every step.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -90,7 +91,7 @@ class Frontier(Generic[State]):
             del cached[pos]
             cached += splits
             new = [-np.inf if s is None else s.score for s in splits]
-            self._cached = (cached, np.concatenate([np.delete(scores, pos), np.array(new, dtype=np.float64)]))
+            self._cached = (cached, np.concatenate((scores[:pos], scores[pos + 1:], np.array(new, dtype=np.float64))))
 
 
 Selector = Callable[[Frontier], int | None]
@@ -101,9 +102,12 @@ Selector = Callable[[Frontier], int | None]
 def select_best(frontier: Frontier) -> int | None:
     """The leaf with the highest score (the earliest-created one among ties); None if none splits."""
     scores = frontier.scores
-    if scores.size == 0 or not np.isfinite(scores).any():
+    if scores.size == 0:
         return None
-    return int(np.argmax(scores))
+    pos = int(np.argmax(scores))
+    if math.isfinite(scores[pos]):  # the usual case: one pass, no mask
+        return pos
+    return pos if np.isfinite(scores).any() else None
 
 
 def select_by_path(frontier: Frontier) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Collection
 
@@ -32,12 +33,13 @@ def check_real(
     high_open: bool = True,
 ) -> float:
     """Return ``value`` as float if it lies in the interval; raise ``ValueError`` naming it otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    # a Python float (the common case, once per tree node) skips the abstract-class check
+    if type(value) is not float and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
         raise ValueError(f"{name} must be a real number, got {value!r}")
     value = float(value)
     above = value > low if low_open else value >= low
     below = value < high if high_open else value <= high
-    if not (above and below and np.isfinite(value)):
+    if not (above and below and math.isfinite(value)):
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
         raise ValueError(f"{name} must be in {interval}, got {value!r}")
     return value
