@@ -566,16 +566,10 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     ncand, oi = _carve(ibuf, oi, p)
     v, oi = _carve(ibuf, oi, p * (s + 1))
     cand2 = v.reshape((p, s + 1))
-    v, of = _carve(fbuf, of, p * (s + 1))
-    cw2 = v.reshape((p, s + 1))
-    v, of = _carve(fbuf, of, p * (s + 1))
-    lf2L = v.reshape((p, s + 1))
-    v, of = _carve(fbuf, of, p * (s + 1))
-    lf2R = v.reshape((p, s + 1))
-    v, of = _carve(fbuf, of, p * (s + 1))
-    cl2L = v.reshape((p, s + 1))
-    v, of = _carve(fbuf, of, p * (s + 1))
-    cl2R = v.reshape((p, s + 1))
+    # five per-column grids of thresholds, one after the other in the float buffer
+    v, of = _carve(fbuf, of, 5 * p * (s + 1))
+    grids = v.reshape((5, p, s + 1))
+    cw2, lf2L, lf2R, cl2L, cl2R = grids[0], grids[1], grids[2], grids[3], grids[4]
     v, oi = _carve(ibuf, oi, p * (s + 1))
     crk2 = v.reshape((p, s + 1))
     for g in range(p):
