@@ -396,8 +396,13 @@ class WordLevelCounts:
         else:
             # the in-word variables on top, so each word is a column of a (64, words) matrix: packing
             # along axis 0 needs no transpose of the bytes (none at all when they are the top six)
-            on_top = _permute_variables(table, np.concatenate([rest, inword])).reshape(64, -1)
-            words = np.ascontiguousarray(np.packbits(on_top, axis=0, bitorder="little").T).view(np.uint64).reshape(-1)
+            on_top = _permute_variables(table, np.concatenate([rest, inword])).reshape(8, 8, -1)
+            # bit k of byte b of each word is row 8b + k: eight shifted ORs of whole rows (numpy's
+            # packbits along the first axis walks the matrix with a stride, about eight times slower)
+            packed = on_top[:, 0].copy()
+            for k in range(1, 8):
+                packed |= on_top[:, k] << np.uint8(k)
+            words = np.ascontiguousarray(packed.T).view(np.uint64).reshape(-1)
         self.words = words.size
         flips = np.empty((n, words.size), dtype=np.uint8)   # popcount of each word's flip table
         positions = np.arange(64, dtype=np.uint64)
