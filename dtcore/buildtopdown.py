@@ -172,7 +172,7 @@ class _Leaves:
     def grow_to(self, capacity: int) -> None:
         if capacity <= self.p_reach.size:
             return
-        extra = capacity - self.p_reach.size
+        extra = max(capacity, 2 * self.p_reach.size) - self.p_reach.size   # doubling: few copies
         for name in ("restriction", "p_reach", "mass_one", "influence", "cost", "error", "feature", "score",
                      "children", "whole_words", "label", "count_ones", "count_flips"):
             old = getattr(self, name)
@@ -242,30 +242,48 @@ class LevelCountsScorer:
         leaves.whole_words[1] = True
         leaves.count_ones[1], leaves.count_flips[1] = ones[0], flips[0]
         leaves.size = 2
-        if leaves.feature[1] >= 0:
+        self._mirror(0, 2)
+        if self._feature[1] >= 0:
             self.splittable.add(1)
-        self.total_cost, self.total_error = float(leaves.cost[1]), float(leaves.error[1])
+        self.total_cost, self.total_error = self._cost[1], self._error[1]
         return 1
 
+    def _mirror(self, start: int, stop: int) -> None:
+        """Copy the statistics of leaves ``start:stop`` into the Python lists the per-split methods
+        read (one conversion per batch instead of a NumPy scalar per read)."""
+        leaves = self.leaves
+        if start == 0:
+            self._cost, self._error, self._feature, self._score, self._label = [], [], [], [], []
+            self._kid0: dict[int, int] = {}        # id of a counted leaf's x = 0 child
+        self._cost += leaves.cost[start:stop].tolist()
+        self._error += leaves.error[start:stop].tolist()
+        self._feature += leaves.feature[start:stop].tolist()
+        self._score += leaves.score[start:stop].tolist()
+        self._label += leaves.label[start:stop].astype(np.float64).tolist()
+
     def best_split(self, state: int) -> Split | None:
-        feature = int(self.leaves.feature[state])
-        return Split(float(self.leaves.score[state]), feature) if feature >= 0 else None
+        feature = self._feature[state]
+        return Split(self._score[state], feature) if feature >= 0 else None
 
     def label(self, state: int) -> float:
-        return float(self.leaves.label[state])
+        return self._label[state]
 
     def children(self, state: int, feature: int) -> tuple[int, int]:
-        leaves = self.leaves
-        if leaves.children[state] < 0:
-            self._count_children(np.array(sorted(k for k in self.splittable if leaves.children[k] < 0)))
-        kid0 = int(leaves.children[state])
-        self.total_cost = _after_split(self.total_cost, float(leaves.cost[state]), float(leaves.cost[kid0]),
-                                       float(leaves.cost[kid0 + 1]))
-        self.total_error = _after_split(self.total_error, float(leaves.error[state]), float(leaves.error[kid0]),
-                                        float(leaves.error[kid0 + 1]))
-        self.splittable.discard(state)
-        self.splittable.update(k for k in (kid0, kid0 + 1) if leaves.feature[k] >= 0)
-        return kid0, kid0 + 1
+        kid0 = self._kid0.get(state)
+        if kid0 is None:
+            self._count_children(np.array(sorted(k for k in self.splittable if k not in self._kid0)))
+            kid0 = self._kid0[state]
+        kid1 = kid0 + 1
+        cost, error = self._cost, self._error
+        self.total_cost = _after_split(self.total_cost, cost[state], cost[kid0], cost[kid1])
+        self.total_error = _after_split(self.total_error, error[state], error[kid0], error[kid1])
+        splittable = self.splittable
+        splittable.discard(state)
+        if self._feature[kid0] >= 0:
+            splittable.add(kid0)
+        if self._feature[kid1] >= 0:
+            splittable.add(kid1)
+        return kid0, kid1
 
     def done(self, eps: float) -> bool:
         """Whether the current frontier meets BuildTopDownDT's stop rule (:func:`target_reached`)."""
@@ -303,6 +321,8 @@ class LevelCountsScorer:
                 self.measure = ExactMeasure(self.table, None, self.kind)
             p, one, inf = self.measure.region(restriction[t])
             leaves.store(kids[t:t + 1], restriction[t:t + 1], np.array([p]), np.array([one]), inf[None])
+        self._kid0.update(zip(parents.tolist(), first.tolist()))
+        self._mirror(int(first[0]), leaves.size)
 
 
 def build_top_down_dt(

@@ -68,30 +68,42 @@ class Frontier(Generic[State]):
     states: list[Any] = field(default_factory=list)
     splits: list[Split | None] = field(default_factory=list)
 
-    _cached: tuple[list, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    # the scores in the first len(splits) entries of a buffer with room to grow (a split moves the
+    # tail down one place instead of copying it); None: to be read from ``splits``
+    _buffer: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def rescored(self) -> None:
+        """Say that ``splits`` changed in place (a scorer's refresh re-scores leaves): the scores are
+        read again from them. :func:`grow` calls it after every refresh."""
+        self._buffer = None
+
+    def _score_view(self) -> np.ndarray:
+        """The scores without a copy (what the selectors of this module read, never write)."""
+        if self._buffer is None:
+            buffer = np.empty(max(2 * len(self.splits), 16))
+            buffer[:len(self.splits)] = [-np.inf if s is None else s.score for s in self.splits]
+            self._buffer = buffer
+        return self._buffer[:len(self.splits)]
 
     @property
     def scores(self) -> np.ndarray:
         """Score of each leaf's best split (-inf where the leaf cannot be split)."""
-        # kept up to date by :meth:`replace` and recomputed when ``splits`` changed any other way
-        # (a scorer's refresh may re-score leaves in place): the check is one list comparison
-        if self._cached is None or self._cached[0] != self.splits:
-            self._cached = (list(self.splits), np.array([-np.inf if s is None else s.score for s in self.splits]))
-        return self._cached[1].copy()
+        return self._score_view().copy()
 
     def replace(self, pos: int, nodes: list[int], states: list, splits: list[Split | None]) -> None:
         """Remove the leaf at ``pos`` and append its children (the loop's split step)."""
-        for lst in (self.nodes, self.states, self.splits):
-            del lst[pos]
+        del self.nodes[pos], self.states[pos], self.splits[pos]
         self.nodes += nodes
         self.states += states
         self.splits += splits
-        if self._cached is not None:
-            cached, scores = self._cached
-            del cached[pos]
-            cached += splits
-            new = [-np.inf if s is None else s.score for s in splits]
-            self._cached = (cached, np.concatenate((scores[:pos], scores[pos + 1:], np.array(new, dtype=np.float64))))
+        buffer = self._buffer
+        if buffer is not None:
+            end = len(self.splits)
+            if end > buffer.size:
+                buffer = self._buffer = np.concatenate((buffer, np.empty(buffer.size)))
+            top = end - len(splits)
+            buffer[pos:top] = buffer[pos + 1:top + 1]
+            buffer[top:end] = [-np.inf if s is None else s.score for s in splits]
 
 
 Selector = Callable[[Frontier], int | None]
@@ -101,7 +113,7 @@ Selector = Callable[[Frontier], int | None]
 
 def select_best(frontier: Frontier) -> int | None:
     """The leaf with the highest score (the earliest-created one among ties); None if none splits."""
-    scores = frontier.scores
+    scores = frontier._score_view()
     if scores.size == 0:
         return None
     pos = int(np.argmax(scores))
@@ -117,7 +129,7 @@ def select_by_path(frontier: Frontier) -> int | None:
     grows only some of the leaves (LocalLearner, BGLT 2020) breaks ties exactly as the full tree
     does. Leaf states must carry a ``key`` (:func:`dtcore.tree.restriction_key` of the leaf).
     """
-    scores = frontier.scores
+    scores = frontier._score_view()
     if scores.size == 0 or not np.isfinite(scores).any():
         return None
     top = np.flatnonzero(scores == scores.max())
@@ -134,7 +146,7 @@ def select_quarter_adversarial(frontier: Frontier) -> int | None:
     lowers cost_f(T) by the least (Lemma 4.3), which is the worst case for the size bound.
     Returns None when no leaf can be split.
     """
-    scores = frontier.scores
+    scores = frontier._score_view()
     if scores.size == 0 or not np.isfinite(scores).any():
         return None
     best = float(scores.max())
@@ -211,23 +223,26 @@ def grow(
     frontier: Frontier = Frontier(tree, [0], [root], [scorer.best_split(root)])
     rows: list[dict[str, float]] = []
     refresh = getattr(scorer, "refresh", None)
+    nodes, states, splits = frontier.nodes, frontier.states, frontier.splits
+    children, label, best_split, depth = scorer.children, scorer.label, scorer.best_split, tree.node_depth
+    limit = math.inf if size is None else size
     while True:
-        row: dict[str, float] = {"step": len(rows), "leaves": len(frontier.nodes)}
+        row: dict[str, float] = {"step": len(rows), "leaves": len(nodes)}
         if observe is not None:
             row.update(observe(frontier))
         if refresh is not None:
             refresh(frontier)
-        done = stop(frontier) or (size is not None and len(frontier.nodes) >= size)
-        pos = None if done else select(frontier)
+            frontier.rescored()
+        pos = None if stop(frontier) or len(nodes) >= limit else select(frontier)
         if pos is None:
-            rows.append({**row, "feature": -1, "score": np.nan, "depth": np.nan})
+            row.update(feature=-1, score=np.nan, depth=np.nan)
+            rows.append(row)
             break
-        node, state, split = frontier.nodes[pos], frontier.states[pos], frontier.splits[pos]
-        rows.append({**row, "feature": split.feature, "score": split.score,
-                     "depth": tree.node_depth[node], "node": node})
-        c0, c1 = tree.split(node, split.feature)
-        s0, s1 = scorer.children(state, split.feature)
-        tree.set_value(c0, scorer.label(s0))
-        tree.set_value(c1, scorer.label(s1))
-        frontier.replace(pos, [c0, c1], [s0, s1], [scorer.best_split(s0), scorer.best_split(s1)])
+        node, state, split = nodes[pos], states[pos], splits[pos]
+        feature = split.feature
+        row.update(feature=feature, score=split.score, depth=depth[node], node=node)
+        rows.append(row)
+        s0, s1 = children(state, feature)
+        c0, c1 = tree.split(node, feature, values=(label(s0), label(s1)))
+        frontier.replace(pos, [c0, c1], [s0, s1], [best_split(s0), best_split(s1)])
     return GrowthResult(tree, pd.DataFrame(rows))

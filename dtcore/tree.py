@@ -17,6 +17,9 @@ from .cube import ProductDistribution, cube_chunks, resolve_distribution
 
 LEAF = -1
 STOCHASTIC = -2
+_FREE = 0xFF                     # a free variable's byte in a stored restriction (int8 -1)
+# stored restriction byte -> :func:`restriction_key` byte (value + 1)
+_KEY_OF_BYTE = bytes([1, 2] + [0] * 254)
 
 
 class DecisionTree:
@@ -30,7 +33,9 @@ class DecisionTree:
         self.value: list[float] = [check_real("value", value, 0.0, 1.0, low_open=False, high_open=False)]
         self.branch_prob: list[float] = [0.0]
         self.node_depth: list[int] = [0]
-        self._restriction: list[np.ndarray] = [np.full(self.n, -1, dtype=np.int8)]
+        # each node's restriction as the bytes of an int8 vector (-1 free, else the value): an
+        # immutable copy per node costs a tenth of an array's, and growth loops split per node
+        self._restriction: list[bytes] = [bytes(np.full(self.n, -1, dtype=np.int8))]
         self._feature_names: list[str] | None = None
 
     # --- construction -------------------------------------------------------------------
@@ -40,7 +45,7 @@ class DecisionTree:
             raise ValueError(f"node must be a leaf, node {node} is internal")
         return node
 
-    def _add_child(self, parent: int, restriction: np.ndarray) -> int:
+    def _add_child(self, parent: int, restriction: bytes) -> int:
         self.feature.append(LEAF)
         self.child0.append(-1)
         self.child1.append(-1)
@@ -50,25 +55,42 @@ class DecisionTree:
         self._restriction.append(restriction)
         return len(self.feature) - 1
 
-    def split(self, node: int, feature: int) -> tuple[int, int]:
-        """Replace leaf ``node`` by a query of x_feature; return the (x=0, x=1) child leaves."""
+    def split(self, node: int, feature: int, values: tuple[float, float] | None = None) -> tuple[int, int]:
+        """Replace leaf ``node`` by a query of x_feature; return the (x=0, x=1) child leaves.
+
+        ``values`` sets the children's values (as :meth:`set_value` would); by default they keep
+        the parent's."""
         node = self._check_leaf(node)
         feature = check_int("feature", feature, 0, self.n - 1)
         parent_r = self._restriction[node]
-        if parent_r[feature] >= 0:
+        if parent_r[feature] != _FREE:
             raise ValueError(f"feature x_{feature} is already queried on the path to node {node}")
-        r0, r1 = parent_r.copy(), parent_r.copy()
+        if values is None:
+            v0 = v1 = self.value[node]
+        else:
+            v0 = check_real("value", values[0], 0.0, 1.0, low_open=False, high_open=False)
+            v1 = check_real("value", values[1], 0.0, 1.0, low_open=False, high_open=False)
+        r0, r1 = bytearray(parent_r), bytearray(parent_r)
         r0[feature], r1[feature] = 0, 1
-        c0, c1 = self._add_child(node, r0), self._add_child(node, r1)
-        self.feature[node], self.child0[node], self.child1[node] = feature, c0, c1
-        return c0, c1
+        # the two children's rows of every node list at once (growth loops call this per split)
+        c0 = len(self.feature)
+        depth = self.node_depth[node] + 1
+        self.feature += (LEAF, LEAF)
+        self.child0 += (-1, -1)
+        self.child1 += (-1, -1)
+        self.value += (v0, v1)
+        self.branch_prob += (0.0, 0.0)
+        self.node_depth += (depth, depth)
+        self._restriction += (bytes(r0), bytes(r1))
+        self.feature[node], self.child0[node], self.child1[node] = feature, c0, c0 + 1
+        return c0, c0 + 1
 
     def split_stochastic(self, node: int, branch_prob: float) -> tuple[int, int]:
         """Replace leaf ``node`` by a coin: child1 with probability ``branch_prob``, else child0."""
         node = self._check_leaf(node)
         q = check_real("branch_prob", branch_prob, 0.0, 1.0, low_open=False, high_open=False)
         r = self._restriction[node]
-        c0, c1 = self._add_child(node, r.copy()), self._add_child(node, r.copy())
+        c0, c1 = self._add_child(node, r), self._add_child(node, r)
         self.feature[node], self.child0[node], self.child1[node] = STOCHASTIC, c0, c1
         self.branch_prob[node] = q
         return c0, c1
@@ -84,7 +106,7 @@ class DecisionTree:
         out.n = self.n
         for name in ("feature", "child0", "child1", "value", "branch_prob", "node_depth"):
             setattr(out, name, list(getattr(self, name)))
-        out._restriction = [r.copy() for r in self._restriction]
+        out._restriction = list(self._restriction)
         out._feature_names = None if self.feature_names is None else list(self.feature_names)
         return out
 
@@ -131,7 +153,7 @@ class DecisionTree:
         tree.feature, tree.child0, tree.child1 = feature.tolist(), child0.tolist(), child1.tolist()
         tree.value, tree.branch_prob = value.tolist(), [0.0] * size
         tree.node_depth = depth.tolist()
-        tree._restriction = list(restriction)
+        tree._restriction = [row.tobytes() for row in restriction]
         return tree
 
     # --- structure ----------------------------------------------------------------------
@@ -169,12 +191,12 @@ class DecisionTree:
     def restriction(self, node: int) -> np.ndarray:
         """A copy of the node's restriction: length-n int8, -1 for a free variable, else its 0/1 value."""
         node = check_int("node", node, 0, len(self.feature) - 1)
-        return self._restriction[node].copy()
+        return np.frombuffer(self._restriction[node], dtype=np.int8).copy()
 
     def restriction_key(self, node: int) -> bytes:
         """A hashable key of the node's restriction (equal keys <=> equal restrictions)."""
         node = check_int("node", node, 0, len(self.feature) - 1)
-        return restriction_key(self._restriction[node])
+        return self._restriction[node].translate(_KEY_OF_BYTE)
 
     def relabel_features(self, perm: np.ndarray | list[int]) -> "DecisionTree":
         """A copy in which variable ``perm[i]`` plays the role of variable ``i`` of this tree.
@@ -188,14 +210,15 @@ class DecisionTree:
         out = self.copy()
         out.feature = [int(perm[f]) if f >= 0 else f for f in self.feature]
         inverse = np.argsort(perm)
-        out._restriction = [r[inverse] for r in self._restriction]
+        out._restriction = [np.frombuffer(r, dtype=np.int8)[inverse].tobytes() for r in self._restriction]
         if self.feature_names is not None:
             out.feature_names = [self.feature_names[i] for i in inverse]
         return out
 
     def leaf_restrictions(self) -> np.ndarray:
         """(L, n) int8: for each leaf, -1 for a free variable, 0/1 for one fixed on its path."""
-        return np.array([self._restriction[i] for i in self.leaves()], dtype=np.int8).reshape(-1, self.n)
+        joined = b"".join([self._restriction[i] for i in self.leaves()])
+        return np.frombuffer(joined, dtype=np.int8).reshape(-1, self.n).copy()
 
     def leaf_depths(self) -> np.ndarray:
         """Depth of each leaf, in :meth:`leaves` order."""

@@ -253,7 +253,7 @@ def _labelled_reference(res, X, draws, Q, b, t):
         if reached and tree.node_depth[node] <= D:
             need[batch(r)] = True
     for node in np.unique(res.query_leaves):
-        need[batch(tree._restriction[int(node)])] = True
+        need[batch(tree.restriction(int(node)))] = True
     return need
 
 
