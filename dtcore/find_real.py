@@ -71,7 +71,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from .tree import DecisionTree
 from .validate import check_int
@@ -584,6 +584,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
         n = 0
         run = W * 0
         last = -1
+        egg = eg[g]
+        btg = bt[g]
         for t in range(s):
             row = sub[g, t]
             r = rank_global[g, row]
@@ -596,24 +598,51 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                     n += 1
                     # the largest and second largest class weight on each side, in one pass (the
                     # classes beyond the two largest bound a depth-1 child's error)
-                    lm = a[0] * 0
-                    l2 = lm
-                    tl = lm
-                    rm = lm
-                    r2 = lm
-                    tr = lm
-                    for c in range(k):
-                        v = a[c]
-                        u = A[c] - v
+                    if k == 3:    # the same sums and extremes, unrolled (the common case)
+                        z = a[0] * 0
+                        v = a[0]
+                        u = A[0] - v
+                        tl = z + v
+                        tr = z + u
+                        l2 = max(z, min(z, v))
+                        lm = max(z, v)
+                        r2 = max(z, min(z, u))
+                        rm = max(z, u)
+                        v = a[1]
+                        u = A[1] - v
                         tl += v
                         tr += u
                         l2 = max(l2, min(lm, v))
                         lm = max(lm, v)
                         r2 = max(r2, min(rm, u))
                         rm = max(rm, u)
-                    if W - lm - rm < eg[g]:
-                        eg[g] = W - lm - rm
-                        bt[g] = t - 1
+                        v = a[2]
+                        u = A[2] - v
+                        tl += v
+                        tr += u
+                        l2 = max(l2, min(lm, v))
+                        lm = max(lm, v)
+                        r2 = max(r2, min(rm, u))
+                        rm = max(rm, u)
+                    else:
+                        lm = a[0] * 0
+                        l2 = lm
+                        tl = lm
+                        rm = lm
+                        r2 = lm
+                        tr = lm
+                        for c in range(k):
+                            v = a[c]
+                            u = A[c] - v
+                            tl += v
+                            tr += u
+                            l2 = max(l2, min(lm, v))
+                            lm = max(lm, v)
+                            r2 = max(r2, min(rm, u))
+                            rm = max(rm, u)
+                    if W - lm - rm < egg:
+                        egg = W - lm - rm
+                        btg = t - 1
                     cand2[g, n] = t - 1
                     cw2[g, n] = run
                     crk2[g, n] = last
@@ -633,6 +662,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             a[c] += wt
             run += wt
             last = r
+        eg[g] = egg
+        bt[g] = btg
         bnd[g, s - 1] = False
         bm[g, s - 1] = 0
         if paired:
@@ -781,6 +812,188 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
 
 
+@njit(cache=True)
+def _fewest_leaves_nb(counts, e):
+    """:func:`_fewest_leaves` inside the compiled loop (the same sums, largest class first)."""
+    srt = np.sort(counts)
+    total = counts.sum()
+    run = counts[0] * 0
+    for l in range(1, counts.size + 1):
+        run += srt[counts.size - l]
+        if total - run <= e:
+            return l
+    return 1
+
+
+@njit(cache=True)
+def _solve2(rows, order, rank, y, w, k, ub, ff, frow, tie_e, lmax, tol, fbuf, ibuf, i32buf, u8buf, res):
+    """:meth:`_Search.solve` at depth 2 (``loose``) inside the compiled loop: writes (error or lower
+    bound, leaves, depth, exact, root column, root row, kind: 0 a leaf of at most one row, 1 a
+    depth-2 subproblem) to ``res``; returns the evaluations (-1: no subproblem solved)."""
+    if rows.size <= 1:   # a leaf errs nothing on at most one row
+        res[0] = 0.0
+        res[1] = 1
+        res[2] = 0
+        res[3] = 1
+        res[4] = -1
+        res[5] = -1
+        res[6] = 0
+        return -1
+    e, lv, dp, f, row, exact, lower, evals = _depth2(rows, order, rank, y, w, k, ub, ff, frow, tie_e,
+                                                     min(lmax, 4), True, tol, fbuf, ibuf, i32buf, u8buf)
+    res[0] = e if exact else lower
+    res[1] = lv
+    res[2] = dp
+    res[3] = 1 if exact else 0
+    res[4] = f
+    res[5] = row
+    res[6] = 1
+    return evals
+
+
+@njit(cache=True)
+def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR, start, ub, tol, best,
+             order, rank, y, w, k, fbuf, ibuf, i32buf, u8buf, deadline, out):
+    """The branch and bound over root column f's thresholds of a depth-3 subproblem (the loop of
+    :meth:`_Search.deep`, compiled: each threshold's two depth-2 children are solved by
+    :func:`_depth2` directly). ``best`` (error, leaves, depth, column, cut rank) is the incumbent,
+    updated in place; when a threshold's tree beats it, ``out`` gets (position of the last row sent
+    left, left child's error, column, row, kind, right child's error, column, row, kind). Returns (least
+    bound of the thresholds skipped for their error or not solved exactly, subproblems solved,
+    evaluations, timed out, incumbent replaced)."""
+    n = cand.size
+    nrows = srt.size
+    live = np.empty(n + 2, np.int64)
+    stack = np.empty((2 * n + 8, 2), np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = n + 1
+    top = 1
+    lower = np.inf
+    hL0 = -1
+    hL1 = -1
+    hR0 = -1
+    hR1 = -1
+    rb = np.empty(7)
+    rs = np.empty(7)
+    small_counts = np.empty(k)
+    solved = 0
+    evals = 0
+    replaced = False
+    while top > 0:
+        top -= 1
+        lo = stack[top, 0]
+        hi = stack[top, 1]
+        bound = min(best[0], ub) + tol
+        tie_root = best[0] <= ub + tol
+        nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie_root, best[0],
+                               int(best[1]), int(best[2]), int(best[3]), int(best[4]), f, tol, live, ub,
+                               1 << 30, False, tol)
+        if low < lower:
+            lower = low
+        if nlive == 0:
+            continue
+        mid = start if lo < start < hi else live[nlive // 2]
+        if deadline < np.inf:
+            with objmode(now="float64"):
+                now = time.perf_counter()
+            if now > deadline:
+                return lower, solved, evals, True, replaced
+        q = cand[mid - 1]
+        left_rows = srt[:q + 1]
+        right_rows = srt[q + 1:]
+        big_left = q + 1 >= nrows - q - 1
+        if big_left:
+            lb_small = max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid])
+        else:
+            lb_small = max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid])
+        lmax = 1 << 30
+        if tie_root:
+            L = int(best[1])
+            dL = 0
+            while (1 << dL) < L:
+                dL += 1
+            if _lex_less(best[0], L, dL, f, crk[mid], best[0], L, int(best[2]), int(best[3]), int(best[4]), tol):
+                lmax = L
+            else:
+                lmax = L - 1
+        lmax_big = lmax - 1
+        if lmax - k < 4:   # the small child's classes can limit the big one
+            for c in range(k):
+                small_counts[c] = counts_all[c] - counts[mid, c] if big_left else counts[mid, c]
+            lmax_big = lmax - _fewest_leaves_nb(small_counts, lb_small + tol)
+        if big_left:
+            big, small, hb0, hb1, hs0, hs1 = left_rows, right_rows, hL0, hL1, hR0, hR1
+        else:
+            big, small, hb0, hb1, hs0, hs1 = right_rows, left_rows, hR0, hR1, hL0, hL1
+        ev = _solve2(big, order, rank, y, w, k, bound - lb_small, hb0, hb1, bound - tol - lb_small, lmax_big, tol,
+                     fbuf, ibuf, i32buf, u8buf, rb)
+        if ev >= 0:
+            solved += 1
+            evals += ev
+        spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+        budget = bound - rb[0] + spread
+        tie_small = bound - tol - rb[0]
+        lmax_small = lmax - int(rb[1])
+        if rb[3] == 0:   # the threshold cannot win: the small child only bounds neighbours, cheaply
+            budget = min(budget, bound)
+            tie_small = -1.0
+        if budget >= 0:
+            ev = _solve2(small, order, rank, y, w, k, budget, hs0, hs1, tie_small, lmax_small, tol,
+                         fbuf, ibuf, i32buf, u8buf, rs)
+            if ev >= 0:
+                solved += 1
+                evals += ev
+        else:
+            rs[0] = lb_small
+            rs[1] = 1
+            rs[2] = 0
+            rs[3] = 0
+            rs[4] = -1
+            rs[5] = -1
+            rs[6] = 0
+        rl, rr = (rb, rs) if big_left else (rs, rb)
+        eL[mid] = rl[0]
+        eR[mid] = rr[0]
+        if rl[4] >= 0:
+            hL0 = int(rl[4])
+            hL1 = int(rl[5])
+        if rr[4] >= 0:
+            hR0 = int(rr[4])
+            hR1 = int(rr[5])
+        if rl[3] != 0 and rr[3] != 0:
+            ce = rl[0] + rr[0]
+            cl = int(rl[1] + rr[1])
+            cd = 1 + int(max(rl[2], rr[2]))
+            if ce < best[0] - tol or (ce <= best[0] + tol and (cl, cd, f, crk[mid]) < (
+                    int(best[1]), int(best[2]), int(best[3]), int(best[4]))):
+                best[0] = ce
+                best[1] = cl
+                best[2] = cd
+                best[3] = f
+                best[4] = crk[mid]
+                out[0] = q
+                out[1] = rl[0]
+                out[2] = rl[4]
+                out[3] = rl[5]
+                out[4] = rl[6]
+                out[5] = rr[0]
+                out[6] = rr[4]
+                out[7] = rr[5]
+                out[8] = rr[6]
+                replaced = True
+        else:
+            lower = min(lower, rl[0] + rr[0])
+        if mid > lo + 1:
+            stack[top, 0] = lo
+            stack[top, 1] = mid
+            top += 1
+        if hi > mid + 1:
+            stack[top, 0] = mid
+            stack[top, 1] = hi
+            top += 1
+    return lower, solved, evals, False, replaced
+
+
 # ------------------------------------------------------------------------------ the search -------
 
 class _Timeout(Exception):
@@ -921,6 +1134,39 @@ class _Search:
             return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose, tie_tol)
         return self.deep(rows, depth, ub)
 
+    def column3(self, f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR, start, ub, tol,
+                best, built):
+        """Root column f of a depth-3 subproblem by :func:`_column3`; ``best`` (a list) and
+        ``built["node"]`` are the incumbent, replaced when a threshold's tree beats it. Returns the
+        least lower bound of the thresholds skipped or not solved exactly."""
+        inc = np.array(best, np.float64)
+        out = np.empty(9)
+        deadline = np.inf if self.deadline is None else float(self.deadline)
+        lower, solved, evals, timed_out, replaced = _column3(
+            f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR, start, float(ub), tol, inc,
+            self.order, self.rank, self.y, self.w, self.k, *self.work, deadline, out)
+        self.solved += solved
+        self.evaluations += evals
+        if replaced:
+            best[:] = [float(inc[0])] + [int(v) for v in inc[1:]]
+            q = int(out[0])
+            left = self.child(srt[:q + 1], out[1], int(out[2]), int(out[3]), int(out[4]))
+            right = self.child(srt[q + 1:], out[5], int(out[6]), int(out[7]), int(out[8]))
+            r = int(srt[q])
+            built["node"] = _Node(best[0], best[1], best[2], True,
+                                  lambda f=f, r=r, L=left, R=right: ("split", f, r, L(), R()), (f, r))
+        if timed_out:
+            self.timed_out = True
+            raise _Timeout
+        return float(lower)
+
+    def child(self, rows, e, f, row, kind):
+        """The function building a depth-2 child solved in :func:`_column3` (``kind`` 0: a leaf of
+        at most one row; 1: the subproblem, solved again with the full tie rule)."""
+        if kind == 0:
+            return lambda: ("leaf", self.leaf(rows))
+        return lambda: self.depth2(rows, float(e), (f, row)).build()
+
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
         """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
@@ -978,6 +1224,10 @@ class _Search:
             start = -1
             if f == first[0]:
                 start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
+            if depth == 3:   # the children are depth-2 subproblems: the loop below, compiled
+                lower = min(lower, self.column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk,
+                                                eL, eR, start, ub, tol, best, built))
+                continue
             stack = [(0, n + 1)]
             buf = np.empty(n + 2, np.int64)
             hintL = hintR = (-1, -1)
