@@ -599,31 +599,20 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                     # the largest and second largest class weight on each side, in one pass (the
                     # classes beyond the two largest bound a depth-1 child's error)
                     if k == 3:    # the same sums and extremes, unrolled (the common case)
-                        z = a[0] * 0
-                        v = a[0]
-                        u = A[0] - v
-                        tl = z + v
-                        tr = z + u
-                        l2 = max(z, min(z, v))
-                        lm = max(z, v)
-                        r2 = max(z, min(z, u))
-                        rm = max(z, u)
-                        v = a[1]
-                        u = A[1] - v
-                        tl += v
-                        tr += u
-                        l2 = max(l2, min(lm, v))
-                        lm = max(lm, v)
-                        r2 = max(r2, min(rm, u))
-                        rm = max(rm, u)
-                        v = a[2]
-                        u = A[2] - v
-                        tl += v
-                        tr += u
-                        l2 = max(l2, min(lm, v))
-                        lm = max(lm, v)
-                        r2 = max(r2, min(rm, u))
-                        rm = max(rm, u)
+                        v0 = a[0]
+                        v1 = a[1]
+                        v2 = a[2]
+                        u0 = A[0] - v0
+                        u1 = A[1] - v1
+                        u2 = A[2] - v2
+                        tl = (v0 + v1) + v2
+                        tr = (u0 + u1) + u2
+                        m01 = max(v0, v1)
+                        lm = max(m01, v2)
+                        l2 = max(min(v0, v1), min(m01, v2))
+                        m01 = max(u0, u1)
+                        rm = max(m01, u2)
+                        r2 = max(min(u0, u1), min(m01, u2))
                     else:
                         lm = a[0] * 0
                         l2 = lm
@@ -994,6 +983,109 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
     return lower, solved, evals, False, replaced
 
 
+@njit(cache=True)
+def _root3(rows, everything, order, rank, y, w, k, W, counts_all, shallow_e, first_f, first_row, ub, tol, best,
+           fbuf, ibuf, i32buf, u8buf, deadline, out):
+    """Every root column of a depth-3 subproblem on ``rows`` (the (depth - 1)-optimum's root
+    column ``first_f`` first): each column's order of the rows (the global sort when
+    ``everything``: all rows), its thresholds' weights and class weights to the left, the
+    children's errors as leaves and class bounds, then :func:`_column3`. ``best`` and ``out`` as
+    there, ``out[9]`` the column of the incumbent's root when it was replaced. Returns (least lower
+    bound of the thresholds not solved exactly, subproblems, evaluations, timed out, replaced)."""
+    p, m = order.shape
+    t4 = 4   # the most leaves a depth-2 child has: the classes beyond that many err
+    lower = np.inf
+    solved = 0
+    evals = 0
+    replaced = False
+    for fi in range(-1, p):
+        f = first_f if fi < 0 else fi
+        if f < 0 or (fi >= 0 and f == first_f):
+            continue
+        if everything:
+            srt = order[f]
+        else:
+            srt = rows[np.argsort(rank[f, rows], kind="mergesort")]
+        s = srt.size
+        n = 0
+        for i in range(s - 1):
+            if rank[f, srt[i + 1]] != rank[f, srt[i]]:
+                n += 1
+        if n == 0:
+            continue
+        cand = np.empty(n, np.int64)
+        cw = np.empty(n + 2)
+        counts = np.zeros((n + 2, k))
+        crk = np.empty(n + 2, np.int64)
+        a = np.zeros(k)
+        run = W * 0
+        j = 0
+        for i in range(s - 1):
+            row = srt[i]
+            a[y[row]] += w[row]
+            run += w[row]
+            if rank[f, srt[i + 1]] != rank[f, row]:
+                cand[j] = i
+                cw[j + 1] = run
+                counts[j + 1] = a
+                crk[j + 1] = rank[f, row]
+                j += 1
+        cw[0] = 0.0
+        cw[n + 1] = W
+        counts[n + 1] = counts_all
+        crk[0] = -1
+        crk[n + 1] = -1
+        lfL = np.empty(n + 2)
+        lfR = np.empty(n + 2)
+        clL = np.zeros(n + 2)
+        clR = np.zeros(n + 2)
+        rest = np.empty(k)
+        for i in range(n + 2):
+            lm = counts[i, 0]
+            rm = counts_all[0] - counts[i, 0]
+            for c in range(1, k):
+                lm = max(lm, counts[i, c])
+                rm = max(rm, counts_all[c] - counts[i, c])
+            lfL[i] = cw[i] - lm
+            lfR[i] = (W - cw[i]) - rm
+            if k > t4 and 0 < i < n + 1:
+                sl = np.sort(counts[i])
+                for c in range(k):
+                    rest[c] = counts_all[c] - counts[i, c]
+                sr = np.sort(rest)
+                vl = sl[0] * 0
+                vr = vl
+                for c in range(k - t4):
+                    vl += sl[c]
+                    vr += sr[c]
+                clL[i] = vl
+                clR[i] = vr
+        eL = np.full(n + 2, np.nan)
+        eR = np.full(n + 2, np.nan)
+        eL[0] = 0.0
+        eR[0] = shallow_e
+        eL[n + 1] = shallow_e
+        eR[n + 1] = 0.0
+        start = -1
+        if f == first_f:
+            for i in range(n):
+                if crk[i + 1] == rank[f, first_row]:
+                    start = 1 + i
+                    break
+        low, sv, ev, timed_out, rep = _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR,
+                                               start, ub, tol, best, order, rank, y, w, k, fbuf, ibuf, i32buf, u8buf,
+                                               deadline, out)
+        lower = min(lower, low)
+        solved += sv
+        evals += ev
+        if rep:
+            replaced = True
+            out[9] = f
+        if timed_out:
+            return lower, solved, evals, True, replaced
+    return lower, solved, evals, False, replaced
+
+
 # ------------------------------------------------------------------------------ the search -------
 
 class _Timeout(Exception):
@@ -1134,22 +1226,23 @@ class _Search:
             return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose, tie_tol)
         return self.deep(rows, depth, ub)
 
-    def column3(self, f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR, start, ub, tol,
-                best, built):
-        """Root column f of a depth-3 subproblem by :func:`_column3`; ``best`` (a list) and
+    def deep3(self, rows, ub, W, counts_all, tol, shallow_e, first, best, built):
+        """Depth 3: every root column by :func:`_root3`, compiled; ``best`` (a list) and
         ``built["node"]`` are the incumbent, replaced when a threshold's tree beats it. Returns the
         least lower bound of the thresholds skipped or not solved exactly."""
         inc = np.array(best, np.float64)
-        out = np.empty(9)
+        out = np.empty(10)
         deadline = np.inf if self.deadline is None else float(self.deadline)
-        lower, solved, evals, timed_out, replaced = _column3(
-            f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR, start, float(ub), tol, inc,
-            self.order, self.rank, self.y, self.w, self.k, *self.work, deadline, out)
+        everything = rows.size == self.X.shape[0]
+        lower, solved, evals, timed_out, replaced = _root3(
+            rows, everything, self.order, self.rank, self.y, self.w, self.k, W, counts_all, float(shallow_e),
+            int(first[0]), int(first[1]), float(ub), tol, inc, *self.work, deadline, out)
         self.solved += solved
         self.evaluations += evals
         if replaced:
             best[:] = [float(inc[0])] + [int(v) for v in inc[1:]]
-            q = int(out[0])
+            f, q = int(out[9]), int(out[0])
+            srt = self.order[f] if everything else rows[np.argsort(self.rank[f, rows], kind="stable")]
             left = self.child(srt[:q + 1], out[1], int(out[2]), int(out[3]), int(out[4]))
             right = self.child(srt[q + 1:], out[5], int(out[6]), int(out[7]), int(out[8]))
             r = int(srt[q])
@@ -1187,7 +1280,11 @@ class _Search:
         sroot = shallow.build()   # the (depth - 1)-optimum's root first (the tie rule's tree: a
         first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)   # better start)
         m, p = self.X.shape
-        for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
+        columns = [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]
+        if depth == 3:   # the children are depth-2 subproblems: the loop below, compiled
+            lower = self.deep3(rows, ub, W, counts_all, tol, shallow.error, first, best, built)
+            columns = []
+        for f in columns:
             # the rows in column f's order (all rows at the top: the global sort, whose statistics
             # are computed once per search)
             if rows.size == m:
@@ -1224,10 +1321,6 @@ class _Search:
             start = -1
             if f == first[0]:
                 start = 1 + int(np.flatnonzero(rk[cand] == self.rank[f, first[1]])[0])
-            if depth == 3:   # the children are depth-2 subproblems: the loop below, compiled
-                lower = min(lower, self.column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk,
-                                                eL, eR, start, ub, tol, best, built))
-                continue
             stack = [(0, n + 1)]
             buf = np.empty(n + 2, np.int64)
             hintL = hintR = (-1, -1)

@@ -227,6 +227,7 @@ def test_leaf_budget_prunes_and_the_tree_is_still_the_lexicographic_optimum(monk
         return evals
 
     # the root loop run as Python (the same code, uncompiled) so that its child solves can be watched
+    monkeypatch.setattr(fr, "_root3", fr._root3.py_func)
     monkeypatch.setattr(fr, "_column3", fr._column3.py_func)
     monkeypatch.setattr(fr, "_solve2", spy)
     rng = np.random.default_rng(38)
