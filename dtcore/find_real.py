@@ -60,9 +60,12 @@ ConTree (Briţa, van der Linden, Demirović 2025):
 
 Memory is linear in m x p (the sorts, ranks and per-subset copies of them; times the class pairs,
 at most six, in the depth-2 pass, whose work buffers are allocated once per search; times the
-classes k in the depth >= 3 root's cumulative class weights along every column). The kernels are compiled with numba (``cache=True``): the
-per-threshold pass is a running sum over rows in each column's order, read through the root's side
-of each row, which has no vectorised NumPy form at this cost.
+classes k in the depth >= 3 root's cumulative class weights along every column). The kernels are
+compiled with numba (``cache=True``): the per-threshold pass is a running sum over rows in each
+column's order, read through the root's side of each row, which has no vectorised NumPy form at
+this cost. A depth-3 subproblem's root search runs compiled as a whole (every column's order and
+threshold statistics, the branch and bound above, the depth-2 children), so no Python runs per
+threshold; a deeper root loops in Python over the same steps.
 """
 
 from __future__ import annotations
@@ -802,8 +805,9 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
 
 
 @njit(cache=True)
-def _fewest_leaves_nb(counts, e):
-    """:func:`_fewest_leaves` inside the compiled loop (the same sums, largest class first)."""
+def _fewest_leaves(counts, e):
+    """The fewest leaves a tree erring at most ``e`` on a node with class weights ``counts`` can
+    have: each leaf predicts one class, so l leaves err at least the weight beyond the l largest."""
     srt = np.sort(counts)
     total = counts.sum()
     run = counts[0] * 0
@@ -909,7 +913,7 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
         if lmax - k < 4:   # the small child's classes can limit the big one
             for c in range(k):
                 small_counts[c] = counts_all[c] - counts[mid, c] if big_left else counts[mid, c]
-            lmax_big = lmax - _fewest_leaves_nb(small_counts, lb_small + tol)
+            lmax_big = lmax - _fewest_leaves(small_counts, lb_small + tol)
         if big_left:
             big, small, hb0, hb1, hs0, hs1 = left_rows, right_rows, hL0, hL1, hR0, hR1
         else:
@@ -1395,13 +1399,6 @@ class _Search:
         if node.error <= ub + tol:
             return node
         return _Node(min(lower, node.error), node.leaves, node.depth, False, None)
-
-
-def _fewest_leaves(counts, e):
-    """The fewest leaves a tree erring at most ``e`` on a node with class weights ``counts`` can
-    have: each leaf predicts one class, so l leaves err at least the weight beyond the l largest."""
-    beyond = counts.sum() - np.cumsum(np.sort(counts)[::-1])
-    return int(np.argmax(beyond <= e)) + 1
 
 
 def _materialise(structure, X, search: _Search, n_classes: int):
