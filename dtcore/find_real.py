@@ -833,7 +833,8 @@ def _solve2(rows, order, rank, y, w, k, ub, ff, frow, tie_e, lmax, tol, fbuf, ib
         res[6] = 0
         return -1
     e, lv, dp, f, row, exact, lower, evals = _depth2(rows, order, rank, y, w, k, ub, ff, frow, tie_e,
-                                                     min(lmax, 4), True, tol, fbuf, ibuf, i32buf, u8buf)
+                                                     min(lmax, 4), np.bool_(True), tol, fbuf, ibuf, i32buf,
+                                                     u8buf)   # np.bool_: a literal would compile _depth2 again
     res[0] = e if exact else lower
     res[1] = lv
     res[2] = dp
@@ -880,7 +881,7 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
         tie_root = best[0] <= ub + tol
         nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie_root, best[0],
                                int(best[1]), int(best[2]), int(best[3]), int(best[4]), f, tol, live, ub,
-                               1 << 30, False, tol)
+                               np.int64(1 << 30), np.bool_(False), tol)
         if low < lower:
             lower = low
         if nlive == 0:
