@@ -815,7 +815,7 @@ def _fewest_leaves(counts, e):
         run += srt[counts.size - l]
         if total - run <= e:
             return l
-    return 1
+    return 1   # (unreachable for exact sums: all leaves err nothing)
 
 
 @njit(cache=True)
@@ -832,9 +832,9 @@ def _solve2(rows, order, rank, y, w, k, ub, ff, frow, tie_e, lmax, tol, fbuf, ib
         res[5] = -1
         res[6] = 0
         return -1
+    # np.bool_, not the literal True: a literal argument would compile _depth2 a second time
     e, lv, dp, f, row, exact, lower, evals = _depth2(rows, order, rank, y, w, k, ub, ff, frow, tie_e,
-                                                     min(lmax, 4), np.bool_(True), tol, fbuf, ibuf, i32buf,
-                                                     u8buf)   # np.bool_: a literal would compile _depth2 again
+                                                     min(lmax, 4), np.bool_(True), tol, fbuf, ibuf, i32buf, u8buf)
     res[0] = e if exact else lower
     res[1] = lv
     res[2] = dp
@@ -906,7 +906,8 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
             dL = 0
             while (1 << dL) < L:
                 dL += 1
-            if _lex_less(best[0], L, dL, f, crk[mid], best[0], L, int(best[2]), int(best[3]), int(best[4]), tol):
+            if _lex_less(best[0], L, dL, f, crk[mid], best[0], L, int(best[2]), int(best[3]), int(best[4]),
+                         tol):
                 lmax = L
             else:
                 lmax = L - 1
@@ -919,8 +920,8 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
             big, small, hb0, hb1, hs0, hs1 = left_rows, right_rows, hL0, hL1, hR0, hR1
         else:
             big, small, hb0, hb1, hs0, hs1 = right_rows, left_rows, hR0, hR1, hL0, hL1
-        ev = _solve2(big, order, rank, y, w, k, bound - lb_small, hb0, hb1, bound - tol - lb_small, lmax_big, tol,
-                     fbuf, ibuf, i32buf, u8buf, rb)
+        ev = _solve2(big, order, rank, y, w, k, bound - lb_small, hb0, hb1, bound - tol - lb_small, lmax_big,
+                     tol, fbuf, ibuf, i32buf, u8buf, rb)
         if ev >= 0:
             solved += 1
             evals += ev
@@ -989,8 +990,8 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
 
 
 @njit(cache=True)
-def _root3(rows, everything, order, rank, y, w, k, W, counts_all, shallow_e, first_f, first_row, ub, tol, best,
-           fbuf, ibuf, i32buf, u8buf, deadline, out):
+def _root3(rows, everything, order, rank, y, w, k, W, counts_all, shallow_e, first_f, first_row, ub, tol,
+           best, fbuf, ibuf, i32buf, u8buf, deadline, out):
     """Every root column of a depth-3 subproblem on ``rows`` (the (depth - 1)-optimum's root
     column ``first_f`` first): each column's order of the rows (the global sort when
     ``everything``: all rows), its thresholds' weights and class weights to the left, the
@@ -1077,9 +1078,9 @@ def _root3(rows, everything, order, rank, y, w, k, W, counts_all, shallow_e, fir
                 if crk[i + 1] == rank[f, first_row]:
                     start = 1 + i
                     break
-        low, sv, ev, timed_out, rep = _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR,
-                                               start, ub, tol, best, order, rank, y, w, k, fbuf, ibuf, i32buf, u8buf,
-                                               deadline, out)
+        low, sv, ev, timed_out, rep = _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk,
+                                               eL, eR, start, ub, tol, best, order, rank, y, w, k, fbuf, ibuf,
+                                               i32buf, u8buf, deadline, out)
         lower = min(lower, low)
         solved += sv
         evals += ev
