@@ -53,8 +53,9 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   one is solved for its error alone (a threshold is solved only when it could err strictly less
   than the best tree found). The children's subproblems compare error, leaves and depth only;
   the (column, cut) tie-break among their equal trees is decided when the final tree is built,
-  by solving its subproblems again with the full rule. Every threshold that could win is
-  solved, so the tie rule above holds exactly.
+  by solving its subproblems again with the full rule (each with the leaves its optimum is known
+  to have as its leaf budget). Every threshold that could win is solved, so the tie rule above
+  holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
@@ -851,10 +852,11 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
     """The branch and bound over root column f's thresholds of a depth-3 subproblem (the loop of
     :meth:`_Search.deep`, compiled: each threshold's two depth-2 children are solved by
     :func:`_depth2` directly). ``best`` (error, leaves, depth, column, cut rank) is the incumbent,
-    updated in place; when a threshold's tree beats it, ``out`` gets (position of the last row sent
-    left, left child's error, column, row, kind, right child's error, column, row, kind). Returns (least
-    bound of the thresholds skipped for their error or not solved exactly, subproblems solved,
-    evaluations, timed out, incumbent replaced)."""
+    updated in place; when a threshold's tree beats it, ``out[:9]`` gets (position of the last row
+    sent left, left child's error, column, row, kind, right child's error, column, row, kind) and
+    ``out[10:12]`` the two children's leaves. Returns (least bound of the thresholds skipped for
+    their error or not solved exactly, subproblems solved, evaluations, timed out, incumbent
+    replaced)."""
     n = cand.size
     nrows = srt.size
     live = np.empty(n + 2, np.int64)
@@ -975,6 +977,8 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
                 out[6] = rr[4]
                 out[7] = rr[5]
                 out[8] = rr[6]
+                out[10] = rl[1]
+                out[11] = rr[1]
                 replaced = True
         else:
             lower = min(lower, rl[0] + rr[0])
@@ -1202,7 +1206,7 @@ class _Search:
             return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
         if loose:
             return _Node(float(e), int(lv), int(dp), True,
-                         lambda: self.depth2(rows, e, (f, row)).build(), (int(f), int(row)))
+                         lambda: self.depth2(rows, e, (f, row), lmax=int(lv)).build(), (int(f), int(row)))
 
         def build():
             if f < 0:
@@ -1237,7 +1241,7 @@ class _Search:
         ``built["node"]`` are the incumbent, replaced when a threshold's tree beats it. Returns the
         least lower bound of the thresholds skipped or not solved exactly."""
         inc = np.array(best, np.float64)
-        out = np.empty(10)
+        out = np.empty(12)
         deadline = np.inf if self.deadline is None else float(self.deadline)
         everything = rows.size == self.X.shape[0]
         lower, solved, evals, timed_out, replaced = _root3(
@@ -1249,8 +1253,8 @@ class _Search:
             best[:] = [float(inc[0])] + [int(v) for v in inc[1:]]
             f, q = int(out[9]), int(out[0])
             srt = self.order[f] if everything else rows[np.argsort(self.rank[f, rows], kind="stable")]
-            left = self.child(srt[:q + 1], out[1], int(out[2]), int(out[3]), int(out[4]))
-            right = self.child(srt[q + 1:], out[5], int(out[6]), int(out[7]), int(out[8]))
+            left = self.child(srt[:q + 1], out[1], int(out[10]), int(out[2]), int(out[3]), int(out[4]))
+            right = self.child(srt[q + 1:], out[5], int(out[11]), int(out[6]), int(out[7]), int(out[8]))
             r = int(srt[q])
             built["node"] = _Node(best[0], best[1], best[2], True,
                                   lambda f=f, r=r, L=left, R=right: ("split", f, r, L(), R()), (f, r))
@@ -1259,12 +1263,12 @@ class _Search:
             raise _Timeout
         return float(lower)
 
-    def child(self, rows, e, f, row, kind):
+    def child(self, rows, e, leaves, f, row, kind):
         """The function building a depth-2 child solved in :func:`_column3` (``kind`` 0: a leaf of
         at most one row; 1: the subproblem, solved again with the full tie rule)."""
         if kind == 0:
             return lambda: ("leaf", self.leaf(rows))
-        return lambda: self.depth2(rows, float(e), (f, row)).build()
+        return lambda: self.depth2(rows, float(e), (f, row), lmax=leaves).build()
 
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
         """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
@@ -1283,8 +1287,13 @@ class _Search:
         if top:
             self.incumbent = built
         lower = np.inf
-        sroot = shallow.build()   # the (depth - 1)-optimum's root first (the tie rule's tree: a
-        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)   # better start)
+        # the (depth - 1)-optimum's root first (the tie rule's tree: a better start); at the top it
+        # was solved with the full tie rule, so its root is known without building it
+        if top:
+            first = shallow.root
+        else:
+            sroot = shallow.build()
+            first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)
         m, p = self.X.shape
         columns = [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]
         if depth == 3:   # the children are depth-2 subproblems: the loop below, compiled
