@@ -53,16 +53,20 @@ ConTree (Briţa, van der Linden, Demirović 2025):
   one is solved for its error alone (a threshold is solved only when it could err strictly less
   than the best tree found). The children's subproblems compare error, leaves and depth only;
   the (column, cut) tie-break among their equal trees is decided when the final tree is built,
-  by solving its subproblems again with the full rule. Every threshold that could win is
-  solved, so the tie rule above holds exactly.
+  by solving its subproblems again with the full rule (each with the leaves its optimum is known
+  to have as its leaf budget). Every threshold that could win is solved, so the tie rule above
+  holds exactly.
 * **a time limit.** The search checks the clock between subproblems; when it runs out it returns
   the best tree found so far with ``optimal=False``.
 
 Memory is linear in m x p (the sorts, ranks and per-subset copies of them; times the class pairs,
 at most six, in the depth-2 pass, whose work buffers are allocated once per search; times the
-classes k in the depth >= 3 root's cumulative class weights along every column). The kernels are compiled with numba (``cache=True``): the
-per-threshold pass is a running sum over rows in each column's order, read through the root's side
-of each row, which has no vectorised NumPy form at this cost.
+classes k in the depth >= 3 root's cumulative class weights along every column). The kernels are
+compiled with numba (``cache=True``): the per-threshold pass is a running sum over rows in each
+column's order, read through the root's side of each row, which has no vectorised NumPy form at
+this cost. A depth-3 subproblem's root search runs compiled as a whole (every column's order and
+threshold statistics, the branch and bound above, the depth-2 children), so no Python runs per
+threshold; a deeper root loops in Python over the same steps.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from .tree import DecisionTree
 from .validate import check_int
@@ -584,6 +588,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
         n = 0
         run = W * 0
         last = -1
+        egg = eg[g]
+        btg = bt[g]
         for t in range(s):
             row = sub[g, t]
             r = rank_global[g, row]
@@ -596,24 +602,40 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                     n += 1
                     # the largest and second largest class weight on each side, in one pass (the
                     # classes beyond the two largest bound a depth-1 child's error)
-                    lm = a[0] * 0
-                    l2 = lm
-                    tl = lm
-                    rm = lm
-                    r2 = lm
-                    tr = lm
-                    for c in range(k):
-                        v = a[c]
-                        u = A[c] - v
-                        tl += v
-                        tr += u
-                        l2 = max(l2, min(lm, v))
-                        lm = max(lm, v)
-                        r2 = max(r2, min(rm, u))
-                        rm = max(rm, u)
-                    if W - lm - rm < eg[g]:
-                        eg[g] = W - lm - rm
-                        bt[g] = t - 1
+                    if k == 3:    # the same sums and extremes, unrolled (the common case)
+                        v0 = a[0]
+                        v1 = a[1]
+                        v2 = a[2]
+                        u0 = A[0] - v0
+                        u1 = A[1] - v1
+                        u2 = A[2] - v2
+                        tl = (v0 + v1) + v2
+                        tr = (u0 + u1) + u2
+                        m01 = max(v0, v1)
+                        lm = max(m01, v2)
+                        l2 = max(min(v0, v1), min(m01, v2))
+                        m01 = max(u0, u1)
+                        rm = max(m01, u2)
+                        r2 = max(min(u0, u1), min(m01, u2))
+                    else:
+                        lm = a[0] * 0
+                        l2 = lm
+                        tl = lm
+                        rm = lm
+                        r2 = lm
+                        tr = lm
+                        for c in range(k):
+                            v = a[c]
+                            u = A[c] - v
+                            tl += v
+                            tr += u
+                            l2 = max(l2, min(lm, v))
+                            lm = max(lm, v)
+                            r2 = max(r2, min(rm, u))
+                            rm = max(rm, u)
+                    if W - lm - rm < egg:
+                        egg = W - lm - rm
+                        btg = t - 1
                     cand2[g, n] = t - 1
                     cw2[g, n] = run
                     crk2[g, n] = last
@@ -633,6 +655,8 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
             a[c] += wt
             run += wt
             last = r
+        eg[g] = egg
+        bt[g] = btg
         bnd[g, s - 1] = False
         bm[g, s - 1] = 0
         if paired:
@@ -781,6 +805,297 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
     return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
 
 
+@njit(cache=True)
+def _fewest_leaves(counts, e):
+    """The fewest leaves a tree erring at most ``e`` on a node with class weights ``counts`` can
+    have: each leaf predicts one class, so l leaves err at least the weight beyond the l largest."""
+    srt = np.sort(counts)
+    total = counts.sum()
+    run = counts[0] * 0
+    for l in range(1, counts.size + 1):
+        run += srt[counts.size - l]
+        if total - run <= e:
+            return l
+    return 1   # (unreachable for exact sums: all leaves err nothing)
+
+
+@njit(cache=True)
+def _solve2(rows, order, rank, y, w, k, ub, ff, frow, tie_e, lmax, tol, fbuf, ibuf, i32buf, u8buf, res):
+    """:meth:`_Search.solve` at depth 2 (``loose``) inside the compiled loop: writes (error or lower
+    bound, leaves, depth, exact, root column, root row, kind: 0 a leaf of at most one row, 1 a
+    depth-2 subproblem) to ``res``; returns the evaluations (-1: no subproblem solved)."""
+    if rows.size <= 1:   # a leaf errs nothing on at most one row
+        res[0] = 0.0
+        res[1] = 1
+        res[2] = 0
+        res[3] = 1
+        res[4] = -1
+        res[5] = -1
+        res[6] = 0
+        return -1
+    # np.bool_, not the literal True: a literal argument would compile _depth2 a second time
+    e, lv, dp, f, row, exact, lower, evals = _depth2(rows, order, rank, y, w, k, ub, ff, frow, tie_e,
+                                                     min(lmax, 4), np.bool_(True), tol, fbuf, ibuf, i32buf, u8buf)
+    res[0] = e if exact else lower
+    res[1] = lv
+    res[2] = dp
+    res[3] = 1 if exact else 0
+    res[4] = f
+    res[5] = row
+    res[6] = 1
+    return evals
+
+
+@njit(cache=True)
+def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, eR, start, ub, tol, best,
+             order, rank, y, w, k, fbuf, ibuf, i32buf, u8buf, deadline, out):
+    """The branch and bound over root column f's thresholds of a depth-3 subproblem (the loop of
+    :meth:`_Search.deep`, compiled: each threshold's two depth-2 children are solved by
+    :func:`_depth2` directly). ``best`` (error, leaves, depth, column, cut rank) is the incumbent,
+    updated in place; when a threshold's tree beats it, ``out[:9]`` gets (position of the last row
+    sent left, left child's error, column, row, kind, right child's error, column, row, kind) and
+    ``out[10:12]`` the two children's leaves. Returns (least bound of the thresholds skipped for
+    their error or not solved exactly, subproblems solved, evaluations, timed out, incumbent
+    replaced)."""
+    n = cand.size
+    nrows = srt.size
+    live = np.empty(n + 2, np.int64)
+    stack = np.empty((2 * n + 8, 2), np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = n + 1
+    top = 1
+    lower = np.inf
+    hL0 = -1
+    hL1 = -1
+    hR0 = -1
+    hR1 = -1
+    rb = np.empty(7)
+    rs = np.empty(7)
+    small_counts = np.empty(k)
+    solved = 0
+    evals = 0
+    replaced = False
+    while top > 0:
+        top -= 1
+        lo = stack[top, 0]
+        hi = stack[top, 1]
+        bound = min(best[0], ub) + tol
+        tie_root = best[0] <= ub + tol
+        nlive, low = _interval(lo, hi, eL, eR, cw, lfL, lfR, clL, clR, crk, bound, tie_root, best[0],
+                               int(best[1]), int(best[2]), int(best[3]), int(best[4]), f, tol, live, ub,
+                               np.int64(1 << 30), np.bool_(False), tol)
+        if low < lower:
+            lower = low
+        if nlive == 0:
+            continue
+        mid = start if lo < start < hi else live[nlive // 2]
+        if deadline < np.inf:
+            with objmode(now="float64"):
+                now = time.perf_counter()
+            if now > deadline:
+                return lower, solved, evals, True, replaced
+        q = cand[mid - 1]
+        left_rows = srt[:q + 1]
+        right_rows = srt[q + 1:]
+        big_left = q + 1 >= nrows - q - 1
+        if big_left:
+            lb_small = max(eR[hi], eR[lo] - (cw[mid] - cw[lo]), clR[mid])
+        else:
+            lb_small = max(eL[lo], eL[hi] - (cw[hi] - cw[mid]), clL[mid])
+        lmax = 1 << 30
+        if tie_root:
+            L = int(best[1])
+            dL = 0
+            while (1 << dL) < L:
+                dL += 1
+            if _lex_less(best[0], L, dL, f, crk[mid], best[0], L, int(best[2]), int(best[3]), int(best[4]),
+                         tol):
+                lmax = L
+            else:
+                lmax = L - 1
+        lmax_big = lmax - 1
+        if lmax - k < 4:   # the small child's classes can limit the big one
+            for c in range(k):
+                small_counts[c] = counts_all[c] - counts[mid, c] if big_left else counts[mid, c]
+            lmax_big = lmax - _fewest_leaves(small_counts, lb_small + tol)
+        if big_left:
+            big, small, hb0, hb1, hs0, hs1 = left_rows, right_rows, hL0, hL1, hR0, hR1
+        else:
+            big, small, hb0, hb1, hs0, hs1 = right_rows, left_rows, hR0, hR1, hL0, hL1
+        ev = _solve2(big, order, rank, y, w, k, bound - lb_small, hb0, hb1, bound - tol - lb_small, lmax_big,
+                     tol, fbuf, ibuf, i32buf, u8buf, rb)
+        if ev >= 0:
+            solved += 1
+            evals += ev
+        spread = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+        budget = bound - rb[0] + spread
+        tie_small = bound - tol - rb[0]
+        lmax_small = lmax - int(rb[1])
+        if rb[3] == 0:   # the threshold cannot win: the small child only bounds neighbours, cheaply
+            budget = min(budget, bound)
+            tie_small = -1.0
+        if budget >= 0:
+            ev = _solve2(small, order, rank, y, w, k, budget, hs0, hs1, tie_small, lmax_small, tol,
+                         fbuf, ibuf, i32buf, u8buf, rs)
+            if ev >= 0:
+                solved += 1
+                evals += ev
+        else:
+            rs[0] = lb_small
+            rs[1] = 1
+            rs[2] = 0
+            rs[3] = 0
+            rs[4] = -1
+            rs[5] = -1
+            rs[6] = 0
+        rl, rr = (rb, rs) if big_left else (rs, rb)
+        eL[mid] = rl[0]
+        eR[mid] = rr[0]
+        if rl[4] >= 0:
+            hL0 = int(rl[4])
+            hL1 = int(rl[5])
+        if rr[4] >= 0:
+            hR0 = int(rr[4])
+            hR1 = int(rr[5])
+        if rl[3] != 0 and rr[3] != 0:
+            ce = rl[0] + rr[0]
+            cl = int(rl[1] + rr[1])
+            cd = 1 + int(max(rl[2], rr[2]))
+            if ce < best[0] - tol or (ce <= best[0] + tol and (cl, cd, f, crk[mid]) < (
+                    int(best[1]), int(best[2]), int(best[3]), int(best[4]))):
+                best[0] = ce
+                best[1] = cl
+                best[2] = cd
+                best[3] = f
+                best[4] = crk[mid]
+                out[0] = q
+                out[1] = rl[0]
+                out[2] = rl[4]
+                out[3] = rl[5]
+                out[4] = rl[6]
+                out[5] = rr[0]
+                out[6] = rr[4]
+                out[7] = rr[5]
+                out[8] = rr[6]
+                out[10] = rl[1]
+                out[11] = rr[1]
+                replaced = True
+        else:
+            lower = min(lower, rl[0] + rr[0])
+        if mid > lo + 1:
+            stack[top, 0] = lo
+            stack[top, 1] = mid
+            top += 1
+        if hi > mid + 1:
+            stack[top, 0] = mid
+            stack[top, 1] = hi
+            top += 1
+    return lower, solved, evals, False, replaced
+
+
+@njit(cache=True)
+def _root3(rows, everything, order, rank, y, w, k, W, counts_all, shallow_e, first_f, first_row, ub, tol,
+           best, fbuf, ibuf, i32buf, u8buf, deadline, out):
+    """Every root column of a depth-3 subproblem on ``rows`` (the (depth - 1)-optimum's root
+    column ``first_f`` first): each column's order of the rows (the global sort when
+    ``everything``: all rows), its thresholds' weights and class weights to the left, the
+    children's errors as leaves and class bounds, then :func:`_column3`. ``best`` and ``out`` as
+    there, ``out[9]`` the column of the incumbent's root when it was replaced. Returns (least lower
+    bound of the thresholds not solved exactly, subproblems, evaluations, timed out, replaced)."""
+    p, m = order.shape
+    t4 = 4   # the most leaves a depth-2 child has: the classes beyond that many err
+    lower = np.inf
+    solved = 0
+    evals = 0
+    replaced = False
+    for fi in range(-1, p):
+        f = first_f if fi < 0 else fi
+        if f < 0 or (fi >= 0 and f == first_f):
+            continue
+        if everything:
+            srt = order[f]
+        else:
+            srt = rows[np.argsort(rank[f, rows], kind="mergesort")]
+        s = srt.size
+        n = 0
+        for i in range(s - 1):
+            if rank[f, srt[i + 1]] != rank[f, srt[i]]:
+                n += 1
+        if n == 0:
+            continue
+        cand = np.empty(n, np.int64)
+        cw = np.empty(n + 2)
+        counts = np.zeros((n + 2, k))
+        crk = np.empty(n + 2, np.int64)
+        a = np.zeros(k)
+        run = W * 0
+        j = 0
+        for i in range(s - 1):
+            row = srt[i]
+            a[y[row]] += w[row]
+            run += w[row]
+            if rank[f, srt[i + 1]] != rank[f, row]:
+                cand[j] = i
+                cw[j + 1] = run
+                counts[j + 1] = a
+                crk[j + 1] = rank[f, row]
+                j += 1
+        cw[0] = 0.0
+        cw[n + 1] = W
+        counts[n + 1] = counts_all
+        crk[0] = -1
+        crk[n + 1] = -1
+        lfL = np.empty(n + 2)
+        lfR = np.empty(n + 2)
+        clL = np.zeros(n + 2)
+        clR = np.zeros(n + 2)
+        rest = np.empty(k)
+        for i in range(n + 2):
+            lm = counts[i, 0]
+            rm = counts_all[0] - counts[i, 0]
+            for c in range(1, k):
+                lm = max(lm, counts[i, c])
+                rm = max(rm, counts_all[c] - counts[i, c])
+            lfL[i] = cw[i] - lm
+            lfR[i] = (W - cw[i]) - rm
+            if k > t4 and 0 < i < n + 1:
+                sl = np.sort(counts[i])
+                for c in range(k):
+                    rest[c] = counts_all[c] - counts[i, c]
+                sr = np.sort(rest)
+                vl = sl[0] * 0
+                vr = vl
+                for c in range(k - t4):
+                    vl += sl[c]
+                    vr += sr[c]
+                clL[i] = vl
+                clR[i] = vr
+        eL = np.full(n + 2, np.nan)
+        eR = np.full(n + 2, np.nan)
+        eL[0] = 0.0
+        eR[0] = shallow_e
+        eL[n + 1] = shallow_e
+        eR[n + 1] = 0.0
+        start = -1
+        if f == first_f:
+            for i in range(n):
+                if crk[i + 1] == rank[f, first_row]:
+                    start = 1 + i
+                    break
+        low, sv, ev, timed_out, rep = _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk,
+                                               eL, eR, start, ub, tol, best, order, rank, y, w, k, fbuf, ibuf,
+                                               i32buf, u8buf, deadline, out)
+        lower = min(lower, low)
+        solved += sv
+        evals += ev
+        if rep:
+            replaced = True
+            out[9] = f
+        if timed_out:
+            return lower, solved, evals, True, replaced
+    return lower, solved, evals, False, replaced
+
+
 # ------------------------------------------------------------------------------ the search -------
 
 class _Timeout(Exception):
@@ -891,7 +1206,7 @@ class _Search:
             return _Node(float(lower), int(lv), int(dp), False, None, (int(f), int(row)))
         if loose:
             return _Node(float(e), int(lv), int(dp), True,
-                         lambda: self.depth2(rows, e, (f, row)).build(), (int(f), int(row)))
+                         lambda: self.depth2(rows, e, (f, row), lmax=int(lv)).build(), (int(f), int(row)))
 
         def build():
             if f < 0:
@@ -921,6 +1236,40 @@ class _Search:
             return self.depth2(rows, ub, first, tie_e, min(lmax, 4), loose, tie_tol)
         return self.deep(rows, depth, ub)
 
+    def deep3(self, rows, ub, W, counts_all, tol, shallow_e, first, best, built):
+        """Depth 3: every root column by :func:`_root3`, compiled; ``best`` (a list) and
+        ``built["node"]`` are the incumbent, replaced when a threshold's tree beats it. Returns the
+        least lower bound of the thresholds skipped or not solved exactly."""
+        inc = np.array(best, np.float64)
+        out = np.empty(12)
+        deadline = np.inf if self.deadline is None else float(self.deadline)
+        everything = rows.size == self.X.shape[0]
+        lower, solved, evals, timed_out, replaced = _root3(
+            rows, everything, self.order, self.rank, self.y, self.w, self.k, W, counts_all, float(shallow_e),
+            int(first[0]), int(first[1]), float(ub), tol, inc, *self.work, deadline, out)
+        self.solved += solved
+        self.evaluations += evals
+        if replaced:
+            best[:] = [float(inc[0])] + [int(v) for v in inc[1:]]
+            f, q = int(out[9]), int(out[0])
+            srt = self.order[f] if everything else rows[np.argsort(self.rank[f, rows], kind="stable")]
+            left = self.child(srt[:q + 1], out[1], int(out[10]), int(out[2]), int(out[3]), int(out[4]))
+            right = self.child(srt[q + 1:], out[5], int(out[11]), int(out[6]), int(out[7]), int(out[8]))
+            r = int(srt[q])
+            built["node"] = _Node(best[0], best[1], best[2], True,
+                                  lambda f=f, r=r, L=left, R=right: ("split", f, r, L(), R()), (f, r))
+        if timed_out:
+            self.timed_out = True
+            raise _Timeout
+        return float(lower)
+
+    def child(self, rows, e, leaves, f, row, kind):
+        """The function building a depth-2 child solved in :func:`_column3` (``kind`` 0: a leaf of
+        at most one row; 1: the subproblem, solved again with the full tie rule)."""
+        if kind == 0:
+            return lambda: ("leaf", self.leaf(rows))
+        return lambda: self.depth2(rows, float(e), (f, row), lmax=leaves).build()
+
     def deep(self, rows, depth, ub=np.inf, shallow: _Node | None = None, top: bool = False) -> _Node:
         """Depth >= 3: the (depth - 1)-optimum, then every root column's thresholds by branch and
         bound on the children's optimal errors (see the module docstring). ``top``: the incumbent
@@ -938,10 +1287,19 @@ class _Search:
         if top:
             self.incumbent = built
         lower = np.inf
-        sroot = shallow.build()   # the (depth - 1)-optimum's root first (the tie rule's tree: a
-        first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)   # better start)
+        # the (depth - 1)-optimum's root first (the tie rule's tree: a better start); at the top it
+        # was solved with the full tie rule, so its root is known without building it
+        if top:
+            first = shallow.root
+        else:
+            sroot = shallow.build()
+            first = (int(sroot[1]), int(sroot[2])) if sroot[0] == "split" else (-1, -1)
         m, p = self.X.shape
-        for f in [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]:
+        columns = [first[0]] * (first[0] >= 0) + [f for f in range(p) if f != first[0]]
+        if depth == 3:   # the children are depth-2 subproblems: the loop below, compiled
+            lower = self.deep3(rows, ub, W, counts_all, tol, shallow.error, first, best, built)
+            columns = []
+        for f in columns:
             # the rows in column f's order (all rows at the top: the global sort, whose statistics
             # are computed once per search)
             if rows.size == m:
@@ -1052,13 +1410,6 @@ class _Search:
         if node.error <= ub + tol:
             return node
         return _Node(min(lower, node.error), node.leaves, node.depth, False, None)
-
-
-def _fewest_leaves(counts, e):
-    """The fewest leaves a tree erring at most ``e`` on a node with class weights ``counts`` can
-    have: each leaf predicts one class, so l leaves err at least the weight beyond the l largest."""
-    beyond = counts.sum() - np.cumsum(np.sort(counts)[::-1])
-    return int(np.argmax(beyond <= e)) + 1
 
 
 def _materialise(structure, X, search: _Search, n_classes: int):

@@ -218,15 +218,18 @@ def test_leaf_budget_prunes_and_the_tree_is_still_the_lexicographic_optimum(monk
     import dtcore.find_real as fr
 
     pruned = []
-    depth2 = fr._Search.depth2
+    solve2 = fr._solve2
 
-    def spy(self, rows, ub, first=(-1, -1), tie_e=None, lmax=4, loose=False, tie_tol=0.0):
-        node = depth2(self, rows, ub, first, tie_e, lmax, loose, tie_tol)
-        if tie_e is not None and 0 <= tie_e and lmax < 4 and not node.exact and node.error <= tie_e + 1e-9:
+    def spy(rows, order, rank, y, w, k, ub, ff, frow, tie_e, lmax, tol, fbuf, ibuf, i32buf, u8buf, res):
+        evals = solve2(rows, order, rank, y, w, k, ub, ff, frow, tie_e, lmax, tol, fbuf, ibuf, i32buf, u8buf, res)
+        if 0 <= tie_e and lmax < 4 and res[3] == 0 and res[0] <= tie_e + 1e-9:
             pruned.append(lmax)     # stopped by the leaf budget, not by the error
-        return node
+        return evals
 
-    monkeypatch.setattr(fr._Search, "depth2", spy)
+    # the root loop run as Python (the same code, uncompiled) so that its child solves can be watched
+    monkeypatch.setattr(fr, "_root3", fr._root3.py_func)
+    monkeypatch.setattr(fr, "_column3", fr._column3.py_func)
+    monkeypatch.setattr(fr, "_solve2", spy)
     rng = np.random.default_rng(38)
     cases = 0
     for _ in range(12):
