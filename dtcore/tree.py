@@ -33,9 +33,10 @@ class DecisionTree:
         self.value: list[float] = [check_real("value", value, 0.0, 1.0, low_open=False, high_open=False)]
         self.branch_prob: list[float] = [0.0]
         self.node_depth: list[int] = [0]
-        # each node's restriction as the bytes of an int8 vector (-1 free, else the value): an
-        # immutable copy per node costs a tenth of an array's, and growth loops split per node
-        self._restriction: list[bytes] = [bytes(np.full(self.n, -1, dtype=np.int8))]
+        # each node's restriction as the bytes of an int8 vector (0xFF free, else the value): an
+        # immutable copy per node costs a tenth of an array's, and growth loops split per node;
+        # from_arrays stores read-only views of rows of one buffer instead (no second copy at peak)
+        self._restriction: list[bytes | memoryview] = [bytes(np.full(self.n, -1, dtype=np.int8))]
         self._feature_names: list[str] | None = None
 
     # --- construction -------------------------------------------------------------------
@@ -153,8 +154,17 @@ class DecisionTree:
         tree.feature, tree.child0, tree.child1 = feature.tolist(), child0.tolist(), child1.tolist()
         tree.value, tree.branch_prob = value.tolist(), [0.0] * size
         tree.node_depth = depth.tolist()
-        tree._restriction = [row.tobytes() for row in restriction]
+        # read-only row views of the one buffer: a bytes copy per node would double the peak memory
+        # of a wide tree (ID3 on thousands of binarised columns)
+        flat = memoryview(restriction.view(np.uint8).reshape(-1)).toreadonly()
+        width = tree.n
+        tree._restriction = [flat[i * width:(i + 1) * width] for i in range(size)]
         return tree
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_restriction"] = [bytes(r) for r in self._restriction]   # a memoryview does not pickle
+        return state
 
     # --- structure ----------------------------------------------------------------------
     @property
@@ -196,7 +206,7 @@ class DecisionTree:
     def restriction_key(self, node: int) -> bytes:
         """A hashable key of the node's restriction (equal keys <=> equal restrictions)."""
         node = check_int("node", node, 0, len(self.feature) - 1)
-        return self._restriction[node].translate(_KEY_OF_BYTE)
+        return bytes(self._restriction[node]).translate(_KEY_OF_BYTE)
 
     def relabel_features(self, perm: np.ndarray | list[int]) -> "DecisionTree":
         """A copy in which variable ``perm[i]`` plays the role of variable ``i`` of this tree.
