@@ -120,8 +120,8 @@ def test_ratios_judge_targets_at_full_scale_and_profile_the_misses(log):
     missed = log.missed_target_profiles(ratios)
     assert [m.split(":")[1].strip().startswith("FIND (d=2)") for m, _ in missed] == [True]
     assert isinstance(missed[0][1], pd.DataFrame)
-    assert summary.targets_note(ratios, scale="full").startswith("2 of 3 of the full-scale targets")
-    assert "quick-scale targets" in summary.targets_note(ratios, scale="quick")
+    assert summary.targets_note(ratios, scale="full").startswith("2 of 3 of the full-scale speed targets")
+    assert "quick-scale speed targets" in summary.targets_note(ratios, scale="quick")
     values = summary.ratio_glue(ratios, scale="full")
     assert values["app_missed"].startswith("FIND (d=2)") and "TopDown_G (gini)" in values["app_summary"]
     assert values["app_targets_note"] == summary.targets_note(ratios, scale="full")

@@ -119,8 +119,8 @@ def targets_note(ratios: pd.DataFrame, *, scale: str) -> str:
         raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
     judged = int((ratios["target met (pinned)"] != "—").sum())
     met = int((ratios["target met (pinned)"] == "yes").sum())
-    which = ("the quick-scale targets (looser than the full-scale ones: fixed per-call costs weigh more on "
-             "small workloads)" if scale == "quick" else "the full-scale targets")
+    which = ("the quick-scale speed targets (looser than the full-scale ones: fixed per-call costs weigh more on "
+             "small workloads)" if scale == "quick" else "the full-scale speed targets")
     if met == judged:
         return f"All {judged} of {which} are met in this run."
     return f"{met} of {judged} of {which} are met in this run; the profiles of the missed ones are below."
