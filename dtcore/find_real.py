@@ -792,17 +792,25 @@ def _depth2(rows, order, rank_global, y, w, k, ub, first_f, first_row, tie_e, lm
                 best_d = dp
                 bf = f
                 brow = sub[f, q]
-            if mid > lo + 1:
-                stack[top, 0] = lo
-                stack[top, 1] = mid
-                top += 1
-            if hi > mid + 1:
-                stack[top, 0] = mid
-                stack[top, 1] = hi
-                top += 1
+            top = _push_halves(stack, top, lo, mid, hi)
     if best_e < tie_e - ttol or (best_e <= tie_e + ttol and best_l <= lmax):
         return best_e, best_l, best_d, bf, brow, True, best_e, nevals
     return best_e, best_l, best_d, bf, brow, False, min(lower, best_e), nevals
+
+
+@njit(cache=True)
+def _push_halves(stack, top, lo, mid, hi):
+    """Push the threshold intervals (lo, mid) and (mid, hi) that still hold an inner threshold onto
+    the bisection ``stack`` of both root searches; return the new top."""
+    if mid > lo + 1:
+        stack[top, 0] = lo
+        stack[top, 1] = mid
+        top += 1
+    if hi > mid + 1:
+        stack[top, 0] = mid
+        stack[top, 1] = hi
+        top += 1
+    return top
 
 
 @njit(cache=True)
@@ -982,14 +990,7 @@ def _column3(f, srt, cand, cw, counts, counts_all, lfL, lfR, clL, clR, crk, eL, 
                 replaced = True
         else:
             lower = min(lower, rl[0] + rr[0])
-        if mid > lo + 1:
-            stack[top, 0] = lo
-            stack[top, 1] = mid
-            top += 1
-        if hi > mid + 1:
-            stack[top, 0] = mid
-            stack[top, 1] = hi
-            top += 1
+        top = _push_halves(stack, top, lo, mid, hi)
     return lower, solved, evals, False, replaced
 
 
