@@ -162,7 +162,6 @@ class _Leaves:
         self.error = np.zeros(capacity)
         self.feature = np.full(capacity, -1, dtype=np.int64)     # best split; -1: cannot split
         self.score = np.zeros(capacity)
-        self.children = np.full(capacity, -1, dtype=np.int64)    # id of the x = 0 child, once counted
         self.whole_words = np.zeros(capacity, dtype=bool)        # tracked by the word map
         self.label = np.zeros(capacity, dtype=bool)
         self.count_ones = np.zeros(capacity, dtype=np.int64)     # exact counts of word-map leaves
@@ -174,9 +173,9 @@ class _Leaves:
             return
         extra = max(capacity, 2 * self.p_reach.size) - self.p_reach.size   # doubling: few copies
         for name in ("restriction", "p_reach", "mass_one", "influence", "cost", "error", "feature", "score",
-                     "children", "whole_words", "label", "count_ones", "count_flips"):
+                     "whole_words", "label", "count_ones", "count_flips"):
             old = getattr(self, name)
-            fill = -1 if name in ("restriction", "feature", "children") else 0
+            fill = -1 if name in ("restriction", "feature") else 0
             setattr(self, name, np.concatenate([old, np.full((extra,) + old.shape[1:], fill, dtype=old.dtype)]))
 
     def store(self, ids: np.ndarray, restriction: np.ndarray, p_reach: np.ndarray, mass_one: np.ndarray,
@@ -295,7 +294,6 @@ class LevelCountsScorer:
         first = leaves.size + 2 * np.arange(parents.size)
         leaves.grow_to(leaves.size + 2 * parents.size)
         leaves.size += 2 * parents.size
-        leaves.children[parents] = first
         variables = leaves.feature[parents]
         restriction = np.repeat(leaves.restriction[parents], 2, axis=0)
         restriction[np.arange(2 * parents.size), np.repeat(variables, 2)] = np.tile([0, 1], parents.size)
