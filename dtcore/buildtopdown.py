@@ -230,6 +230,13 @@ class LevelCountsScorer:
         self.measure: ExactMeasure | None = None             # built the first time a leaf needs it
         self.leaves = _Leaves(n, 1024)
         self.splittable: set[int] = set()                     # frontier leaves with a split
+        # per-leaf statistics as Python lists (:meth:`_mirror`), and each counted leaf's x = 0 child
+        self._cost: list[float] = []
+        self._error: list[float] = []
+        self._feature: list[int] = []
+        self._score: list[float] = []
+        self._label: list[float] = []
+        self._kid0: dict[int, int] = {}
         self.total_cost = 0.0
         self.total_error = 0.0
 
@@ -251,9 +258,6 @@ class LevelCountsScorer:
         """Copy the statistics of leaves ``start:stop`` into the Python lists the per-split methods
         read (one conversion per batch instead of a NumPy scalar per read)."""
         leaves = self.leaves
-        if start == 0:
-            self._cost, self._error, self._feature, self._score, self._label = [], [], [], [], []
-            self._kid0: dict[int, int] = {}        # id of a counted leaf's x = 0 child
         self._cost += leaves.cost[start:stop].tolist()
         self._error += leaves.error[start:stop].tolist()
         self._feature += leaves.feature[start:stop].tolist()
